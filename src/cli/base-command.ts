@@ -1,0 +1,90 @@
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {systemClock, type Clock} from '../client/clock.js'
+import {processIo, type Io} from './io.js'
+import {renderError} from './render-error.js'
+
+export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** What every command's work needs, built once per run so that src/ never reaches for globals. */
+export interface RunContext {
+  io: Io
+  env: NodeJS.ProcessEnv
+  clock: Clock
+  /** Profile named by --profile or PMS_PROFILE; undefined means the default profile. */
+  profile?: string
+  json: boolean
+  debug: boolean
+  /** Whole config and state directory (PMS_CONFIG_DIR or the XDG config dir). */
+  configDir: string
+  version: string
+}
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override baseFlags = {
+    profile: Flags.string({
+      description: 'Profile to use: one per account and App Connection',
+      env: 'PMS_PROFILE',
+      helpGroup: 'GLOBAL',
+    }),
+    json: Flags.boolean({description: 'Print one JSON document on stdout', helpGroup: 'GLOBAL', default: false}),
+    debug: Flags.boolean({
+      description: 'Trace every HTTP exchange on stderr (secrets redacted)',
+      helpGroup: 'GLOBAL',
+      default: false,
+    }),
+  }
+
+  protected flags!: FlagsOf<T>
+  protected args!: ArgsOf<T>
+  protected ctx!: RunContext
+
+  public override async init(): Promise<void> {
+    await super.init()
+    // Until parsing succeeds the flags are unknown: errors in parse still honour a literal --json.
+    this.ctx = this.buildContext({json: this.argv.includes('--json'), debug: this.argv.includes('--debug')})
+    const {args, flags} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: false,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as FlagsOf<T>
+    this.args = args as ArgsOf<T>
+    this.ctx = this.buildContext({profile: this.flags.profile, json: this.flags.json, debug: this.flags.debug})
+  }
+
+  private buildContext(options: {profile?: string; json: boolean; debug: boolean}): RunContext {
+    const env = process.env
+    return {
+      io: processIo(env),
+      env,
+      clock: systemClock,
+      profile: options.profile,
+      json: options.json,
+      debug: options.debug,
+      configDir: env.PMS_CONFIG_DIR || this.config.configDir,
+      version: this.config.version,
+    }
+  }
+
+  /** Prints a result: the JSON document with --json, else what `render` makes of it. */
+  protected emit<R>(result: R, render: (result: R) => string): void {
+    if (this.ctx.json) this.ctx.io.out(JSON.stringify(result, null, 2) + '\n')
+    else {
+      const text = render(result)
+      if (text) this.ctx.io.out(text.endsWith('\n') ? text : text + '\n')
+    }
+  }
+
+  protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    // oclif's own exit (this.exit) passes through untouched.
+    if ((error as {oclif?: {exit?: number}}).oclif?.exit !== undefined && error.name === 'ExitError') throw error
+    const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
+    const rendered = renderError(error, {debug: ctx.debug})
+    if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
+    else ctx.io.err(rendered.text)
+    return this.exit(rendered.exitCode)
+  }
+}

@@ -1,0 +1,42 @@
+/** The streams a command talks through, and what kind of terminal they are. Tests hand in buffers. */
+export interface Io {
+  /** Results: tables, CSV, JSON. */
+  out(text: string): void
+  /** Talk: progress, warnings, errors. */
+  err(text: string): void
+  readonly stdoutIsTTY: boolean
+  readonly stderrIsTTY: boolean
+  readonly stdinIsTTY: boolean
+  /** Colours are on when stdout is a terminal and NO_COLOR is unset. */
+  readonly color: boolean
+  /** Terminal width for tables, or undefined when not a terminal. */
+  readonly columns?: number
+}
+
+export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY)
+  return {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    stdoutIsTTY,
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
+    columns: process.stdout.columns,
+  }
+}
+
+/** A buffered Io for unit tests. */
+export function bufferIo(options: Partial<Pick<Io, 'stdoutIsTTY' | 'stderrIsTTY' | 'stdinIsTTY' | 'color'>> = {}) {
+  const stdout: string[] = []
+  const stderr: string[] = []
+  const io: Io = {
+    out: (text) => void stdout.push(text),
+    err: (text) => void stderr.push(text),
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    stdinIsTTY: options.stdinIsTTY ?? false,
+    color: options.color ?? false,
+  }
+  return {io, stdout: () => stdout.join(''), stderr: () => stderr.join('')}
+}

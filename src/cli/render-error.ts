@@ -1,0 +1,47 @@
+import {ExitCode, PmsError} from '../client/errors.js'
+
+export interface RenderedError {
+  exitCode: number
+  /** Lines for stderr (human form). */
+  text: string
+  /** The `--json` form: one document for stdout. */
+  json: {error: {code: string; message: string; details?: unknown}}
+}
+
+/** Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. */
+export function renderError(error: unknown, options: {debug?: boolean} = {}): RenderedError {
+  if (error instanceof PmsError) {
+    const lines = [`Error: ${error.message}${error.code && !error.message.includes(error.code) ? ` (${error.code})` : ''}`]
+    if (error.suggestion) lines.push(`Try: ${error.suggestion}`)
+    if (options.debug && error.stack) lines.push(error.stack)
+    return {
+      exitCode: error.exitCode,
+      text: lines.join('\n') + '\n',
+      json: {error: {code: error.code, message: error.message, ...(error.details === undefined ? {} : {details: error.details})}},
+    }
+  }
+  const oclifExit = oclifExitCode(error)
+  const message = error instanceof Error ? error.message : String(error)
+  if (oclifExit !== undefined) {
+    // oclif's own parse errors (unknown flag, missing argument): usage errors, nothing was sent.
+    const lines = [`Error: ${firstLine(message)}`, `Try: pms ${'--help'} for the flags and arguments of this command`]
+    return {exitCode: ExitCode.usage, text: lines.join('\n') + '\n', json: {error: {code: 'usage', message: firstLine(message)}}}
+  }
+  const lines = [`Error: ${message}`, 'Try: run again with --debug and report the output if it keeps failing']
+  if (options.debug && error instanceof Error && error.stack) lines.push(error.stack)
+  return {exitCode: ExitCode.failure, text: lines.join('\n') + '\n', json: {error: {code: 'unexpected', message}}}
+}
+
+function oclifExitCode(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const oclif = (error as {oclif?: {exit?: number}}).oclif
+  const name = (error as {name?: string}).name ?? ''
+  const parseError = /Error$/.test(name) && (error as {parse?: unknown}).parse !== undefined
+  if (parseError) return ExitCode.usage
+  if (oclif && typeof oclif.exit === 'number' && oclif.exit === 2) return ExitCode.usage
+  return undefined
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+}
