@@ -1,0 +1,61 @@
+import {spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const PMS_BIN = fileURLToPath(new URL('../../../bin/run.js', import.meta.url))
+
+export interface PmsResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>
+  /** Written to the child's stdin, which is then closed. */
+  input?: string
+  timeoutMs?: number
+  /** Config and state directory; a fresh temporary one when not given. */
+  configDir?: string
+}
+
+/** A fresh, empty PMS_CONFIG_DIR. */
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'pms-test-'))
+}
+
+/** Runs the built `pms` binary as a child process, never on a TTY. */
+export function runPms(args: string[], options: RunOptions = {}): Promise<PmsResult> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PMS_CONFIG_DIR: options.configDir ?? tempConfigDir(),
+    PMS_ACCESS_TOKEN: undefined,
+    PMS_APP_URL: undefined,
+    PMS_PROFILE: undefined,
+    PMS_CLIENT_ID: undefined,
+    PMS_CLIENT_SECRET: undefined,
+    NO_COLOR: '1',
+    OCLIF_SKIP_NEW_VERSION_CHECK: 'true',
+    ...options.env,
+  }
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PMS_BIN, ...args], {env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`pms ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code: code ?? -1, stdout, stderr})
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
