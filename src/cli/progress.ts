@@ -1,0 +1,53 @@
+import type {Clock} from '../client/clock.js'
+import type {Io} from './io.js'
+
+export interface Progress {
+  /** Marks `n` more units done. */
+  tick(n?: number): void
+  /** Replaces the label, e.g. "waiting 42 s for the write limit". */
+  status(text: string): void
+  done(): void
+}
+
+const silent: Progress = {tick() {}, status() {}, done() {}}
+
+/**
+ * A one-line bar with the time left on stderr, drawn only when stderr is a terminal: pipes and
+ * cron logs get nothing, so their output stays stable.
+ */
+export function createProgress(io: Io, options: {total: number; label: string; clock?: Clock}): Progress {
+  if (!io.stderrIsTTY || options.total <= 0) return silent
+  const now = () => options.clock?.now() ?? Date.now()
+  const started = now()
+  let done = 0
+  let note = ''
+  const draw = () => {
+    const width = 24
+    const filled = Math.round((done / options.total) * width)
+    const bar = '#'.repeat(filled) + '-'.repeat(width - filled)
+    io.err(`\r\u001B[2K${options.label} [${bar}] ${done}/${options.total}${etaText(started, now(), done, options.total)}${note ? `  ${note}` : ''}`)
+  }
+  draw()
+  return {
+    tick(n = 1) {
+      done = Math.min(options.total, done + n)
+      draw()
+    },
+    status(text) {
+      note = text
+      draw()
+    },
+    done() {
+      io.err('\r\u001B[2K')
+    },
+  }
+}
+
+/** ` ~1m20s left`, from the average pace so far; empty until there is a pace to go by. */
+export function etaText(started: number, now: number, done: number, total: number): string {
+  if (done === 0 || done >= total) return ''
+  const seconds = Math.ceil((((now - started) / done) * (total - done)) / 1000)
+  const m = Math.floor(seconds / 60)
+  const s = seconds % 60
+  return ` ~${m > 0 ? `${m}m` : ''}${s}s left`
+}

@@ -1,0 +1,26 @@
+import {describe, expect, it} from 'vitest'
+import {ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
+import {renderError} from '../../../src/cli/render-error.js'
+
+describe('error rendering', () => {
+  it('prints Error and Try lines with the code, and keeps the exit code', () => {
+    const error = new PmsError('Access token rejected', {code: 'unauthorized', exitCode: ExitCode.loginNeeded, suggestion: 'pms login'})
+    const rendered = renderError(error)
+    expect(rendered.exitCode).toBe(3)
+    expect(rendered.text).toBe('Error: Access token rejected (unauthorized)\nTry: pms login\n')
+    expect(rendered.json).toEqual({error: {code: 'unauthorized', message: 'Access token rejected'}})
+  })
+
+  it('carries details into the JSON form', () => {
+    const error = new UsageError('bad file', {code: 'csv_invalid', details: {errors: [{line: 3}]}})
+    expect(renderError(error).json.error.details).toEqual({errors: [{line: 3}]})
+    expect(renderError(error).exitCode).toBe(ExitCode.usage)
+  })
+
+  it('an unexpected error exits 1 and hides the stack unless debugging', () => {
+    const rendered = renderError(new TypeError('boom'))
+    expect(rendered.exitCode).toBe(1)
+    expect(rendered.text).not.toContain('at ')
+    expect(renderError(new TypeError('boom'), {debug: true}).text).toContain('TypeError')
+  })
+})
