@@ -1,4 +1,5 @@
 import {createRequire} from 'node:module'
+import type CliTable3 from 'cli-table3'
 import type {Io} from './io.js'
 
 export interface Column<R> {
@@ -23,7 +24,7 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color'>, columns: C
     return lines.length > 0 ? lines.join('\n') + '\n' : ''
   }
   // cli-table3 is CommonJS and only needed on a terminal: load it on first use, off the start-up path.
-  const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3')
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
   const table = new Table({
     head: columns.map((c) => c.header),
     colAligns: columns.map((c) => c.align ?? 'left'),
