@@ -47,3 +47,205 @@ export class UsageError extends PmsError {
     super(message, {code: 'usage', exitCode: ExitCode.usage, ...options})
   }
 }
+
+/**
+ * Exit codes of the contract's error table. Codes not listed here (version 1 may add codes) fall
+ * back on their HTTP status in `apiErrorExitCode`.
+ */
+const API_ERROR_EXIT_CODES: Record<string, ExitCode> = {
+  unauthorized: ExitCode.loginNeeded,
+  connection_revoked: ExitCode.loginNeeded,
+  subscription_blocked: ExitCode.forbidden,
+  forbidden_permission: ExitCode.forbidden,
+  app_suspended: ExitCode.forbidden,
+  validation_failed: ExitCode.usage,
+  property_out_of_scope: ExitCode.usage,
+  idempotency_key_reused: ExitCode.usage,
+  not_found: ExitCode.usage,
+  channel_unavailable: ExitCode.usage,
+  missing_guest_contact: ExitCode.usage,
+  sms_billing_unavailable: ExitCode.usage,
+  method_not_allowed: ExitCode.failure,
+  rate_limited: ExitCode.tempFailure,
+  internal_error: ExitCode.tempFailure,
+  attachment_unavailable: ExitCode.tempFailure,
+  delivery_failed: ExitCode.tempFailure,
+  idempotency_key_in_use: ExitCode.tempFailure,
+}
+
+export function apiErrorExitCode(status: number, code: string): ExitCode {
+  const known = Object.hasOwn(API_ERROR_EXIT_CODES, code) ? API_ERROR_EXIT_CODES[code] : undefined
+  if (known !== undefined) return known
+  if (status === 429 || status >= 500) return ExitCode.tempFailure
+  return ExitCode.failure
+}
+
+export interface ApiErrorInit {
+  status: number
+  code: string
+  message: string
+  details?: unknown
+  retryAfterSeconds?: number
+  /** Value of the `Allow` header of a 405. */
+  allow?: string
+  /** The answer's body as it came, for `pms api`. */
+  body?: unknown
+}
+
+/** Every JSON error answer of {base_url}, known code or not. */
+export class ApiError extends PmsError {
+  readonly status: number
+  readonly retryAfterSeconds?: number
+  readonly body?: unknown
+
+  constructor(init: ApiErrorInit) {
+    super(init.message || `The service answered ${init.status} ${init.code}`, {
+      code: init.code,
+      exitCode: apiErrorExitCode(init.status, init.code),
+      suggestion: apiErrorSuggestion(init),
+      details: init.details,
+    })
+    this.status = init.status
+    this.retryAfterSeconds = init.retryAfterSeconds
+    this.body = init.body
+  }
+}
+
+function apiErrorSuggestion(init: ApiErrorInit): string {
+  const details = (typeof init.details === 'object' && init.details !== null ? init.details : {}) as Record<string, unknown>
+  switch (init.code) {
+    case 'unauthorized':
+      return 'run pms login (the access token was refused, and refreshing it did not help)'
+    case 'connection_revoked':
+      return 'run pms login: the App Connection was revoked and only a new consent restores it'
+    case 'subscription_blocked':
+      return 'the account owner must restore the subscription; calls work again once it is restored'
+    case 'forbidden_permission':
+      return 'the App lacks the Permission this call needs: ask the operator to grant it to the App'
+    case 'app_suspended':
+      return 'contact the operator of the service: the App is suspended or no longer allowed on this account'
+    case 'validation_failed': {
+      const issues = Array.isArray(details.issues) ? details.issues : []
+      const listed = issues
+        .slice(0, 3)
+        .map((issue) => {
+          const item = (typeof issue === 'object' && issue !== null ? issue : {}) as Record<string, unknown>
+          const path = Array.isArray(item.path) ? item.path.join('.') : String(item.path ?? '')
+          const maximum = item.maximum === undefined ? '' : ` (maximum ${String(item.maximum)})`
+          return `${path ? path + ': ' : ''}${String(item.message ?? 'invalid')}${maximum}`
+        })
+        .join('; ')
+      return listed ? `fix the request: ${listed}` : 'fix the request (run with --debug to see the whole answer)'
+    }
+    case 'property_out_of_scope': {
+      const ids = Array.isArray(details.property_ids) ? details.property_ids.map(String) : []
+      return `leave out the Properties outside the Connection Scope${ids.length > 0 ? ` (${ids.join(', ')})` : ''}, or ask the owner to add them to the Property Access`
+    }
+    case 'idempotency_key_reused':
+      return 'use a new Idempotency-Key: this one was already used with a different body'
+    case 'not_found':
+      return 'check the id or path: resources outside the Connection Scope look missing too'
+    case 'method_not_allowed':
+      return init.allow ? `use one of the methods this endpoint accepts: ${init.allow}` : 'use another HTTP method for this endpoint'
+    case 'idempotency_key_in_use':
+      return 'wait a few seconds and run again with the same Idempotency-Key'
+    case 'channel_unavailable':
+      return 'choose another channel, or have the host restore the connection to the Sales Channel (nothing was sent)'
+    case 'missing_guest_contact':
+      return 'choose another channel: the guest has no contact for this one (nothing was sent)'
+    case 'sms_billing_unavailable':
+      return 'send by platform or email, or have the owner fix SMS billing (nothing was sent or billed)'
+    case 'rate_limited':
+      return `wait ${init.retryAfterSeconds ?? 60} seconds and run again`
+    case 'internal_error':
+      return 'run again later'
+    case 'attachment_unavailable':
+      return 'run again later: the Sales Channel cannot hand over the file now'
+    case 'delivery_failed':
+      return details.delivery_outcome === 'not_sent'
+        ? 'the message certainly did not leave: it is safe to send it again'
+        : 'read the conversation (pms messages read BOOKING) before sending again: the message may have reached the guest'
+    default:
+      return init.status >= 500 || init.status === 429
+        ? 'run again later'
+        : 'run again with --debug to see the whole answer'
+  }
+}
+
+/** The OAuth error shape of the token and revocation endpoints: `{error, error_description}`. */
+export class OAuthError extends PmsError {
+  readonly status: number
+
+  constructor(init: {status: number; error: string; description?: string}) {
+    super(init.description || `The token endpoint answered ${init.error}`, {
+      code: init.error,
+      exitCode: oauthErrorExitCode(init.status, init.error),
+      suggestion: oauthErrorSuggestion(init.status, init.error),
+    })
+    this.status = init.status
+  }
+}
+
+function oauthErrorExitCode(status: number, error: string): ExitCode {
+  if (error === 'invalid_grant' || error === 'invalid_client') return ExitCode.loginNeeded
+  if (error === 'server_error' || status >= 500) return ExitCode.tempFailure
+  return ExitCode.failure
+}
+
+function oauthErrorSuggestion(status: number, error: string): string {
+  if (error === 'invalid_grant') return 'run pms login: the owner must connect the App again'
+  if (error === 'invalid_client') return 'check the client id and client secret (PMS_CLIENT_ID, PMS_CLIENT_SECRET), then run pms login'
+  if (error === 'server_error' || status >= 500) return 'run again later'
+  return 'run again with --debug to see the whole answer'
+}
+
+/** The connection failed or broke before a whole answer arrived. */
+export class NetworkError extends PmsError {
+  constructor(message: string, options: {cause?: unknown; code?: string} = {}) {
+    super(message, {
+      code: options.code ?? 'network_error',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'check the network and PMS_APP_URL (and HTTPS_PROXY/NO_PROXY), then run again',
+      cause: options.cause,
+    })
+  }
+}
+
+/** The hosting platform's 413, which is not the API's JSON error shape. */
+export class PayloadTooLargeError extends PmsError {
+  constructor(message = 'The request body is too large for the service (about 4.5 MB at most)', options: {code?: string} = {}) {
+    super(message, {
+      code: options.code ?? 'payload_too_large',
+      exitCode: ExitCode.usage,
+      suggestion: 'split the batch into smaller ones, or send fewer or smaller photos',
+    })
+  }
+}
+
+/** 429 answers kept coming after the client's patience ran out. */
+export class RateLimitError extends PmsError {
+  readonly retryAfterSeconds?: number
+
+  constructor(message: string, options: {retryAfterSeconds?: number; details?: unknown} = {}) {
+    super(message, {
+      code: 'rate_limited',
+      exitCode: ExitCode.tempFailure,
+      suggestion: `wait ${options.retryAfterSeconds ?? 60} seconds and run again`,
+      details: options.details,
+    })
+    this.retryAfterSeconds = options.retryAfterSeconds
+  }
+}
+
+/** A success answer that is not what the contract describes (not JSON, or a required field missing). */
+export class UnexpectedResponseError extends PmsError {
+  constructor(message: string, options: {details?: unknown; cause?: unknown} = {}) {
+    super(message, {
+      code: 'unexpected_response',
+      exitCode: ExitCode.failure,
+      suggestion: 'run again with --debug to see the answer; check that PMS_APP_URL points at the service',
+      details: options.details,
+      cause: options.cause,
+    })
+  }
+}

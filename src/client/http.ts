@@ -1,0 +1,101 @@
+import {Agent, EnvHttpProxyAgent, request, type Dispatcher} from 'undici'
+import {NetworkError} from './errors.js'
+
+export interface HttpTimeouts {
+  connectMs: number
+  /** Until the status line and headers arrive; a message send answers only once sent. */
+  headersMs: number
+  /** Between two chunks of the body. */
+  bodyMs: number
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = {connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000}
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']
+
+/**
+ * One keep-alive pool per client. With a proxy configured, EnvHttpProxyAgent reads HTTPS_PROXY,
+ * HTTP_PROXY and NO_PROXY itself; without one a plain Agent avoids its per-request lookups.
+ */
+export function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Dispatcher {
+  const options = {
+    connect: {timeout: timeouts.connectMs},
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    keepAliveTimeout: 10_000,
+  }
+  const proxied = PROXY_VARIABLES.some((name) => (env[name] ?? '').trim() !== '')
+  return proxied ? new EnvHttpProxyAgent(options) : new Agent(options)
+}
+
+export interface Exchange {
+  status: number
+  headers: Record<string, string>
+  body: Dispatcher.ResponseData['body']
+}
+
+/** One HTTP exchange; every failure to get an answer becomes a NetworkError. */
+export async function exchange(
+  dispatcher: Dispatcher,
+  url: string,
+  init: {method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal},
+): Promise<Exchange> {
+  try {
+    const response = await request(url, {
+      dispatcher,
+      method: init.method as Dispatcher.HttpMethod,
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+    })
+    return {status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body}
+  } catch (error) {
+    throw toNetworkError(error, url)
+  }
+}
+
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return out
+}
+
+export function toNetworkError(error: unknown, url: string): NetworkError {
+  if (error instanceof NetworkError) return error
+  const code = (error as {code?: string}).code
+  const origin = safeOrigin(url)
+  const reason = describe(code, error)
+  return new NetworkError(`Could not reach ${origin}: ${reason}`, {cause: error})
+}
+
+function describe(code: string | undefined, error: unknown): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused'
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name not found'
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was closed before the answer was complete'
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connecting timed out'
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return 'no answer in time'
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'the answer stalled'
+    default:
+      return error instanceof Error ? error.message : String(error)
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}

@@ -1,0 +1,386 @@
+import type {Dispatcher} from 'undici'
+import {API_PREFIX, MAX_REQUEST_BODY_BYTES, type LimitClass} from '../contract/limits.js'
+import {backoffDelay, parseRetryAfter} from './backoff.js'
+import {systemClock, type Clock} from './clock.js'
+import {
+  ApiError,
+  NetworkError,
+  OAuthError,
+  PayloadTooLargeError,
+  RateLimitError,
+  UnexpectedResponseError,
+  UsageError,
+  type PmsError,
+} from './errors.js'
+import {createDispatcher, DEFAULT_TIMEOUTS, exchange, toNetworkError, type Exchange} from './http.js'
+import {limitClassOf, Pacer} from './pacer.js'
+import {redactBody, redactHeaders, redactUrl, RESPONSE_SECRET_FIELDS} from './redact.js'
+import type {TokenProvider} from './token-provider.js'
+
+export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>
+export type Query = Record<string, QueryValue>
+
+export interface TransportRequest {
+  method: string
+  /** Relative to {base_url} unless it starts with '/api/' or '/oauth', or is an absolute URL of the service. */
+  path: string
+  /** Array values repeat the key as given (`property_id[]=a&property_id[]=b`). */
+  query?: Query
+  headers?: Record<string, string>
+  /** A JSON body. */
+  json?: unknown
+  /** A body already encoded (multipart, form, or JSON text from a file). */
+  raw?: {bytes: Uint8Array; contentType: string}
+  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one. */
+  idempotencyKey?: string
+  /** Leave the answer's body as a stream (downloads). */
+  stream?: boolean
+  signal?: AbortSignal
+}
+
+export interface TransportResponse {
+  status: number
+  headers: Record<string, string>
+  /** Parsed JSON, text for other types, or undefined when empty or streamed. */
+  body: unknown
+  stream?: AsyncIterable<Uint8Array>
+}
+
+export interface RetryPolicy {
+  /** Attempts in all for 5xx and network failures (first one included). */
+  maxAttempts: number
+  /** How many 429s are waited out, and the total wait allowed for them. */
+  maxRateLimitWaits: number
+  maxRateLimitWaitMs: number
+  /** How many 409 idempotency_key_in_use are waited out, and how long each wait is without Retry-After. */
+  maxInUseWaits: number
+  inUseWaitMs: number
+  backoffBaseMs: number
+  backoffCapMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 4,
+  maxRateLimitWaits: 5,
+  maxRateLimitWaitMs: 5 * 60_000,
+  maxInUseWaits: 5,
+  inUseWaitMs: 3_000,
+  backoffBaseMs: 500,
+  backoffCapMs: 20_000,
+}
+
+export interface TransportOptions {
+  appUrl: string
+  tokens: TokenProvider
+  userAgent: string
+  clock?: Clock
+  trace?: (line: string) => void
+  pacing?: boolean
+  connectionKey?: string
+  timeoutMs?: number
+  /** For tests: another dispatcher, a fixed random source, a shorter policy, a shared pacer. */
+  dispatcher?: Dispatcher
+  random?: () => number
+  retry?: Partial<RetryPolicy>
+  pacer?: Pacer
+  env?: NodeJS.ProcessEnv
+}
+
+const TRACE_BODY_MAX = 2000
+
+/**
+ * The one request loop: pacing, the bearer token and its single refresh, Retry-After, back-off
+ * with jitter, and the answer turned into a typed error. Everything above it (resources, raw
+ * access) goes through `send`, so the retry rules live in one place.
+ */
+export class Transport {
+  readonly appUrl: string
+  readonly baseUrl: string
+  private readonly clock: Clock
+  private readonly dispatcher: Dispatcher
+  private readonly ownsDispatcher: boolean
+  private readonly pacer?: Pacer
+  private readonly connectionKey: string
+  private readonly policy: RetryPolicy
+  private readonly random: () => number
+
+  constructor(private readonly options: TransportOptions) {
+    this.appUrl = options.appUrl.replace(/\/+$/, '')
+    this.baseUrl = this.appUrl + API_PREFIX
+    this.clock = options.clock ?? systemClock
+    const timeouts = options.timeoutMs
+      ? {connectMs: Math.min(options.timeoutMs, DEFAULT_TIMEOUTS.connectMs), headersMs: options.timeoutMs, bodyMs: options.timeoutMs}
+      : DEFAULT_TIMEOUTS
+    this.ownsDispatcher = options.dispatcher === undefined
+    this.dispatcher = options.dispatcher ?? createDispatcher(timeouts, options.env)
+    this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock))
+    this.connectionKey = options.connectionKey ?? 'default'
+    this.policy = {...DEFAULT_RETRY_POLICY, ...options.retry}
+    this.random = options.random ?? Math.random
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close()
+  }
+
+  url(path: string, query?: Query): string {
+    let url: string
+    if (/^https?:\/\//i.test(path)) {
+      // Absolute URLs (attachment `url`s) are followed only on the service: the token goes nowhere else.
+      if (new URL(path).origin !== new URL(this.appUrl).origin) {
+        throw new UsageError(`Refusing to send the access token to ${new URL(path).origin}: not the service at ${this.appUrl}`)
+      }
+      url = path
+    } else if (path.startsWith('/api/') || path.startsWith('/oauth')) url = this.appUrl + path
+    else url = this.baseUrl + (path.startsWith('/') ? path : '/' + path)
+    const search = encodeQuery(query)
+    if (!search) return url
+    return url + (url.includes('?') ? '&' : '?') + search
+  }
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    const method = req.method.toUpperCase()
+    const url = this.url(req.path, req.query)
+    const pathname = new URL(url).pathname
+    const isApi = pathname.startsWith(API_PREFIX + '/') || pathname === API_PREFIX
+    const isOAuth = /^\/(api\/)?oauth(\/|$)/.test(pathname)
+    const limitClass: LimitClass = limitClassOf(method, pathname)
+    const safe = method === 'GET' || method === 'HEAD' || req.idempotencyKey !== undefined
+
+    const body = encodeBody(req)
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      ...lowerKeys(req.headers ?? {}),
+    }
+    if (body) headers['content-type'] ??= body.contentType
+    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
+
+    let token = isOAuth || headers.authorization ? undefined : await this.options.tokens.getToken()
+    let refreshed = false
+    let failures = 0
+    let rateWaits = 0
+    let rateWaitedMs = 0
+    let inUseWaits = 0
+
+    for (;;) {
+      if (this.pacer && isApi) await this.pacer.acquire(this.connectionKey, limitClass, req.signal)
+      const sent = token === undefined ? headers : {...headers, authorization: `Bearer ${token}`}
+
+      let error: PmsError
+      let retryAfterMs: number | undefined
+      try {
+        const response = await this.exchangeTraced(method, url, sent, body, req)
+        if (response.status < 400) {
+          if (req.stream) return {status: response.status, headers: response.headers, body: undefined, stream: response.body}
+          const text = await readText(response.body, url)
+          this.traceBody(text, response.headers['content-type'])
+          return {status: response.status, headers: response.headers, body: parseSuccess(text, response.headers)}
+        }
+        const text = await readText(response.body, url)
+        this.traceBody(text, response.headers['content-type'])
+        error = errorFromAnswer(response.status, response.headers, text, this.clock.now())
+        if (error instanceof ApiError && error.retryAfterSeconds !== undefined) retryAfterMs = error.retryAfterSeconds * 1000
+      } catch (thrown) {
+        if (!(thrown instanceof NetworkError)) throw thrown
+        error = thrown
+      }
+
+      if (error instanceof ApiError && error.status === 401 && error.code === 'unauthorized' && token !== undefined) {
+        // The call was refused before anything happened, so re-sending is safe even for a POST without key.
+        if (!refreshed && this.options.tokens.refresh) {
+          refreshed = true
+          const fresh = await this.options.tokens.refresh(token)
+          if (fresh) {
+            this.trace('* access token refused; retrying once with a refreshed token')
+            token = fresh
+            continue
+          }
+        }
+        throw error
+      }
+
+      if (error instanceof ApiError && error.status === 429) {
+        // Refused before anything happened, like the 401: safe to re-send whatever the method.
+        const waitMs = retryAfterMs ?? 60_000
+        if (rateWaits >= this.policy.maxRateLimitWaits || rateWaitedMs + waitMs > this.policy.maxRateLimitWaitMs) {
+          throw new RateLimitError(
+            `Still rate limited after waiting ${Math.round(rateWaitedMs / 1000)} seconds over ${rateWaits} attempts`,
+            {retryAfterSeconds: error.retryAfterSeconds, details: error.details},
+          )
+        }
+        rateWaits += 1
+        rateWaitedMs += waitMs
+        this.trace(`* rate limited: waiting ${Math.ceil(waitMs / 1000)} s before retrying`)
+        if (this.pacer && isApi) this.pacer.pause(this.connectionKey, limitClass, waitMs)
+        else await this.clock.sleep(waitMs, req.signal)
+        continue
+      }
+
+      if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && req.idempotencyKey !== undefined) {
+        if (inUseWaits < this.policy.maxInUseWaits) {
+          inUseWaits += 1
+          const waitMs = retryAfterMs ?? this.policy.inUseWaitMs
+          this.trace(`* the same Idempotency-Key is still being processed: waiting ${Math.ceil(waitMs / 1000)} s`)
+          await this.clock.sleep(waitMs, req.signal)
+          continue
+        }
+        throw error
+      }
+
+      if (safe && isRetriable(error) && failures + 1 < this.policy.maxAttempts) {
+        const waitMs = backoffDelay(failures, this.random, {baseMs: this.policy.backoffBaseMs, capMs: this.policy.backoffCapMs})
+        failures += 1
+        this.trace(`* ${error.code}: retry ${failures} of ${this.policy.maxAttempts - 1} in ${waitMs} ms`)
+        await this.clock.sleep(waitMs, req.signal)
+        continue
+      }
+      throw error
+    }
+  }
+
+  private async exchangeTraced(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: EncodedBody | undefined,
+    req: TransportRequest,
+  ): Promise<Exchange> {
+    const started = this.clock.now()
+    if (this.options.trace) {
+      this.trace(`> ${method} ${redactUrl(url)}`)
+      for (const [name, value] of Object.entries(redactHeaders(headers))) this.trace(`> ${name}: ${value}`)
+      if (body) {
+        const shown = body.contentType.startsWith('multipart/')
+          ? `[multipart body, ${body.bytes.byteLength} bytes]`
+          : redactBody(Buffer.from(body.bytes).toString('utf8'), body.contentType, undefined, TRACE_BODY_MAX)
+        this.trace(`> ${shown}`)
+      }
+    }
+    const response = await exchange(this.dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
+      (error: unknown) => {
+        this.trace(`< ${error instanceof Error ? error.message : String(error)} (${this.clock.now() - started} ms)`)
+        throw error
+      },
+    )
+    if (this.options.trace) {
+      this.trace(`< ${response.status} (${this.clock.now() - started} ms)`)
+      for (const [name, value] of Object.entries(redactHeaders(response.headers))) this.trace(`< ${name}: ${value}`)
+    }
+    return response
+  }
+
+  private traceBody(text: string, contentType: string | undefined): void {
+    if (this.options.trace && text) this.trace(`< ${redactBody(text, contentType, RESPONSE_SECRET_FIELDS, TRACE_BODY_MAX)}`)
+  }
+
+  private trace(line: string): void {
+    this.options.trace?.(line)
+  }
+}
+
+interface EncodedBody {
+  bytes: Uint8Array
+  contentType: string
+}
+
+function encodeBody(req: TransportRequest): EncodedBody | undefined {
+  let body: EncodedBody | undefined
+  if (req.raw) body = req.raw
+  else if (req.json !== undefined) body = {bytes: Buffer.from(JSON.stringify(req.json), 'utf8'), contentType: 'application/json'}
+  if (body && body.bytes.byteLength > MAX_REQUEST_BODY_BYTES) {
+    throw new PayloadTooLargeError(
+      `The request body is ${(body.bytes.byteLength / 1_000_000).toFixed(1)} MB, over the ${MAX_REQUEST_BODY_BYTES / 1_000_000} MB the service accepts; nothing was sent`,
+      {code: 'body_too_large'},
+    )
+  }
+  return body
+}
+
+export function encodeQuery(query: Query | undefined): string {
+  if (!query) return ''
+  const parts: string[] = []
+  // Brackets stay literal so that `property_id[]` reads as the contract writes it.
+  const key = (name: string) => encodeURIComponent(name).replace(/%5B/gi, '[').replace(/%5D/gi, ']')
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue
+    const values = Array.isArray(value) ? value : [value]
+    for (const item of values) parts.push(`${key(name)}=${encodeURIComponent(String(item))}`)
+  }
+  return parts.join('&')
+}
+
+function lowerKeys(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}
+
+async function readText(body: Exchange['body'], url: string): Promise<string> {
+  try {
+    return await body.text()
+  } catch (error) {
+    throw toNetworkError(error, url)
+  }
+}
+
+function parseSuccess(text: string, headers: Record<string, string>): unknown {
+  if (text === '') return undefined
+  const type = headers['content-type'] ?? ''
+  if (!type.includes('json')) return text
+  try {
+    return JSON.parse(text)
+  } catch (cause) {
+    throw new UnexpectedResponseError('The service answered a body that is not valid JSON', {cause})
+  }
+}
+
+function isRetriable(error: PmsError): boolean {
+  if (error instanceof NetworkError) return true
+  if (!(error instanceof ApiError)) return false
+  if (error.status === 500 || error.status === 503 || error.status === 504) return true
+  // delivery_failed may have reached the guest: never re-sent automatically.
+  return error.status === 502 && (error.code === 'attachment_unavailable' || error.code === 'http_502')
+}
+
+/** Turns an error answer into its typed error: the API shape, the OAuth shape, or the platform's own. */
+export function errorFromAnswer(status: number, headers: Record<string, string>, text: string, nowMs: number): PmsError {
+  let parsed: unknown
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    parsed = undefined
+  }
+  const headerRetry = parseRetryAfter(headers['retry-after'], nowMs)
+  const envelope = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
+  const inner = envelope?.error
+  if (typeof inner === 'object' && inner !== null && typeof (inner as Record<string, unknown>).code === 'string') {
+    const apiError = inner as {code: string; message?: unknown; details?: unknown}
+    const details = apiError.details
+    const detailRetry =
+      typeof details === 'object' && details !== null ? (details as Record<string, unknown>).retry_after_seconds : undefined
+    return new ApiError({
+      status,
+      code: apiError.code,
+      message: typeof apiError.message === 'string' ? apiError.message : '',
+      details,
+      retryAfterSeconds: headerRetry ?? (typeof detailRetry === 'number' ? detailRetry : undefined),
+      allow: headers.allow,
+      body: parsed,
+    })
+  }
+  if (typeof inner === 'string') {
+    const description = envelope?.error_description
+    return new OAuthError({status, error: inner, description: typeof description === 'string' ? description : undefined})
+  }
+  if (status === 413) return new PayloadTooLargeError()
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120)
+  return new ApiError({
+    status,
+    code: `http_${status}`,
+    message: `The service answered ${status} without the API error shape${snippet ? `: ${snippet}` : ''}`,
+    retryAfterSeconds: headerRetry,
+    allow: headers.allow,
+    body: parsed ?? (text || undefined),
+  })
+}
