@@ -65,3 +65,18 @@ export const WEBHOOK_RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 28_800
 export const WEBHOOK_MAX_IN_FLIGHT = 10
 export const WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS = 5 * 60
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
+
+/** The contract's value lists live in error-codes.ts; re-exported so that either module can be imported. */
+export {
+  BATCH_STATUSES,
+  EVENT_TYPES,
+  FINAL_BATCH_STATUSES,
+  PERMISSIONS,
+  RESTRICTION_FIELDS,
+  UNWRITABLE_REASONS,
+  type BatchStatus,
+  type EventType,
+  type Permission,
+  type RestrictionField,
+  type UnwritableReason,
+} from './error-codes.js'
