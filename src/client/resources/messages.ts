@@ -1,0 +1,95 @@
+import {FormData, Response} from 'undici'
+import {MAX_PHOTOS_PER_MESSAGE} from '../../contract/limits.js'
+import {MessageSchema, MessagesPageSchema, type Message, type MessagesPage, type SendMessageRequest} from '../../contract/messages.js'
+import {UsageError} from '../errors.js'
+import {walkItems, walkPages} from '../pagination.js'
+import {parseAnswer} from '../parse.js'
+import type {Transport} from '../transport.js'
+import {segment} from './path.js'
+
+export interface MessagesQuery {
+  /** 1 to 500, default 100. */
+  limit?: number
+}
+
+export interface Photo {
+  fileName: string
+  /** image/jpeg, image/png, image/webp or image/avif. */
+  contentType: string
+  data: Uint8Array
+}
+
+export interface SendOptions {
+  /** The same key for the same message, so that a retry never sends it twice. */
+  idempotencyKey: string
+  /** Up to 5, on the `platform` channel only; sent as multipart/form-data. */
+  photos?: Photo[]
+}
+
+export interface Attachment {
+  contentType: string | null
+  /** Streamed without Content-Length: a body that ends early throws while iterating (treat as failed). */
+  body: AsyncIterable<Uint8Array>
+}
+
+export class MessagesResource {
+  constructor(private readonly transport: Transport) {}
+
+  pages(bookingId: string, query: MessagesQuery = {}): AsyncIterable<MessagesPage> {
+    return walkPages(async (cursor) => {
+      const answer = await this.transport.send({
+        method: 'GET',
+        path: `/bookings/${segment(bookingId)}/messages`,
+        query: {cursor, limit: query.limit},
+      })
+      return parseAnswer(MessagesPageSchema, answer.body, 'GET /bookings/{booking_id}/messages')
+    })
+  }
+
+  /** The conversation, oldest first. */
+  list(bookingId: string, query: MessagesQuery = {}): AsyncIterable<Message> {
+    return walkItems(this.pages(bookingId, query))
+  }
+
+  /**
+   * Sends right away; answers the text message once sent. A body over the platform's limit is
+   * refused here, before anything leaves.
+   */
+  async send(bookingId: string, request: SendMessageRequest, opts: SendOptions): Promise<Message> {
+    const photos = opts.photos ?? []
+    if (photos.length > MAX_PHOTOS_PER_MESSAGE) {
+      throw new UsageError(`A message carries at most ${MAX_PHOTOS_PER_MESSAGE} photos, not ${photos.length}`)
+    }
+    const path = `/bookings/${segment(bookingId)}/messages`
+    const answer =
+      photos.length === 0
+        ? await this.transport.send({method: 'POST', path, json: request, idempotencyKey: opts.idempotencyKey})
+        : await this.transport.send({method: 'POST', path, raw: await multipart(request, photos), idempotencyKey: opts.idempotencyKey})
+    return parseAnswer(MessageSchema, answer.body, 'POST /bookings/{booking_id}/messages')
+  }
+
+  /** Downloads an attachment (counts as a read). */
+  async attachment(bookingId: string, messageId: string, index: number | string): Promise<Attachment> {
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: `/bookings/${segment(bookingId)}/messages/${segment(messageId)}/attachments/${segment(index)}`,
+      headers: {accept: '*/*'},
+      stream: true,
+    })
+    return {contentType: answer.headers['content-type'] ?? null, body: answer.stream ?? emptyBody()}
+  }
+}
+
+/** Encoded once, so that the size is known before sending and every retry sends the same bytes. */
+async function multipart(request: SendMessageRequest, photos: Photo[]): Promise<{bytes: Uint8Array; contentType: string}> {
+  const form = new FormData()
+  form.append('channel', request.channel)
+  form.append('text', request.text)
+  if (request.subject !== undefined) form.append('subject', request.subject)
+  for (const photo of photos) form.append('photos', new Blob([photo.data], {type: photo.contentType}), photo.fileName)
+  const encoded = new Response(form)
+  const bytes = new Uint8Array(await encoded.arrayBuffer())
+  return {bytes, contentType: encoded.headers.get('content-type') ?? 'multipart/form-data'}
+}
+
+async function* emptyBody(): AsyncGenerator<Uint8Array> {}
