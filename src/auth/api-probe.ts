@@ -1,0 +1,31 @@
+import {request} from 'undici'
+
+/** One GET under {app_url}/api/v1 with a bearer token; what came back, without throwing on HTTP errors. */
+export interface ProbeAnswer {
+  status: number
+  /** The API error code, when the answer is the contract's error shape. */
+  code?: string
+  json?: unknown
+}
+
+export async function probeGet(appUrl: string, path: string, token: string | undefined, options: {userAgent?: string; timeoutMs?: number} = {}): Promise<ProbeAnswer> {
+  const response = await request(`${appUrl}/api/v1${path}`, {
+    method: 'GET',
+    headers: {
+      accept: 'application/json',
+      ...(token ? {authorization: `Bearer ${token}`} : {}),
+      ...(options.userAgent ? {'user-agent': options.userAgent} : {}),
+    },
+    headersTimeout: options.timeoutMs ?? 15_000,
+    bodyTimeout: options.timeoutMs ?? 15_000,
+  })
+  const text = await response.body.text()
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  const code = (json as {error?: {code?: unknown}} | undefined)?.error?.code
+  return {status: response.statusCode, json, ...(typeof code === 'string' ? {code} : {})}
+}

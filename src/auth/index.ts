@@ -1,0 +1,107 @@
+import type {Clock} from '../client/clock.js'
+import {systemClock} from '../client/clock.js'
+import {UsageError} from '../client/errors.js'
+import {staticTokenProvider, type TokenProvider} from '../client/token-provider.js'
+import {LoginRequiredError} from './errors.js'
+import {withCredentialLock} from './lock.js'
+import {refreshTokens} from './oauth-client.js'
+import {loadProfile, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
+import {selectStore} from './store-select.js'
+import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
+import type {TokenStore} from './token-store.js'
+
+export {loadProfile, resolveAppUrl}
+export type {AuthIo, LoadedProfile}
+export {LoginRequiredError, OAuthError} from './errors.js'
+export {StoredTokenProvider} from './stored-token-provider.js'
+
+export interface TokenProviderOptions {
+  env: NodeJS.ProcessEnv
+  configDir: string
+  profile?: string
+  io: Pick<AuthIo, 'err'>
+  clock?: Clock
+  /** The already resolved service root; resolved from env and profile when absent. */
+  appUrl?: string
+  userAgent?: string
+  trace?: (line: string) => void
+}
+
+/**
+ * Where a token comes from, in this order: PMS_ACCESS_TOKEN (used as is, the store is never
+ * touched and no refresh happens), then the profile's stored login, refreshed as needed.
+ */
+export async function resolveTokenProvider(options: TokenProviderOptions): Promise<TokenProvider> {
+  const fromEnv = options.env.PMS_ACCESS_TOKEN
+  if (fromEnv) return staticTokenProvider(fromEnv)
+  return (await openProfileSession(options)).provider
+}
+
+export interface ProfileSession {
+  profile: LoadedProfile
+  appUrl: string
+  clientId: string
+  store: TokenStore
+  provider: StoredTokenProvider
+}
+
+/** The stored login of a profile with everything needed to refresh it. */
+export async function openProfileSession(options: TokenProviderOptions): Promise<ProfileSession> {
+  const profile = loadProfile(options)
+  const appUrl = options.appUrl ?? resolveAppUrl(options)
+  const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
+  if (!profile.settings.credential_store && !profile.settings.client_id) {
+    throw new LoginRequiredError(`Profile "${profile.name}" has never logged in`, {code: 'not_logged_in'})
+  }
+  if (!clientId) {
+    throw new UsageError(`No client_id is known for profile "${profile.name}"`, {
+      code: 'client_id_missing',
+      suggestion: 'set PMS_CLIENT_ID or pms config set client_id ..., then pms login',
+    })
+  }
+  const {store} = await selectStore({
+    configDir: options.configDir,
+    profile: profile.name,
+    recorded: profile.settings.credential_store,
+    requireKeychain: profile.requireKeychain,
+    warn: (line) => options.io.err(line),
+  })
+  const clock = options.clock ?? systemClock
+  const provider = new StoredTokenProvider({
+    profile: profile.name,
+    store,
+    lock: (task) => withCredentialLock(options.configDir, profile.name, task),
+    now: () => clock.now(),
+    refresh: (refreshToken, storedSecret) => {
+      const clientSecret = options.env.PMS_CLIENT_SECRET || storedSecret
+      if (!clientSecret) {
+        throw new LoginRequiredError(`No client secret is stored for profile "${profile.name}"`, {
+          code: 'client_secret_missing',
+          suggestion: 'set PMS_CLIENT_SECRET, or pms login --client-secret ...',
+        })
+      }
+      return refreshTokens(
+        {appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, now: () => clock.now(), trace: options.trace},
+        refreshToken,
+      )
+    },
+  })
+  return {profile, appUrl, clientId, store, provider}
+}
+
+/**
+ * For `connection_revoked` answers: the connection is gone for good, so the profile's tokens are
+ * dropped (the client secret is kept for the next login). PMS_ACCESS_TOKEN logins have nothing stored.
+ */
+export async function forgetRevokedConnection(options: TokenProviderOptions): Promise<void> {
+  if (options.env.PMS_ACCESS_TOKEN) return
+  const profile = loadProfile(options)
+  if (!profile.settings.credential_store) return
+  const {store} = await selectStore({
+    configDir: options.configDir,
+    profile: profile.name,
+    recorded: profile.settings.credential_store,
+    requireKeychain: profile.requireKeychain,
+  })
+  await withCredentialLock(options.configDir, profile.name, () => clearTokens(store))
+}

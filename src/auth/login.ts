@@ -1,0 +1,205 @@
+import {UsageError} from '../client/errors.js'
+import {PmsClient} from '../client/index.js'
+import {staticTokenProvider} from '../client/token-provider.js'
+import type {Readable} from 'node:stream'
+import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
+import {saveConfig, type ProfileConfig} from './config.js'
+import {LoginFailedError, OAuthError} from './errors.js'
+import {exchangeCode} from './oauth-client.js'
+import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
+import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
+import {loadProfile, type AuthIo} from './profile.js'
+import {selectStore} from './store-select.js'
+import {DEFAULT_REDIRECT_URI, normalizeAppUrl, parseRedirectUri} from './urls.js'
+
+export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300
+
+export interface LoginOptions {
+  env: NodeJS.ProcessEnv
+  configDir: string
+  profile?: string
+  io: AuthIo
+  appUrl?: string
+  clientId?: string
+  clientSecret?: string
+  redirectUri?: string
+  /** false with --no-browser: the address is only printed. */
+  browser: boolean
+  timeoutSeconds?: number
+  insecureStorage?: boolean
+  userAgent: string
+  /** Where pasted redirect addresses come from (stdin). */
+  input?: Readable
+  openBrowser?: (url: string) => Promise<void>
+  trace?: (line: string) => void
+}
+
+export interface LoginResult {
+  profile: string
+  app_url: string
+  client_id: string
+  store: string
+  /** Properties the connection may act on; null when the App may not read Properties. */
+  properties: number | null
+  note?: string
+}
+
+/**
+ * The authorization code flow with PKCE of the contract, for any server that serves its three
+ * paths: a loopback server on exactly the registered redirect URI, or a pasted redirect address.
+ */
+export async function login(options: LoginOptions): Promise<LoginResult> {
+  const profile = loadProfile(options)
+  const settings = profile.settings
+  // Checked before anything is sent, so that no secret ever travels over plain http.
+  const appUrl = pick(
+    [options.appUrl, '--app-url'],
+    [options.env.PMS_APP_URL, 'PMS_APP_URL'],
+    [settings.app_url, `app_url of profile "${profile.name}"`],
+  )
+  if (!appUrl) {
+    throw new UsageError(`No app_url for profile "${profile.name}"`, {
+      code: 'app_url_missing',
+      suggestion: 'pass --app-url https://... (or set PMS_APP_URL, or pms config set app_url ...)',
+    })
+  }
+  const serviceRoot = normalizeAppUrl(appUrl.value, appUrl.source)
+  const clientId = options.clientId || options.env.PMS_CLIENT_ID || settings.client_id
+  if (!clientId) {
+    throw new UsageError('No client id for the App', {code: 'client_id_missing', suggestion: 'pass --client-id (or set PMS_CLIENT_ID)'})
+  }
+  const redirect = parseRedirectUri(options.redirectUri || settings.redirect_uri || DEFAULT_REDIRECT_URI)
+  const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || (await previousClientSecret(options, profile.name, settings, profile.requireKeychain))
+  if (!clientSecret) {
+    throw new UsageError('No client secret for the App', {
+      code: 'client_secret_missing',
+      suggestion: 'pass --client-secret (or set PMS_CLIENT_SECRET); it is kept in the credential store afterwards',
+    })
+  }
+  const selected = await selectStore({
+    configDir: options.configDir,
+    profile: profile.name,
+    insecureStorage: options.insecureStorage,
+    requireKeychain: profile.requireKeychain,
+    warn: (line) => options.io.err(line),
+  })
+
+  const pkce = createPkce()
+  const state = createState()
+  const authorizeUrl = buildAuthorizeUrl({appUrl: serviceRoot, clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
+  const judge = (params: URLSearchParams): CallbackOutcome => judgeCallback(params, state)
+
+  const server = await startCallbackServer(redirect, judge)
+  const pasted = options.input ? readPastedCallback(options.input, () => options.io.err('That address has no code or error: paste the whole address the browser was sent to.\n')) : undefined
+  let timer: NodeJS.Timeout | undefined
+  let params: URLSearchParams
+  try {
+    options.io.err(
+      `Open this address in a browser and approve the connection:\n\n  ${authorizeUrl}\n\n` +
+        `Waiting for the browser to come back to ${redirect.uri}.\n` +
+        `If the browser runs on another machine, forward the port (ssh -L ${redirect.port}:127.0.0.1:${redirect.port} ...) ` +
+        'or paste here the address it was sent to.\n',
+    )
+    if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.io.err(`Could not open a browser (${error.message}): open the address above yourself.\n`))
+    const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_LOGIN_TIMEOUT_SECONDS
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new LoginFailedError(`No answer from the browser within ${timeoutSeconds} s`, 'login_timeout', 'run pms login again (and --timeout SECONDS for more time)')),
+        timeoutSeconds * 1000,
+      )
+    })
+    const fromServer = server.result.then((answer) => answer.params)
+    params = await Promise.race([fromServer, ...(pasted ? [pasted.result] : []), timeout])
+  } finally {
+    clearTimeout(timer)
+    pasted?.stop()
+    await server.close()
+  }
+  const outcome = judgeCallback(params, state)
+  if (!outcome.ok) throw callbackError(params, state)
+  const code = params.get('code') as string
+
+  const oauth = {appUrl: serviceRoot, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace}
+  const pair = await exchangeCode(oauth, {code, redirectUri: redirect.uri, codeVerifier: pkce.verifier})
+  await selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: clientSecret})
+
+  // The entry of an earlier login in the other store would only confuse: it goes.
+  if (settings.credential_store && settings.credential_store !== selected.kind) {
+    await (await selectStore({configDir: options.configDir, profile: profile.name, recorded: settings.credential_store})).store.delete().catch(() => false)
+  }
+  const config = profile.loaded.config
+  const next: ProfileConfig = {...settings, app_url: serviceRoot, client_id: clientId, redirect_uri: redirect.uri, credential_store: selected.kind}
+  config.profiles[profile.name] = next
+  if (!config.default_profile) config.default_profile = profile.name
+  saveConfig(options.configDir, config, profile.loaded)
+
+  const counted = await countProperties(serviceRoot, pair.accessToken, options.userAgent, profile.name)
+  return {profile: profile.name, app_url: serviceRoot, client_id: clientId, store: selected.store.description, ...counted}
+}
+
+function pick(...candidates: Array<[string | undefined, string]>): {value: string; source: string} | undefined {
+  for (const [value, source] of candidates) if (value) return {value, source}
+  return undefined
+}
+
+/** The state is checked first: an answer that does not belong to this login is refused whatever it says. */
+export function judgeCallback(params: URLSearchParams, expectedState: string): CallbackOutcome {
+  if (params.get('state') !== expectedState) {
+    return {ok: false, message: 'This answer does not belong to the login pms is waiting for (state mismatch), so it was refused.'}
+  }
+  const error = params.get('error')
+  if (error) {
+    const description = params.get('error_description')
+    return {
+      ok: false,
+      message: error === 'access_denied' ? 'The connection was refused, so pms is not connected.' : `The service answered ${error}${description ? `: ${description}` : ''}.`,
+    }
+  }
+  if (!params.get('code')) return {ok: false, message: 'The answer carries no authorization code.'}
+  return {ok: true, message: 'pms received the authorization. Go back to the terminal to see the result.'}
+}
+
+function callbackError(params: URLSearchParams, expectedState: string): Error {
+  if (params.get('state') !== expectedState) {
+    return new LoginFailedError('The callback did not carry the state of this login, so it was refused (it may come from an older login or another site)', 'state_mismatch')
+  }
+  const error = params.get('error')
+  if (error) return new OAuthError(error, params.get('error_description') ?? undefined, {during: 'Authorization'})
+  return new LoginFailedError('The callback carried no authorization code', 'missing_code')
+}
+
+async function previousClientSecret(options: LoginOptions, profile: string, settings: ProfileConfig, requireKeychain: boolean): Promise<string | undefined> {
+  if (!settings.credential_store) return undefined
+  try {
+    const {store} = await selectStore({configDir: options.configDir, profile, recorded: settings.credential_store, requireKeychain})
+    return (await store.read())?.client_secret
+  } catch {
+    return undefined
+  }
+}
+
+async function openInBrowser(url: string): Promise<void> {
+  const {default: open} = await import('open')
+  const child = await open(url)
+  child.once('error', () => undefined)
+  child.unref()
+}
+
+/** The one call that proves the connection works, and how many Properties it may act on. */
+async function countProperties(appUrl: string, accessToken: string, userAgent: string, profile: string): Promise<{properties: number | null; note?: string}> {
+  const client = new PmsClient({appUrl, tokens: staticTokenProvider(accessToken), userAgent, connectionKey: profile})
+  try {
+    let count = 0
+    for await (const page of client.properties.pages({limit: 100})) count += page.data.length
+    return {properties: count}
+  } catch (error) {
+    if ((error as {code?: string}).code === 'forbidden_permission') {
+      return {properties: null, note: 'the App may not read Properties (properties.read), so they were not counted'}
+    }
+    throw error
+  } finally {
+    await client.close()
+  }
+}
+
+export {paramsOfPastedAddress}

@@ -1,0 +1,122 @@
+import {request} from 'undici'
+import {ExitCode, PmsError} from '../client/errors.js'
+import {OAuthErrorBodySchema, TokenResponseSchema} from '../contract/oauth.js'
+import {OAuthError} from './errors.js'
+
+/**
+ * The two OAuth endpoints of the contract (token and revoke). They live outside /api/v1 and answer
+ * the OAuth error shape, so they do not go through the API client; any server that serves these
+ * paths works.
+ */
+export interface ClientCredentials {
+  clientId: string
+  clientSecret: string
+}
+
+export interface TokenPair {
+  accessToken: string
+  refreshToken: string
+  /** Milliseconds since the epoch. */
+  expiresAt: number
+}
+
+export interface OAuthEndpointOptions {
+  appUrl: string
+  client: ClientCredentials
+  userAgent?: string
+  timeoutMs?: number
+  now?: () => number
+  trace?: (line: string) => void
+}
+
+/** The OAuth endpoint could not be reached or answered nonsense: worth retrying later. */
+export class OAuthTransportError extends PmsError {
+  constructor(message: string, cause?: unknown) {
+    super(message, {code: 'network_error', exitCode: ExitCode.tempFailure, suggestion: 'check the network and --app-url, then run the command again', cause})
+  }
+}
+
+export function exchangeCode(
+  options: OAuthEndpointOptions,
+  grant: {code: string; redirectUri: string; codeVerifier: string},
+): Promise<TokenPair> {
+  return tokenRequest(options, 'Exchanging the authorization code', {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.codeVerifier,
+  })
+}
+
+/**
+ * Exactly one POST: a refresh whose answer was lost must not be retried with the same token,
+ * since presenting a rotated refresh token revokes the whole family.
+ */
+export function refreshTokens(options: OAuthEndpointOptions, refreshToken: string): Promise<TokenPair> {
+  return tokenRequest(options, 'Refreshing the access token', {grant_type: 'refresh_token', refresh_token: refreshToken})
+}
+
+/** RFC 7009. The service answers 200 for any token once the client is authenticated. */
+export async function revokeToken(options: OAuthEndpointOptions, token: string, hint?: 'refresh_token' | 'access_token'): Promise<void> {
+  const answer = await post(options, '/api/oauth/revoke', {token, ...(hint ? {token_type_hint: hint} : {})}, 'Revoking the token')
+  if (answer.status !== 200) throw oauthErrorFrom(answer, 'Revoking the token')
+}
+
+async function tokenRequest(options: OAuthEndpointOptions, during: string, fields: Record<string, string>): Promise<TokenPair> {
+  const now = options.now ?? Date.now
+  const answer = await post(options, '/api/oauth/token', fields, during)
+  if (answer.status !== 200) throw oauthErrorFrom(answer, during)
+  const parsed = TokenResponseSchema.safeParse(answer.json)
+  if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered 200 without a token pair`)
+  return {
+    accessToken: parsed.data.access_token,
+    refreshToken: parsed.data.refresh_token,
+    expiresAt: now() + parsed.data.expires_in * 1000,
+  }
+}
+
+interface Answer {
+  status: number
+  json: unknown
+}
+
+async function post(options: OAuthEndpointOptions, path: string, fields: Record<string, string>, during: string): Promise<Answer> {
+  const url = options.appUrl.replace(/\/+$/, '') + path
+  // Client authentication in the body, which the contract allows for both endpoints.
+  const body = new URLSearchParams({...fields, client_id: options.client.clientId, client_secret: options.client.clientSecret})
+  options.trace?.(`> POST ${url} (form body with ${Object.keys(fields).join(', ')}, client_id, client_secret: redacted)`)
+  let status: number
+  let text: string
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        ...(options.userAgent ? {'user-agent': options.userAgent} : {}),
+      },
+      body: body.toString(),
+      headersTimeout: options.timeoutMs ?? 30_000,
+      bodyTimeout: options.timeoutMs ?? 30_000,
+    })
+    status = response.statusCode
+    text = await response.body.text()
+  } catch (error) {
+    throw new OAuthTransportError(`${during}: could not reach ${url}: ${(error as Error).message}`, error)
+  }
+  options.trace?.(`< ${status} ${url}`)
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return {status, json}
+}
+
+function oauthErrorFrom(answer: Answer, during: string): PmsError {
+  const parsed = OAuthErrorBodySchema.safeParse(answer.json)
+  if (parsed.success) return new OAuthError(parsed.data.error, parsed.data.error_description, {status: answer.status, during})
+  if (answer.status >= 500) return new OAuthError('server_error', `HTTP ${answer.status}`, {status: answer.status, during})
+  return new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} without an OAuth error body`)
+}

@@ -1,0 +1,68 @@
+import type {StoreKind} from './config.js'
+import {KeychainError} from './errors.js'
+import {FileTokenStore} from './file-store.js'
+import {KeychainTokenStore, type KeychainEntryFactory} from './keychain-store.js'
+import type {TokenStore} from './token-store.js'
+
+export interface StoreOptions {
+  configDir: string
+  profile: string
+  /** Where the profile's credentials were put at login, from its config. */
+  recorded?: StoreKind
+  /** --insecure-storage: the file on purpose. */
+  insecureStorage?: boolean
+  /** require_keychain setting: no fallback. */
+  requireKeychain?: boolean
+  /** For the fallback warning. */
+  warn?: (line: string) => void
+  keychain?: KeychainEntryFactory
+  keychainTimeoutMs?: number
+}
+
+export interface SelectedStore {
+  store: TokenStore
+  kind: StoreKind
+  /** Why the keychain was not used, when it was not. */
+  fallbackReason?: string
+}
+
+/** Whether the keychain answers at all, and if not, why. */
+export async function probeKeychain(store: KeychainTokenStore): Promise<{ok: true} | {ok: false; reason: string}> {
+  try {
+    await store.read()
+    return {ok: true}
+  } catch (error) {
+    return {ok: false, reason: (error as Error).message}
+  }
+}
+
+/**
+ * Picks the store for a profile. A profile keeps the store it logged in with; a new login tries
+ * the keychain first and falls back to the 0600 file with a warning, unless require_keychain.
+ */
+export async function selectStore(options: StoreOptions): Promise<SelectedStore> {
+  const file = () => new FileTokenStore(options.configDir, options.profile)
+  const keychain = new KeychainTokenStore(options.profile, options.configDir, options.keychain, options.keychainTimeoutMs)
+  if (options.insecureStorage) {
+    if (options.requireKeychain) {
+      throw new KeychainError('--insecure-storage was given but require_keychain is set', {
+        code: 'keychain_required',
+        suggestion: 'drop --insecure-storage, or pms config set require_keychain false',
+      })
+    }
+    return {store: file(), kind: 'file', fallbackReason: '--insecure-storage'}
+  }
+  if (options.recorded === 'file' && !options.requireKeychain) return {store: file(), kind: 'file'}
+  if (options.recorded === 'keychain') return {store: keychain, kind: 'keychain'}
+  const probe = await probeKeychain(keychain)
+  if (probe.ok) return {store: keychain, kind: 'keychain'}
+  if (options.requireKeychain) {
+    throw new KeychainError(`No OS keychain answered and require_keychain is set: ${probe.reason}`, {code: 'keychain_required'})
+  }
+  const store = file()
+  options.warn?.(
+    `Warning: no OS keychain answered (${probe.reason}); credentials go to ${store.path}, readable by you only (mode 0600). ` +
+      'Run pms config set require_keychain true to make this an error instead.\n',
+  )
+  return {store, kind: 'file', fallbackReason: probe.reason}
+}

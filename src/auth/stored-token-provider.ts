@@ -1,0 +1,124 @@
+import type {TokenProvider} from '../client/token-provider.js'
+import {LoginRequiredError, OAuthError} from './errors.js'
+import type {TokenPair} from './oauth-client.js'
+import type {StoredCredentials, TokenStore} from './token-store.js'
+
+/** Refresh when the access token has less than this left, so that it cannot expire mid-call. */
+export const REFRESH_MARGIN_MS = 60_000
+
+export interface StoredTokenProviderOptions {
+  profile: string
+  store: TokenStore
+  /** Runs the task under the cross-process lock of this profile's credential entry. */
+  lock: <T>(task: () => Promise<T>) => Promise<T>
+  /** One refresh_token grant; `clientSecret` is the stored one unless the environment gives one. */
+  refresh: (refreshToken: string, storedClientSecret: string | undefined) => Promise<TokenPair>
+  now: () => number
+  marginMs?: number
+}
+
+export function expiresSoon(credentials: StoredCredentials, now: number, marginMs = REFRESH_MARGIN_MS): boolean {
+  return credentials.expires_at === undefined || credentials.expires_at - now <= marginMs
+}
+
+/**
+ * Tokens from the profile's store, refreshed under the contract's rotation rules: the new pair is
+ * saved before it is used, only one process refreshes at a time, a process that waited takes what
+ * the other one stored, and `invalid_grant` is believed only after the store was read once more.
+ */
+export class StoredTokenProvider implements TokenProvider {
+  private current?: StoredCredentials
+
+  constructor(private readonly options: StoredTokenProviderOptions) {}
+
+  async getToken(): Promise<string> {
+    const credentials = this.current ?? (await this.readOrFail())
+    this.current = credentials
+    if (credentials.access_token && !this.expiring(credentials)) return credentials.access_token
+    return this.refreshUnderLock(undefined)
+  }
+
+  /** After a 401 `unauthorized` for `rejected`. */
+  async refresh(rejected: string): Promise<string | undefined> {
+    return this.refreshUnderLock(rejected)
+  }
+
+  /** Expiry of the token last handed out, for `pms auth status`. */
+  get expiresAt(): number | undefined {
+    return this.current?.expires_at
+  }
+
+  /** Forces one refresh now (used by `pms auth doctor` to prove that refreshing works). */
+  async forceRefresh(): Promise<string> {
+    const credentials = await this.readOrFail()
+    return this.refreshUnderLock(credentials.access_token ?? '')
+  }
+
+  private expiring(credentials: StoredCredentials): boolean {
+    return expiresSoon(credentials, this.options.now(), this.options.marginMs)
+  }
+
+  private async readOrFail(): Promise<StoredCredentials> {
+    const credentials = await this.options.store.read()
+    if (!credentials?.refresh_token && !credentials?.access_token) {
+      throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in'})
+    }
+    return credentials
+  }
+
+  /**
+   * `rejected` is the token the API refused (undefined when refreshing for expiry). Whatever the
+   * reason, the store is read again under the lock: when another process refreshed meanwhile,
+   * its pair is used and no second refresh is sent.
+   */
+  private refreshUnderLock(rejected: string | undefined): Promise<string> {
+    return this.options.lock(async () => {
+      const stored = await this.readOrFail()
+      const refreshedElsewhere = rejected === undefined || stored.access_token !== rejected
+      if (stored.access_token && refreshedElsewhere && !this.expiring(stored)) {
+        this.current = stored
+        return stored.access_token
+      }
+      if (!stored.refresh_token) {
+        throw new LoginRequiredError(`The stored login for profile "${this.options.profile}" has no refresh token`, {code: 'not_logged_in'})
+      }
+      let pair: TokenPair
+      try {
+        pair = await this.options.refresh(stored.refresh_token, stored.client_secret)
+      } catch (error) {
+        if (error instanceof OAuthError && error.error === 'invalid_grant') return this.afterInvalidGrant(stored, error)
+        throw error
+      }
+      const next: StoredCredentials = {
+        ...stored,
+        access_token: pair.accessToken,
+        refresh_token: pair.refreshToken,
+        expires_at: pair.expiresAt,
+      }
+      // The old refresh token is already dead: the new pair must be on disk before anything uses it.
+      await this.options.store.write(next)
+      this.current = next
+      return pair.accessToken
+    })
+  }
+
+  private async afterInvalidGrant(sent: StoredCredentials, cause: OAuthError): Promise<string> {
+    const again = await this.options.store.read()
+    if (again?.access_token && again.refresh_token && again.refresh_token !== sent.refresh_token) {
+      this.current = again
+      return again.access_token
+    }
+    await clearTokens(this.options.store, again ?? sent)
+    throw new LoginRequiredError(
+      `The stored login for profile "${this.options.profile}" is no longer valid (invalid_grant): the account owner has to connect pms again`,
+      {code: 'invalid_grant', cause},
+    )
+  }
+}
+
+/** Forgets the tokens of an entry but keeps the client secret, which a new login reuses. */
+export async function clearTokens(store: TokenStore, credentials?: StoredCredentials): Promise<void> {
+  const secret = (credentials ?? (await store.read()))?.client_secret
+  if (secret) await store.write({client_secret: secret})
+  else await store.delete()
+}
