@@ -1,0 +1,80 @@
+import {describe, expect, it} from 'vitest'
+import {limitClassOf, Pacer} from '../../../src/client/pacer.js'
+import {FakeClock} from './support.js'
+
+describe('pacing per App Connection and limit class', () => {
+  it('60 reads within 60 s leave at once; the 61st waits for the window instead of failing', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0})
+    const start = clock.now()
+    for (let i = 0; i < 60; i++) {
+      await pacer.acquire('c', 'read')
+      clock.time += 100
+    }
+    expect(clock.sleeps).toEqual([])
+    await pacer.acquire('c', 'read')
+    expect(clock.sleeps).toHaveLength(1)
+    // The first read left at `start`; the 61st may leave 60 s after it.
+    expect(clock.now()).toBe(start + 60_000)
+  })
+
+  it('the 11th write within 60 s waits; sends have their own 30 per 60 s', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0})
+    for (let i = 0; i < 10; i++) await pacer.acquire('c', 'write')
+    for (let i = 0; i < 30; i++) await pacer.acquire('c', 'send')
+    expect(clock.sleeps).toEqual([])
+    await pacer.acquire('c', 'write')
+    expect(clock.sleeps).toEqual([60_000])
+    await pacer.acquire('c', 'send')
+    // The window of sends started at the same instant, and 60 s have now passed.
+    expect(clock.sleeps).toEqual([60_000])
+  })
+
+  it('never lets more than the limit leave in any 60 s window over a long job', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0})
+    const sent: number[] = []
+    for (let i = 0; i < 250; i++) {
+      await pacer.acquire('c', 'read')
+      sent.push(clock.now())
+      clock.time += 37
+    }
+    for (let i = 0; i < sent.length; i++) {
+      const inWindow = sent.filter((t) => t > (sent[i] as number) - 60_000 && t <= (sent[i] as number)).length
+      expect(inWindow).toBeLessThanOrEqual(60)
+    }
+  })
+
+  it('concurrent callers each reserve their own slot', () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0, limits: {read: 2, write: 10, send: 30}})
+    expect([pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read')]).toEqual([
+      0, 0, 60_000, 60_000,
+    ])
+  })
+
+  it('App Connections are paced apart', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0})
+    for (let i = 0; i < 10; i++) await pacer.acquire('a', 'write')
+    await pacer.acquire('b', 'write')
+    expect(clock.sleeps).toEqual([])
+  })
+
+  it('a pause after a 429 holds the class back', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0})
+    pacer.pause('c', 'read', 5_000)
+    await pacer.acquire('c', 'read')
+    expect(clock.sleeps).toEqual([5_000])
+  })
+
+  it('classes calls as the contract counts them', () => {
+    expect(limitClassOf('GET', '/api/v1/properties')).toBe('read')
+    expect(limitClassOf('GET', '/api/v1/bookings/b/messages/m/attachments/0')).toBe('read')
+    expect(limitClassOf('POST', '/api/v1/restriction-batches')).toBe('write')
+    expect(limitClassOf('POST', '/api/v1/bookings/b/message-thread/close')).toBe('write')
+    expect(limitClassOf('POST', '/api/v1/bookings/b/messages')).toBe('send')
+  })
+})

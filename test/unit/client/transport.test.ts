@@ -1,0 +1,280 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError} from '../../../src/client/errors.js'
+import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'
+import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
+import {apiError, FakeClock, startServer, type Script, type TestServer} from './support.js'
+
+let server: TestServer | undefined
+let client: PmsClient | undefined
+afterEach(async () => {
+  await client?.close()
+  await server?.close()
+  client = undefined
+  server = undefined
+})
+
+async function setup(script: Script, options: {tokens?: TokenProvider; trace?: (line: string) => void; pacing?: boolean} = {}) {
+  server = await startServer(script)
+  const clock = new FakeClock()
+  client = new PmsClient({
+    appUrl: server.url,
+    tokens: options.tokens ?? staticTokenProvider('tok_access'),
+    userAgent: 'pms/9.9.9',
+    clock,
+    trace: options.trace,
+    pacing: options.pacing,
+    random: () => 0.5,
+  })
+  return {server, client, clock}
+}
+
+const ok = {status: 200, body: {ok: true}}
+
+describe('HTTP core', () => {
+  it('sends User-Agent pms/<version> and the bearer token under {app_url}/api/v1', async () => {
+    const {server, client} = await setup(() => ok)
+    const answer = await client.request({method: 'GET', path: '/properties', query: {limit: '5'}})
+    expect(answer).toMatchObject({status: 200, body: {ok: true}})
+    expect(server.requests[0]?.url).toBe('/api/v1/properties?limit=5')
+    expect(server.requests[0]?.headers['user-agent']).toBe('pms/9.9.9')
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer tok_access')
+  })
+
+  it('repeats property_id[] once per value', async () => {
+    const {server, client} = await setup(() => ({status: 200, body: {data: []}}))
+    await client.restrictions.get({propertyIds: ['a', 'b'], from: '2026-12-01', to: '2026-12-31'})
+    expect(server.requests[0]?.url).toBe('/api/v1/restrictions?property_id[]=a&property_id[]=b&from=2026-12-01&to=2026-12-31')
+  })
+
+  it('paths under /api/ and /oauth address the service root, and no bearer goes to the OAuth endpoints', async () => {
+    const {server, client} = await setup(() => ok)
+    await client.request({method: 'POST', path: '/api/oauth/revoke', body: {token: 'x'}})
+    expect(server.requests[0]?.url).toBe('/api/oauth/revoke')
+    expect(server.requests[0]?.headers.authorization).toBeUndefined()
+  })
+})
+
+describe('retry rules', () => {
+  it('a GET is retried on 500 with back-off and succeeds', async () => {
+    const {server, client, clock} = await setup((_req, i) => (i < 2 ? apiError(500, 'internal_error') : ok))
+    await expect(client.request({method: 'GET', path: '/properties'})).resolves.toMatchObject({status: 200})
+    expect(server.requests).toHaveLength(3)
+    // Full jitter with random 0.5: half of 500 ms, then half of 1000 ms.
+    expect(clock.sleeps).toEqual([250, 500])
+  })
+
+  it('a GET is retried after a network error', async () => {
+    const {server, client} = await setup((_req, i) => (i === 0 ? 'destroy' : ok))
+    await expect(client.request({method: 'GET', path: '/properties'})).resolves.toMatchObject({status: 200})
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('a GET is retried on 502 attachment_unavailable', async () => {
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(502, 'attachment_unavailable') : {status: 200, body: 'PNG', headers: {'content-type': 'image/png'}}))
+    const file = await client.messages.attachment('b1', 'm1', 0)
+    let bytes = ''
+    for await (const chunk of file.body) bytes += Buffer.from(chunk).toString()
+    expect(bytes).toBe('PNG')
+    expect(file.contentType).toBe('image/png')
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/api/v1/bookings/b1/messages/m1/attachments/0',
+      '/api/v1/bookings/b1/messages/m1/attachments/0',
+    ])
+  })
+
+  it('gives up after the capped number of attempts with the last error (exit 75)', async () => {
+    const {server, client} = await setup(() => apiError(500, 'internal_error'))
+    const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).exitCode).toBe(75)
+    expect(server.requests).toHaveLength(4)
+  })
+
+  it('a POST without Idempotency-Key is never retried after a 500', async () => {
+    const {server, client} = await setup(() => apiError(500, 'internal_error'))
+    await expect(client.request({method: 'POST', path: '/restriction-batches', body: {entries: []}})).rejects.toBeInstanceOf(ApiError)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a POST without Idempotency-Key is never retried after a network error', async () => {
+    const {server, client} = await setup(() => 'destroy')
+    await expect(client.messageThreads.close('b1')).rejects.toBeInstanceOf(NetworkError)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a POST with an Idempotency-Key is retried on 500 and network errors with the same key', async () => {
+    const accepted = {status: 202, body: {id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c01', status: 'queued'}}
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(500, 'internal_error') : i === 1 ? 'destroy' : accepted))
+    const request = {entries: [{property_id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c02', from: '2026-12-01', to: '2026-12-02', values: {rate: 100}}]}
+    await expect(client.restrictionBatches.create(request, {idempotencyKey: 'key-1'})).resolves.toMatchObject({status: 'queued'})
+    expect(server.requests).toHaveLength(3)
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-1', 'key-1', 'key-1'])
+  })
+
+  it('409 idempotency_key_in_use waits a few seconds and retries with the same key', async () => {
+    const sent = {status: 201, body: message()}
+    const {server, client, clock} = await setup((_req, i) => (i < 2 ? apiError(409, 'idempotency_key_in_use') : sent))
+    await client.messages.send('b1', {channel: 'platform', text: 'Hello'}, {idempotencyKey: 'send-1'})
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['send-1', 'send-1', 'send-1'])
+    expect(clock.sleeps).toEqual([3000, 3000])
+  })
+
+  it('502 delivery_failed is never retried, even with a key', async () => {
+    const {server, client} = await setup(() => apiError(502, 'delivery_failed', {delivery_outcome: 'unknown'}))
+    await expect(client.messages.send('b1', {channel: 'sms', text: 'Hi'}, {idempotencyKey: 'k'})).rejects.toMatchObject({code: 'delivery_failed'})
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a 4xx answer is not retried', async () => {
+    const {server, client} = await setup(() => apiError(404, 'not_found'))
+    await expect(client.properties.get('x')).rejects.toMatchObject({code: 'not_found', exitCode: 2})
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe('429 rate_limited', () => {
+  it('waits the Retry-After header, then retries', async () => {
+    const {server, client, clock} = await setup((_req, i) => (i === 0 ? apiError(429, 'rate_limited', {retry_after_seconds: 99}, {'retry-after': '12'}) : ok))
+    await client.request({method: 'GET', path: '/properties'})
+    expect(server.requests).toHaveLength(2)
+    expect(clock.sleeps).toEqual([12_000])
+  })
+
+  it('waits details.retry_after_seconds when the header is missing', async () => {
+    const {server, client, clock} = await setup((_req, i) => (i === 0 ? apiError(429, 'rate_limited', {retry_after_seconds: 7}) : ok))
+    await client.request({method: 'GET', path: '/properties'})
+    expect(server.requests).toHaveLength(2)
+    expect(clock.sleeps).toEqual([7_000])
+  })
+
+  it('re-sends a POST without key after 429: the service refused it before doing anything', async () => {
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(429, 'rate_limited', undefined, {'retry-after': '1'}) : {status: 200, body: {booking_id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c01', is_closed: true, unread_count: 0}}))
+    await expect(client.messageThreads.close('b1')).resolves.toMatchObject({is_closed: true})
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('ends with RateLimitError (exit 75) when patience runs out', async () => {
+    const {server, client} = await setup(() => apiError(429, 'rate_limited', undefined, {'retry-after': '30'}))
+    const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as RateLimitError).exitCode).toBe(75)
+    expect(server.requests).toHaveLength(6)
+  })
+})
+
+describe('pacing through the client', () => {
+  it('61 reads within 60 s: the 61st waits instead of meeting 429', async () => {
+    const {server, client, clock} = await setup(() => ok)
+    for (let i = 0; i < 61; i++) await client.request({method: 'GET', path: '/properties'})
+    expect(server.requests).toHaveLength(61)
+    expect(clock.sleeps).toHaveLength(1)
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(60_000)
+  })
+
+  it('can be turned off', async () => {
+    const {client, clock} = await setup(() => ok, {pacing: false})
+    for (let i = 0; i < 61; i++) await client.request({method: 'GET', path: '/properties'})
+    expect(clock.sleeps).toEqual([])
+  })
+})
+
+describe('401 unauthorized', () => {
+  it('refreshes once and retries with the new token', async () => {
+    const rejected: string[] = []
+    const tokens: TokenProvider = {
+      getToken: async () => 'old',
+      refresh: async (token) => {
+        rejected.push(token)
+        return 'new'
+      },
+    }
+    const {server, client} = await setup((req) => (req.headers.authorization === 'Bearer new' ? ok : apiError(401, 'unauthorized')), {tokens})
+    await expect(client.request({method: 'GET', path: '/properties'})).resolves.toMatchObject({status: 200})
+    expect(rejected).toEqual(['old'])
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer old', 'Bearer new'])
+  })
+
+  it('refreshes only once: a second 401 ends with exit 3', async () => {
+    let refreshes = 0
+    const tokens: TokenProvider = {getToken: async () => 'old', refresh: async () => `new-${++refreshes}`}
+    const {server, client} = await setup(() => apiError(401, 'unauthorized'), {tokens})
+    await expect(client.request({method: 'GET', path: '/properties'})).rejects.toMatchObject({code: 'unauthorized', exitCode: 3})
+    expect(refreshes).toBe(1)
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('without a refresh the 401 is thrown at once', async () => {
+    const {server, client} = await setup(() => apiError(401, 'unauthorized'))
+    await expect(client.request({method: 'GET', path: '/properties'})).rejects.toMatchObject({code: 'unauthorized'})
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('connection_revoked is not refreshed', async () => {
+    let refreshes = 0
+    const tokens: TokenProvider = {getToken: async () => 'old', refresh: async () => `new-${++refreshes}`}
+    const {client} = await setup(() => apiError(401, 'connection_revoked'), {tokens})
+    await expect(client.request({method: 'GET', path: '/properties'})).rejects.toMatchObject({code: 'connection_revoked', exitCode: 3})
+    expect(refreshes).toBe(0)
+  })
+})
+
+describe('request bodies', () => {
+  it('a body over the platform limit is refused before anything is sent', async () => {
+    const {server, client} = await setup(() => ok)
+    const photo = {fileName: 'big.jpg', contentType: 'image/jpeg', data: new Uint8Array(MAX_REQUEST_BODY_BYTES)}
+    await expect(client.messages.send('b1', {channel: 'platform', text: 'Hi'}, {idempotencyKey: 'k', photos: [photo]})).rejects.toBeInstanceOf(
+      PayloadTooLargeError,
+    )
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('photos go as multipart/form-data parts named photos beside the fields', async () => {
+    const {server, client} = await setup(() => ({status: 201, body: message()}))
+    const photo = {fileName: 'a.png', contentType: 'image/png', data: new Uint8Array([1, 2, 3])}
+    await client.messages.send('b1', {channel: 'platform', text: 'Look'}, {idempotencyKey: 'k', photos: [photo, photo]})
+    const req = server.requests[0]
+    expect(req?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/)
+    const text = req?.body.toString('latin1') ?? ''
+    expect(text.match(/name="photos"; filename="a.png"/g)).toHaveLength(2)
+    expect(text).toContain('name="text"\r\n\r\nLook')
+    expect(text).toContain('name="channel"\r\n\r\nplatform')
+  })
+
+  it("the platform's non-JSON 413 becomes PayloadTooLargeError", async () => {
+    const {client} = await setup(() => ({status: 413, body: '<html>Request Entity Too Large</html>', headers: {'content-type': 'text/html'}}))
+    await expect(client.request({method: 'POST', path: '/restriction-batches', body: {}})).rejects.toBeInstanceOf(PayloadTooLargeError)
+  })
+})
+
+describe('--debug trace', () => {
+  it('traces request and answer with the token redacted', async () => {
+    const lines: string[] = []
+    const {client} = await setup(() => ({status: 200, body: {access_token: 'tok_secret_answer', data: []}}), {trace: (l) => lines.push(l)})
+    await client.request({method: 'POST', path: '/api/oauth/token', body: {refresh_token: 'tok_refresh', grant_type: 'refresh_token'}})
+    await client.request({method: 'GET', path: '/properties', query: {limit: '100'}})
+    const text = lines.join('\n')
+    expect(text).toContain('> GET ')
+    expect(text).toContain('/api/v1/properties?limit=100')
+    expect(text).toMatch(/< 200 \(\d+ ms\)/)
+    expect(text).toContain('authorization: Bearer [redacted]')
+    expect(text).toContain('"grant_type":"refresh_token"')
+    expect(text).not.toContain('tok_access')
+    expect(text).not.toContain('tok_refresh')
+    expect(text).not.toContain('tok_secret_answer')
+  })
+})
+
+function message() {
+  return {
+    id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c09',
+    direction: 'outbound',
+    author: {type: 'app', app_name: 'pms'},
+    channel: 'platform',
+    text: 'Hello',
+    subject: null,
+    attachments: [],
+    delivery_status: 'sent',
+    sent_at: '2026-11-22T10:00:00.000Z',
+    created_at: '2026-11-22T10:00:00.000Z',
+  }
+}
