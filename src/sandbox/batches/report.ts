@@ -1,0 +1,39 @@
+import {UNWRITABLE_REASONS} from '../../contract/error-codes.js'
+import type {BatchReport} from '../../contract/batches.js'
+import {FAILURE_CODE, statusOf, sumCounts} from './engine.js'
+import type {PropertyOutcome, StoredBatch} from './engine.js'
+import {toRuns} from './runs.js'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+function propertyReport(outcome: PropertyOutcome): BatchReport['properties'][number] {
+  const refused = [...outcome.refused].sort((a, b) => a - b)
+  const failed = [...outcome.failed].sort((a, b) => a - b)
+  return {
+    property_id: outcome.propertyId,
+    status: statusOf(outcome.counts, outcome.started),
+    changes: {...outcome.counts},
+    refused_fields: toRuns(
+      refused.map((packed) => ({day: Math.floor(packed / 32), field: Math.floor(packed / 4) % 8, tag: UNWRITABLE_REASONS[packed % 4]!})),
+    ).map((run) => ({field: run.field, reason: run.tag, from: run.from, to: run.to})),
+    failures: toRuns(failed.map((packed) => ({day: Math.floor(packed / 8), field: packed % 8, tag: FAILURE_CODE}))).map((run) => ({
+      field: run.field,
+      code: run.tag,
+      from: run.from,
+      to: run.to,
+    })),
+  }
+}
+
+/** docs/contract-gaps.md row 2. */
+export function batchReport(batch: StoredBatch): BatchReport {
+  return {
+    id: batch.id,
+    status: batch.status,
+    created_at: iso(batch.createdAt),
+    updated_at: iso(batch.updatedAt),
+    completed_at: batch.completedAt === null ? null : iso(batch.completedAt),
+    changes: sumCounts(batch.properties),
+    properties: batch.properties.map(propertyReport),
+  }
+}

@@ -1,0 +1,22 @@
+export {Calendar, FIELD_INDEX, AVAILABILITY} from './calendar.js'
+export type {CalendarProperty, CalendarState, RestrictionRecordOut, RestrictionValue} from './calendar.js'
+export {dayToIso, isoToDay, todayIn} from './dates.js'
+export {SEEDED_FACTS, seedCalendar, seededFacts} from './seed.js'
+export type {SeededFacts} from './seed.js'
+export {SEEDED_HORIZON_NIGHTS} from './seed-values.js'
+import {Calendar} from './calendar.js'
+import type {CalendarProperty} from './calendar.js'
+import {isoToDay} from './dates.js'
+import {seedCalendar} from './seed.js'
+
+/**
+ * The calendar of a freshly seeded sandbox: `properties` in their seeded order (the position
+ * decides which Property carries which seeded fact), `nowMs` read on the sandbox clock.
+ */
+export function createCalendar(options: {seed: number; properties: CalendarProperty[]; nowMs: number}): Calendar {
+  return seedCalendar(options.seed, options.properties, isoToDay(new Date(options.nowMs).toISOString().slice(0, 10)))
+}
+
+export const calendarFromJSON = Calendar.fromJSON
+export {readRestrictions} from './read.js'
+export type {ReadRejection} from './read.js'

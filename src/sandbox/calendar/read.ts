@@ -1,0 +1,62 @@
+import {z} from 'zod'
+import type {ValidationIssue} from '../../contract/errors.js'
+import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
+import type {Calendar, RestrictionRecordOut} from './calendar.js'
+import {isoToDay} from './dates.js'
+
+export type ReadRejection =
+  | {code: 'validation_failed'; message: string; details: {issues: ValidationIssue[]}}
+  | {code: 'property_out_of_scope'; message: string; details: {property_ids: string[]}}
+
+const isoDate = z.iso.date()
+const uuid = z.guid()
+
+/** Query values as a URL query parser hands them over: one string, repeated strings, or nothing. */
+type QueryValue = string | string[] | undefined
+
+const list = (value: QueryValue): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+/**
+ * GET /restrictions (docs/contract-gaps.md rows 1 and 9): `property_id[]` 1 to 100 Properties of
+ * the Connection Scope, `from` and `to` required, `to` inclusive, at most 366 nights. Records come
+ * ordered by Property in the order asked, then by date.
+ */
+export function readRestrictions(
+  query: Record<string, QueryValue>,
+  inScope: (propertyId: string) => boolean,
+  calendar: Calendar,
+): {ok: true; data: RestrictionRecordOut[]} | {ok: false; rejection: ReadRejection} {
+  const issues: ValidationIssue[] = []
+  // a query parser may or may not keep the brackets of `property_id[]`
+  const ids = [...new Set([...list(query['property_id[]']), ...list(query.property_id)])]
+  if (ids.length === 0) issues.push({path: 'property_id[]', message: 'at least one property_id[] is required'})
+  if (ids.length > MAX_PROPERTIES_PER_CALL) {
+    issues.push({path: 'property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
+  }
+  ids.forEach((id, index) => {
+    if (!uuid.safeParse(id).success) issues.push({path: `property_id[][${index}]`, message: 'must be a uuid'})
+  })
+  const dates: Record<'from' | 'to', number | undefined> = {from: undefined, to: undefined}
+  for (const name of ['from', 'to'] as const) {
+    const values = list(query[name])
+    if (values.length === 0) issues.push({path: name, message: `${name} is required (YYYY-MM-DD)`})
+    else if (values.length > 1 || !isoDate.safeParse(values[0]).success) issues.push({path: name, message: `${name} must be one date YYYY-MM-DD`})
+    else dates[name] = isoToDay(values[0]!)
+  }
+  if (dates.from !== undefined && dates.to !== undefined) {
+    const nights = dates.to - dates.from + 1
+    if (nights < 1) issues.push({path: 'to', message: 'to must not be before from'})
+    if (nights > MAX_DAYS_PER_RESTRICTIONS_CALL) {
+      issues.push({path: 'to', message: `at most ${MAX_DAYS_PER_RESTRICTIONS_CALL} nights per call (to is inclusive)`, maximum: MAX_DAYS_PER_RESTRICTIONS_CALL})
+    }
+  }
+  if (issues.length > 0) return {ok: false, rejection: {code: 'validation_failed', message: 'the query is invalid', details: {issues}}}
+
+  const outside = ids.filter((id) => !inScope(id))
+  if (outside.length > 0) {
+    return {ok: false, rejection: {code: 'property_out_of_scope', message: 'some Properties are outside the Connection Scope', details: {property_ids: outside}}}
+  }
+  const data: RestrictionRecordOut[] = []
+  for (const id of ids) for (let day = dates.from!; day <= dates.to!; day++) data.push(calendar.record(id, day))
+  return {ok: true, data}
+}
