@@ -1,0 +1,201 @@
+import {STATUS_CODES} from 'node:http'
+import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
+import {UsageError} from './errors.js'
+import type {PmsClient, RawRequest, RawResponse} from './index.js'
+
+/** What `pms api` was asked, before anything is sent. */
+export interface RawCommandInput {
+  method: string
+  path: string
+  /** `key=value`: true, false, null and numbers become JSON values in a body. */
+  fields?: string[]
+  /** `key=value` kept as strings. */
+  rawFields?: string[]
+  /** `Name: value` */
+  headers?: string[]
+  /** JSON text of the body (from --input). Fields then go to the query, as `gh api` does. */
+  input?: string
+  idempotencyKey?: string
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** Turns the flags of `pms api` into one request. Pure: everything is checked before sending. */
+export function buildRawRequest(input: RawCommandInput): RawRequest {
+  const method = input.method.toUpperCase()
+  if (!METHODS.has(method)) throw new UsageError(`Unknown HTTP method ${input.method}`, {suggestion: 'use GET or POST'})
+  if (!input.path) throw new UsageError('The path is missing', {suggestion: 'pms api GET /properties'})
+
+  const fields = [...(input.fields ?? []).map((spec) => parseField(spec, true)), ...(input.rawFields ?? []).map((spec) => parseField(spec, false))]
+  const headers: Record<string, string> = {}
+  for (const spec of input.headers ?? []) {
+    const colon = spec.indexOf(':')
+    const name = colon > 0 ? spec.slice(0, colon).trim() : ''
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(`Header "${spec}" is not "Name: value"`, {suggestion: "-H 'Accept: application/json'"})
+    }
+    headers[name.toLowerCase()] = spec.slice(colon + 1).trim()
+  }
+
+  if (input.idempotencyKey !== undefined) {
+    if (method === 'GET' || method === 'HEAD') throw new UsageError('--idempotency-key is for POST requests')
+    if (input.idempotencyKey.length === 0 || input.idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      throw new UsageError(`An Idempotency-Key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`)
+    }
+  }
+
+  const request: RawRequest = {method, path: input.path, headers, idempotencyKey: input.idempotencyKey}
+  const fieldsInQuery = method === 'GET' || method === 'HEAD' || input.input !== undefined
+  if (input.input !== undefined) {
+    try {
+      request.body = JSON.parse(input.input)
+    } catch (error) {
+      throw new UsageError(`The --input body is not valid JSON: ${(error as Error).message}`)
+    }
+  }
+  if (fieldsInQuery) {
+    if (fields.length > 0) request.query = toQuery(fields)
+  } else if (fields.length > 0) request.body = toBody(fields)
+  return request
+}
+
+interface Field {
+  /** `a[b][]` gives ['a', 'b', ''] where '' appends. */
+  path: string[]
+  /** The key as written, for query strings (`property_id[]`). */
+  key: string
+  value: unknown
+  text: string
+}
+
+export function parseField(spec: string, typed: boolean): Field {
+  const eq = spec.indexOf('=')
+  if (eq <= 0) throw new UsageError(`Field "${spec}" is not key=value`, {suggestion: '-f limit=10 or -f property_id[]=ID'})
+  const key = spec.slice(0, eq)
+  const text = spec.slice(eq + 1)
+  const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key)
+  if (!match) throw new UsageError(`Field name "${key}" is not name, name[] or name[sub]`)
+  const path = [match[1] as string, ...[...(match[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string)]
+  return {path, key, value: typed ? typedValue(text) : text, text}
+}
+
+function typedValue(text: string): unknown {
+  if (text === 'true') return true
+  if (text === 'false') return false
+  if (text === 'null') return null
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text) && Number.isFinite(Number(text))) return Number(text)
+  return text
+}
+
+function toQuery(fields: Field[]): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const field of fields) {
+    const existing = query[field.key]
+    if (field.key.endsWith('[]')) query[field.key] = [...(Array.isArray(existing) ? existing : []), field.text]
+    else query[field.key] = field.text
+  }
+  return query
+}
+
+function toBody(fields: Field[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const field of fields) {
+    let node: Record<string, unknown> | unknown[] = body
+    field.path.forEach((part, i) => {
+      const last = i === field.path.length - 1
+      const nextIsAppend = !last && field.path[i + 1] === ''
+      if (Array.isArray(node)) {
+        if (last) node.push(field.value)
+        else {
+          const child = nextIsAppend ? [] : {}
+          node.push(child)
+          node = child
+        }
+        return
+      }
+      if (part === '') throw new UsageError(`Field name "${field.key}" has [] where a name is needed`)
+      if (last) {
+        node[part] = field.value
+        return
+      }
+      const current = node[part]
+      const wanted = nextIsAppend ? Array.isArray(current) : typeof current === 'object' && current !== null && !Array.isArray(current)
+      if (!wanted) node[part] = nextIsAppend ? [] : {}
+      node = node[part] as Record<string, unknown> | unknown[]
+    })
+  }
+  return body
+}
+
+/**
+ * Every page of a cursor-paged GET: follows `next_cursor` until null. Yields each answer so that
+ * the caller can print headers as well as data.
+ */
+export async function* rawPages(client: Pick<PmsClient, 'request'>, request: RawRequest): AsyncGenerator<RawResponse> {
+  const seen = new Set<string>()
+  let query = {...request.query}
+  for (;;) {
+    const answer = await client.request({...request, query})
+    yield answer
+    const cursor = (answer.body as {next_cursor?: unknown} | undefined)?.next_cursor
+    if (typeof cursor !== 'string' || cursor === '' || seen.has(cursor)) return
+    seen.add(cursor)
+    query = {...query, cursor}
+  }
+}
+
+/** `--include`: the status line and headers, as curl and `gh api` print them. */
+export function formatHead(answer: Pick<RawResponse, 'status' | 'headers'>): string {
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd()]
+  for (const [name, value] of Object.entries(answer.headers)) lines.push(`${name}: ${value}`)
+  return lines.join('\n') + '\n\n'
+}
+
+/** Pretty JSON for JSON bodies; text as it came. */
+export function formatBody(body: unknown): string {
+  if (body === undefined) return ''
+  if (typeof body === 'string') return body.endsWith('\n') ? body : body + '\n'
+  return JSON.stringify(body, null, 2) + '\n'
+}
+
+export interface RunRawOptions {
+  include?: boolean
+  paginate?: boolean
+  out: (text: string) => void
+}
+
+/** `pms api`: one request, or with --paginate every page's `data` printed as one JSON array. */
+export async function runRaw(client: Pick<PmsClient, 'request'>, request: RawRequest, options: RunRawOptions): Promise<void> {
+  if (!options.paginate) {
+    const answer = await client.request(request)
+    if (options.include) options.out(formatHead(answer))
+    options.out(formatBody(answer.body))
+    return
+  }
+  if (request.method !== 'GET') throw new UsageError('--paginate follows next_cursor of GET lists only')
+  const items: unknown[] = []
+  let single: unknown
+  for await (const answer of rawPages(client, request)) {
+    if (options.include) options.out(formatHead(answer))
+    const data = (answer.body as {data?: unknown} | undefined)?.data
+    if (Array.isArray(data)) items.push(...data)
+    // An answer without a `data` list is not paged: print it as it came.
+    else single = answer.body
+  }
+  options.out(formatBody(single !== undefined && items.length === 0 ? single : items))
+}
+
+/** The text of --input: a file, or `-` for stdin. */
+export async function readInput(spec: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  if (spec === '-') {
+    const chunks: Buffer[] = []
+    for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+    return Buffer.concat(chunks).toString('utf8')
+  }
+  const {readFile} = await import('node:fs/promises')
+  try {
+    return await readFile(spec, 'utf8')
+  } catch (error) {
+    throw new UsageError(`Cannot read ${spec}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}

@@ -1,0 +1,77 @@
+import {describe, expect, it} from 'vitest'
+import {UsageError} from '../../../src/client/errors.js'
+import type {RawRequest, RawResponse} from '../../../src/client/index.js'
+import {buildRawRequest, formatHead, runRaw} from '../../../src/client/raw.js'
+
+describe('pms api request building', () => {
+  it('GET fields become query parameters; name[] repeats', () => {
+    const request = buildRawRequest({method: 'get', path: '/restrictions', fields: ['property_id[]=a', 'property_id[]=b', 'from=2026-12-01', 'limit=5']})
+    expect(request).toMatchObject({method: 'GET', path: '/restrictions', query: {'property_id[]': ['a', 'b'], from: '2026-12-01', limit: '5'}})
+    expect(request.body).toBeUndefined()
+  })
+
+  it('POST fields build a JSON body with typed values, lists and nested objects', () => {
+    const request = buildRawRequest({
+      method: 'POST',
+      path: '/restriction-batches',
+      fields: ['dry_run=true', 'entries[][property_id]=p1', 'tags[]=a', 'tags[]=b', 'values[rate]=120.5', 'values[note]=null'],
+      rawFields: ['text=123'],
+    })
+    expect(request.body).toEqual({
+      dry_run: true,
+      entries: [{property_id: 'p1'}],
+      tags: ['a', 'b'],
+      values: {rate: 120.5, note: null},
+      text: '123',
+    })
+  })
+
+  it('--input gives the body and fields then go to the query', () => {
+    const request = buildRawRequest({method: 'POST', path: '/restriction-batches', input: '{"entries":[]}', fields: ['x=1']})
+    expect(request.body).toEqual({entries: []})
+    expect(request.query).toEqual({x: '1'})
+  })
+
+  it('headers are Name: value; the Idempotency-Key is kept for POSTs only', () => {
+    expect(buildRawRequest({method: 'POST', path: '/x', headers: ['X-Trace: abc'], idempotencyKey: 'k'})).toMatchObject({
+      headers: {'x-trace': 'abc'},
+      idempotencyKey: 'k',
+    })
+    expect(() => buildRawRequest({method: 'GET', path: '/x', idempotencyKey: 'k'})).toThrow(UsageError)
+    expect(() => buildRawRequest({method: 'GET', path: '/x', headers: ['nocolon']})).toThrow(UsageError)
+  })
+
+  it('refuses bad fields, bad JSON input and unknown methods before sending', () => {
+    expect(() => buildRawRequest({method: 'GET', path: '/x', fields: ['novalue']})).toThrow(UsageError)
+    expect(() => buildRawRequest({method: 'POST', path: '/x', input: '{oops'})).toThrow(/not valid JSON/)
+    expect(() => buildRawRequest({method: 'FETCH', path: '/x'})).toThrow(UsageError)
+  })
+})
+
+describe('pms api output', () => {
+  const pages: Record<string, RawResponse> = {
+    '': {status: 200, headers: {'content-type': 'application/json'}, body: {data: [1, 2], next_cursor: 'c2'}},
+    c2: {status: 200, headers: {'content-type': 'application/json'}, body: {data: [3], next_cursor: null}},
+  }
+  const client = {
+    requests: [] as RawRequest[],
+    async request(req: RawRequest) {
+      this.requests.push(req)
+      return pages[(req.query?.cursor as string | undefined) ?? ''] as RawResponse
+    },
+  }
+
+  it("--paginate follows next_cursor and prints every page's data as one JSON array", async () => {
+    let out = ''
+    await runRaw(client, {method: 'GET', path: '/properties', query: {limit: '2'}}, {paginate: true, out: (t) => (out += t)})
+    expect(JSON.parse(out)).toEqual([1, 2, 3])
+    expect(client.requests.map((r) => r.query)).toEqual([{limit: '2'}, {limit: '2', cursor: 'c2'}])
+  })
+
+  it('--include prints the status line and headers before the body', async () => {
+    let out = ''
+    await runRaw({request: async () => pages[''] as RawResponse}, {method: 'GET', path: '/properties'}, {include: true, out: (t) => (out += t)})
+    expect(out.startsWith('HTTP/1.1 200 OK\ncontent-type: application/json\n\n{')).toBe(true)
+    expect(formatHead({status: 404, headers: {}})).toBe('HTTP/1.1 404 Not Found\n\n')
+  })
+})
