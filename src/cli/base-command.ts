@@ -82,6 +82,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // oclif's own exit (this.exit) passes through untouched.
     if ((error as {oclif?: {exit?: number}}).oclif?.exit !== undefined && error.name === 'ExitError') throw error
     const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
+    if ((error as {code?: unknown}).code === 'connection_revoked') {
+      // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
+      await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
+    }
     const rendered = renderError(error, {debug: ctx.debug})
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
     else ctx.io.err(rendered.text)

@@ -1,0 +1,16 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class PropertiesGet extends BaseCommand<typeof PropertiesGet> {
+  static override summary = 'Show one Property with its currency, time zone and pricing modifiers'
+  static override examples = ['<%= config.bin %> properties get 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60']
+  static override args = {
+    id: Args.string({description: 'Property id (uuid)', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {renderProperty}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const property = await (await createClient(this.ctx)).properties.get(this.args.id)
+    this.emit(property, renderProperty)
+  }
+}

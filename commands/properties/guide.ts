@@ -1,0 +1,17 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class PropertiesGuide extends BaseCommand<typeof PropertiesGuide> {
+  static override summary = 'Show the Property Guide: address, check-in, Wi-Fi, rooms, knowledge'
+  static override description = 'Needs the property_guide.read Permission. The guide includes the Wi-Fi password: mind where you send the output.'
+  static override examples = ['<%= config.bin %> properties guide 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --json']
+  static override args = {
+    id: Args.string({description: 'Property id (uuid)', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {renderGuide}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const guide = await (await createClient(this.ctx)).properties.guide(this.args.id)
+    this.emit(guide, renderGuide)
+  }
+}

@@ -1,0 +1,22 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
+  static override summary = 'List the Properties this connection may act on'
+  static override description =
+    'Walks every page of GET /properties (ordered by id). A table on a terminal, tab-separated rows in a pipe, CSV with --csv, an array with --json.'
+  static override examples = ['<%= config.bin %> properties list', '<%= config.bin %> properties list --csv > properties.csv']
+  static override flags = {
+    csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {listProperties, propertyColumns}, {renderTable, toCsv}] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/cli/views/properties.js'),
+      import('../../src/cli/output.js'),
+    ])
+    const properties = await listProperties(await createClient(this.ctx))
+    this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows)))
+  }
+}

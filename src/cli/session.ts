@@ -1,0 +1,30 @@
+import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
+import {PmsClient} from '../client/index.js'
+import type {RunContext} from './base-command.js'
+
+/**
+ * The client of the run's profile: app_url from PMS_APP_URL or the profile, the token from
+ * PMS_ACCESS_TOKEN or the stored login (refreshed as the contract demands), pacing keyed by the
+ * App Connection so that every call of one run shares one budget.
+ */
+export async function createClient(ctx: RunContext): Promise<PmsClient> {
+  const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
+  const appUrl = resolveAppUrl(authOptions)
+  const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
+  const userAgent = `pms/${ctx.version}`
+  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace})
+  return new PmsClient({
+    appUrl,
+    tokens,
+    userAgent,
+    clock: ctx.clock,
+    trace,
+    connectionKey: `${appUrl}#${ctx.profile ?? 'default'}`,
+  })
+}
+
+/** After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a login at once. */
+export async function forgetRevokedLogin(ctx: RunContext): Promise<void> {
+  const {forgetRevokedConnection} = await import('../auth/index.js')
+  await forgetRevokedConnection({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io})
+}
