@@ -1,0 +1,35 @@
+import {ExitCode} from '../../src/client/errors.js'
+import {authStatus} from '../../src/auth/status.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
+  static override summary = 'Show the profile, service, token expiry, credential store and connection state'
+  static override description = 'Makes one cheap call (GET /properties?limit=1) to tell the state of the App Connection. Exits 3 when a login is needed.'
+
+  async run(): Promise<void> {
+    const status = await authStatus({
+      env: this.ctx.env,
+      configDir: this.ctx.configDir,
+      profile: this.ctx.profile,
+      io: this.ctx.io,
+      clock: this.ctx.clock,
+      userAgent: `pms/${this.ctx.version}`,
+    })
+    this.emit(status, (s) =>
+      [
+        `Profile:      ${s.profile}`,
+        `Service:      ${s.app_url ?? '(none)'}`,
+        `Client id:    ${s.client_id ?? '(none)'}`,
+        `Token from:   ${s.token_source === 'PMS_ACCESS_TOKEN' ? 'PMS_ACCESS_TOKEN (store not used)' : s.token_source === 'store' ? 'credential store' : '(nothing)'}`,
+        `Store:        ${s.store ?? '(none)'}`,
+        `Token expiry: ${s.access_token_expires_at ?? '(unknown)'}`,
+        `Connection:   ${s.connection.replaceAll('_', ' ')}${s.detail ? ` (${s.detail})` : ''}`,
+      ].join('\n'),
+    )
+    if (needsLogin(status.connection)) this.exit(ExitCode.loginNeeded)
+  }
+}
+
+function needsLogin(connection: string): boolean {
+  return connection === 'login_needed' || connection === 'revoked'
+}

@@ -1,0 +1,20 @@
+import {currentAccessToken} from '../../src/auth/status.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class AuthToken extends BaseCommand<typeof AuthToken> {
+  static override summary = 'Print a valid access token (refreshed first when it expires within a minute)'
+  static override description =
+    'The only command that prints a secret: for scripts that call the API themselves, e.g. curl -H "Authorization: Bearer $(pms auth token)". Safe to run from many processes at once: one refreshes, the others wait and reuse its token.'
+
+  async run(): Promise<void> {
+    const token = await currentAccessToken({
+      env: this.ctx.env,
+      configDir: this.ctx.configDir,
+      profile: this.ctx.profile,
+      io: this.ctx.io,
+      clock: this.ctx.clock,
+      userAgent: `pms/${this.ctx.version}`,
+    })
+    this.emit({access_token: token}, (r) => r.access_token)
+  }
+}

@@ -1,0 +1,60 @@
+import {UsageError} from '../client/errors.js'
+import {withCredentialLock} from './lock.js'
+import {revokeToken} from './oauth-client.js'
+import {loadProfile, resolveAppUrl, type AuthIo} from './profile.js'
+import {selectStore} from './store-select.js'
+import {clearTokens} from './stored-token-provider.js'
+
+export interface LogoutOptions {
+  env: NodeJS.ProcessEnv
+  configDir: string
+  profile?: string
+  io: Pick<AuthIo, 'err'>
+  /** Revoke the refresh token at the service first (ends the App Connection). */
+  revoke: boolean
+  userAgent: string
+}
+
+export interface LogoutResult {
+  profile: string
+  /** Whether tokens were stored and are now forgotten. */
+  forgotten: boolean
+  revoked: boolean
+}
+
+/**
+ * Forgets the profile's tokens (the App's client secret stays, so a new login needs no flags).
+ * With `revoke`, the refresh token is revoked first (RFC 7009); a failed revocation keeps the
+ * tokens so that it can be tried again.
+ */
+export async function logout(options: LogoutOptions): Promise<LogoutResult> {
+  const profile = loadProfile(options)
+  if (!profile.settings.credential_store) return {profile: profile.name, forgotten: false, revoked: false}
+  const {store} = await selectStore({
+    configDir: options.configDir,
+    profile: profile.name,
+    recorded: profile.settings.credential_store,
+    requireKeychain: profile.requireKeychain,
+    warn: (line) => options.io.err(line),
+  })
+  return withCredentialLock(options.configDir, profile.name, async () => {
+    const stored = await store.read()
+    const hadTokens = Boolean(stored?.access_token || stored?.refresh_token)
+    let revoked = false
+    if (options.revoke && stored?.refresh_token) {
+      const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
+      const clientSecret = options.env.PMS_CLIENT_SECRET || stored.client_secret
+      if (!clientId || !clientSecret) {
+        throw new UsageError('Cannot revoke: the client id or secret of the App is unknown', {
+          code: 'client_credentials_missing',
+          suggestion: 'set PMS_CLIENT_ID and PMS_CLIENT_SECRET, or run pms logout without --revoke',
+        })
+      }
+      const appUrl = resolveAppUrl(options)
+      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent}, stored.refresh_token, 'refresh_token')
+      revoked = true
+    }
+    if (hadTokens) await clearTokens(store, stored)
+    return {profile: profile.name, forgotten: hadTokens, revoked}
+  })
+}

@@ -1,0 +1,116 @@
+import {PmsError} from '../client/errors.js'
+import {probeGet, type ProbeAnswer} from './api-probe.js'
+import {openProfileSession, type TokenProviderOptions} from './index.js'
+import {LoginRequiredError} from './errors.js'
+import {loadProfile, resolveAppUrl} from './profile.js'
+import {clearTokens} from './stored-token-provider.js'
+
+export type ConnectionState =
+  | 'active'
+  | 'active_without_properties_read'
+  | 'revoked'
+  | 'login_needed'
+  | 'suspended'
+  | 'subscription_blocked'
+  | 'unreachable'
+  | 'unknown'
+
+export interface AuthStatus {
+  profile: string
+  app_url: string | null
+  client_id: string | null
+  /** Where the token comes from: PMS_ACCESS_TOKEN (store ignored) or the profile's store. */
+  token_source: 'PMS_ACCESS_TOKEN' | 'store' | 'none'
+  store: string | null
+  access_token_expires_at: string | null
+  connection: ConnectionState
+  detail?: string
+}
+
+/** What a cheap authenticated read says about the App Connection. */
+export function connectionStateOf(answer: ProbeAnswer): ConnectionState {
+  if (answer.status === 200) return 'active'
+  switch (answer.code) {
+    case 'forbidden_permission':
+      return 'active_without_properties_read'
+    case 'connection_revoked':
+      return 'revoked'
+    case 'unauthorized':
+      return 'login_needed'
+    case 'app_suspended':
+      return 'suspended'
+    case 'subscription_blocked':
+      return 'subscription_blocked'
+    default:
+      return 'unknown'
+  }
+}
+
+export async function authStatus(options: TokenProviderOptions): Promise<AuthStatus> {
+  const profile = loadProfile(options)
+  const envToken = options.env.PMS_ACCESS_TOKEN
+  const base: AuthStatus = {
+    profile: profile.name,
+    app_url: safeAppUrl(options),
+    client_id: options.env.PMS_CLIENT_ID || profile.settings.client_id || null,
+    token_source: envToken ? 'PMS_ACCESS_TOKEN' : 'none',
+    store: null,
+    access_token_expires_at: null,
+    connection: 'login_needed',
+  }
+  if (!base.app_url) return {...base, connection: 'unknown', detail: 'no app_url: run pms login or pms config set app_url ...'}
+  if (envToken) return {...base, ...(await check(base.app_url, envToken, options.userAgent))}
+  if (!profile.settings.credential_store) return {...base, detail: 'not logged in'}
+  let session
+  try {
+    session = await openProfileSession({...options, appUrl: base.app_url})
+  } catch (error) {
+    if (error instanceof LoginRequiredError) return {...base, detail: error.message}
+    throw error
+  }
+  const withStore = {...base, token_source: 'store' as const, store: session.store.description}
+  let token: string
+  try {
+    token = await session.provider.getToken()
+  } catch (error) {
+    if (error instanceof LoginRequiredError) return {...withStore, detail: error.message}
+    if (error instanceof PmsError && error.exitCode === 75) return {...withStore, connection: 'unreachable', detail: error.message}
+    throw error
+  }
+  let checked = await check(base.app_url, token, options.userAgent)
+  if (checked.connection === 'login_needed') {
+    const fresh = await session.provider.refresh(token).catch(() => undefined)
+    if (fresh) {
+      token = fresh
+      checked = await check(base.app_url, token, options.userAgent)
+    }
+  }
+  if (checked.connection === 'revoked') await clearTokens(session.store)
+  const expires = session.provider.expiresAt
+  return {...withStore, ...checked, access_token_expires_at: expires ? new Date(expires).toISOString() : null}
+}
+
+async function check(appUrl: string, token: string, userAgent?: string): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
+  try {
+    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent})
+    const connection = connectionStateOf(answer)
+    return connection === 'unknown' ? {connection, detail: `GET /properties answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}`} : {connection}
+  } catch (error) {
+    return {connection: 'unreachable', detail: (error as Error).message}
+  }
+}
+
+function safeAppUrl(options: TokenProviderOptions): string | null {
+  try {
+    return resolveAppUrl(options)
+  } catch {
+    return null
+  }
+}
+
+/** A valid access token for `pms auth token`, refreshed first when it expires within a minute. */
+export async function currentAccessToken(options: TokenProviderOptions): Promise<string> {
+  if (options.env.PMS_ACCESS_TOKEN) return options.env.PMS_ACCESS_TOKEN
+  const session = await openProfileSession(options)
+  return session.provider.getToken()
+}
