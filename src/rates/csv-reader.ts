@@ -1,0 +1,435 @@
+/**
+ * Streams a rates CSV through csv-parse into a NightStore, checking every cell on the way and
+ * collecting every problem with its line and column. Rows are handled inside csv-parse's
+ * `on_record` and dropped at once, so memory holds the store, never the rows.
+ */
+import {parse} from 'csv-parse'
+import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
+import {formatDay, parseDay} from './days.js'
+import {type CsvProblem, ProblemList} from './errors.js'
+import {
+  type CellProblem,
+  COLUMN_ALIASES,
+  type Column,
+  columnOf,
+  FIELD_COUNT,
+  FIELDS,
+  MIN_STAY_FIELD,
+  parseBoolean,
+  parseMinStay,
+  parseRateCents,
+  RATE_FIELD,
+} from './fields.js'
+import {NightStore, type PropertyInfo} from './store.js'
+
+export interface ReadOptions {
+  properties: readonly PropertyInfo[]
+  /** Clock reading that fixes "today" in every Property's time zone. */
+  now: number
+  cap?: number
+}
+
+export interface ReadResult {
+  store: NightStore
+  problems: ProblemList
+  /** Data rows read (blank rows not counted). */
+  rows: number
+  delimiter: string
+}
+
+const DELIMITERS = [',', ';', '\t'] as const
+
+/** The delimiter used most often outside quotes on the header line; `,` when none appears. */
+export function detectDelimiter(headerLine: string): string {
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]))
+  let quoted = false
+  for (const char of headerLine) {
+    if (char === '"') quoted = !quoted
+    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1)
+  }
+  let best = ','
+  let bestCount = 0
+  for (const d of DELIMITERS) {
+    const count = counts.get(d) ?? 0
+    if (count > bestCount) {
+      best = d
+      bestCount = count
+    }
+  }
+  return best
+}
+
+function isProblem(value: number | CellProblem): value is CellProblem {
+  return typeof value !== 'number'
+}
+
+class RowChecker {
+  private headers: string[] = []
+  private column: (Column | undefined)[] = []
+  private idxPropertyId = -1
+  private idxProperty = -1
+  private idxDate = -1
+  private idxFrom = -1
+  private idxTo = -1
+  private readonly idxField = new Int32Array(FIELD_COUNT).fill(-1)
+  private usable = false
+  private readonly byName = new Map<string, number[]>()
+  private readonly byLowerName = new Map<string, number[]>()
+  private lastPropertyText: string | undefined
+  private lastPropertyIndex = -1
+  private readonly rowValues = new Float64Array(FIELD_COUNT)
+  rows = 0
+
+  constructor(
+    readonly store: NightStore,
+    readonly problems: ProblemList,
+    readonly decimalComma: boolean,
+  ) {
+    store.properties.forEach((property, index) => {
+      const exact = this.byName.get(property.name.trim()) ?? []
+      exact.push(index)
+      this.byName.set(property.name.trim(), exact)
+      const lower = this.byLowerName.get(property.name.trim().toLowerCase()) ?? []
+      lower.push(index)
+      this.byLowerName.set(property.name.trim().toLowerCase(), lower)
+    })
+  }
+
+  private problem(line: number, index: number, message: string): void {
+    const p: CsvProblem = {line, message}
+    if (index >= 0) {
+      p.column = this.headers[index] ?? ''
+      p.columnIndex = index + 1
+    }
+    this.problems.add(p)
+  }
+
+  header(record: string[]): void {
+    this.headers = record.map((cell) => cell.replace(/^\uFEFF/, '').trim())
+    const seen = new Map<Column, number>()
+    this.headers.forEach((header, index) => {
+      if (header === '') return
+      const column = columnOf(header)
+      this.column[index] = column
+      if (!column) {
+        this.problem(1, index, `unknown column "${header}"; known columns: ${Object.keys(COLUMN_ALIASES).join(', ')} (see docs/csv-format.md for aliases)`)
+        return
+      }
+      const earlier = seen.get(column)
+      if (earlier !== undefined) {
+        this.problem(1, index, `column "${header}" names ${column} again (already column ${earlier + 1}, "${this.headers[earlier]}")`)
+        this.column[index] = undefined
+        return
+      }
+      seen.set(column, index)
+    })
+    const at = (column: Column) => seen.get(column) ?? -1
+    this.idxPropertyId = at('property_id')
+    this.idxProperty = at('property')
+    this.idxDate = at('date')
+    this.idxFrom = at('from')
+    this.idxTo = at('to')
+    FIELDS.forEach((field, f) => (this.idxField[f] = at(field)))
+    let missing = false
+    const missingColumn = (message: string) => {
+      missing = true
+      this.problems.add({line: 1, column: '(missing)', columnIndex: this.headers.length + 1, message})
+    }
+    if (this.idxPropertyId < 0 && this.idxProperty < 0) missingColumn('missing column property_id (or property, a Property name)')
+    if (this.idxDate < 0 && (this.idxFrom < 0 || this.idxTo < 0)) {
+      if (this.idxFrom >= 0) missingColumn('column from needs a column to (last night, inclusive)')
+      else if (this.idxTo >= 0) missingColumn('column to needs a column from (first night, inclusive)')
+      else missingColumn('missing column date (or from and to)')
+    }
+    if (this.idxField.every((index) => index < 0)) missingColumn(`no value column: give at least one of ${FIELDS.join(', ')}`)
+    this.usable = !missing
+  }
+
+  get canReadRows(): boolean {
+    return this.usable
+  }
+
+  private cell(record: string[], index: number): string {
+    if (index < 0) return ''
+    const value = record[index]
+    if (value === undefined || value === '') return ''
+    const first = value.charCodeAt(0)
+    const last = value.charCodeAt(value.length - 1)
+    return first === 32 || first === 9 || last === 32 || last === 9 ? value.trim() : value
+  }
+
+  private resolveProperty(record: string[], line: number): number {
+    const idText = this.cell(record, this.idxPropertyId)
+    if (idText !== '') {
+      if (idText === this.lastPropertyText) return this.lastPropertyIndex
+      const index = this.store.indexById.get(idText) ?? this.store.indexById.get(idText.toLowerCase())
+      if (index === undefined) {
+        this.problem(line, this.idxPropertyId, `property_id ${idText} is not a Property of this App Connection (not listed by GET /properties)`)
+        return -1
+      }
+      this.lastPropertyText = idText
+      this.lastPropertyIndex = index
+      return index
+    }
+    const name = this.cell(record, this.idxProperty)
+    if (name === '') {
+      const index = this.idxPropertyId >= 0 ? this.idxPropertyId : this.idxProperty
+      this.problem(line, index, this.idxPropertyId >= 0 && this.idxProperty >= 0 ? 'neither property_id nor property is given' : 'no Property given')
+      return -1
+    }
+    const matches = this.byName.get(name) ?? this.byLowerName.get(name.toLowerCase()) ?? []
+    if (matches.length === 1) return matches[0]!
+    if (matches.length === 0) {
+      this.problem(line, this.idxProperty, `no Property of this App Connection is named "${name}"`)
+    } else {
+      const ids = matches.map((m) => this.store.properties[m]!.id).join(', ')
+      this.problem(line, this.idxProperty, `"${name}" names ${matches.length} Properties (${ids}); use property_id`)
+    }
+    return -1
+  }
+
+  private day(record: string[], index: number, line: number, name: string): number {
+    const text = this.cell(record, index)
+    if (text === '') {
+      this.problem(line, index, `${name} is empty`)
+      return Number.NaN
+    }
+    const day = parseDay(text)
+    if (day === 'format') {
+      this.problem(line, index, `${name} "${text}" is not a date in the form YYYY-MM-DD`)
+      return Number.NaN
+    }
+    if (day === 'calendar') {
+      this.problem(line, index, `${name} ${text} is not a calendar date`)
+      return Number.NaN
+    }
+    return day
+  }
+
+  row(record: string[], line: number): void {
+    // Spreadsheets write rows of empty cells below the data; they carry nothing.
+    let blank = true
+    for (let i = 0; i < record.length; i++) {
+      if (record[i] !== '' && record[i]!.trim() !== '') {
+        blank = false
+        break
+      }
+    }
+    if (blank) return
+    this.rows++
+    let ok = true
+    for (let i = this.headers.length; i < record.length; i++) {
+      if (record[i]!.trim() !== '') {
+        this.problems.add({line, message: `${record.length} cells but the header names ${this.headers.length} columns`})
+        ok = false
+        break
+      }
+    }
+    for (let i = 0; i < this.headers.length && i < record.length; i++) {
+      if (this.headers[i] === '' && record[i]!.trim() !== '') {
+        this.problem(line, i, `value "${record[i]!.trim()}" in a column without a header`)
+        ok = false
+      }
+    }
+
+    const property = this.resolveProperty(record, line)
+    if (property < 0) ok = false
+
+    let from = Number.NaN
+    let to = Number.NaN
+    let fromIndex = -1
+    let toIndex = -1
+    const dateText = this.cell(record, this.idxDate)
+    const fromText = this.cell(record, this.idxFrom)
+    const toText = this.cell(record, this.idxTo)
+    if (dateText !== '' && (fromText !== '' || toText !== '')) {
+      this.problem(line, this.idxDate, 'give either date or from and to, not both')
+      ok = false
+    } else if (dateText !== '') {
+      fromIndex = toIndex = this.idxDate
+      from = to = this.day(record, this.idxDate, line, 'date')
+    } else if (fromText !== '' || toText !== '') {
+      fromIndex = this.idxFrom
+      toIndex = this.idxTo
+      from = this.day(record, this.idxFrom, line, 'from')
+      to = this.day(record, this.idxTo, line, 'to')
+      if (from > to) {
+        this.problem(line, this.idxTo, `to ${formatDay(to)} is before from ${formatDay(from)}`)
+        ok = false
+      }
+    } else {
+      this.problem(line, this.idxDate >= 0 ? this.idxDate : this.idxFrom, 'no night given: fill date, or from and to')
+      ok = false
+    }
+    if (from !== from || to !== to) ok = false
+
+    if (property >= 0 && from === from && to === to && from <= to) {
+      const start = this.store.windowStart[property]!
+      const end = start + WRITABLE_WINDOW_DAYS
+      const timezone = this.store.properties[property]!.timezone
+      if (from < start) {
+        this.problem(line, fromIndex, `night ${formatDay(from)} is before today (${formatDay(start)} in ${timezone}); writable nights run ${formatDay(start)} to ${formatDay(end)}`)
+        ok = false
+      }
+      if (to > end) {
+        this.problem(line, toIndex, `night ${formatDay(to)} is after the last writable night ${formatDay(end)} (today + ${WRITABLE_WINDOW_DAYS} in ${timezone})`)
+        ok = false
+      }
+    }
+
+    const values = this.rowValues
+    let present = 0
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      values[f] = Number.NaN
+      const index = this.idxField[f]!
+      const text = this.cell(record, index)
+      if (text === '') continue
+      const parsed =
+        f === RATE_FIELD ? parseRateCents(text, this.decimalComma) : f === MIN_STAY_FIELD ? parseMinStay(text) : parseBoolean(text, FIELDS[f]!)
+      if (isProblem(parsed)) {
+        this.problem(line, index, parsed.problem)
+        ok = false
+        continue
+      }
+      values[f] = parsed
+      present++
+    }
+    if (present === 0 && ok) {
+      const first = this.idxField.find((index) => index >= 0) ?? -1
+      this.problem(line, first, `the row gives no value: fill at least one of ${FIELDS.filter((_, f) => this.idxField[f]! >= 0).join(', ')}`)
+      ok = false
+    }
+    if (ok) this.store_(property, from, to, line)
+  }
+
+  private store_(property: number, from: number, to: number, line: number): void {
+    const nights = this.store.nightsOf(property)
+    const start = this.store.windowStart[property]!
+    const stored = nights.values
+    const lines = nights.lines
+    const values = this.rowValues
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const value = values[f]!
+      if (value !== value) continue
+      let conflicts = 0
+      let firstNight = 0
+      let firstLine = 0
+      let firstValue = 0
+      for (let day = from; day <= to; day++) {
+        const slot = (day - start) * FIELD_COUNT + f
+        const current = stored[slot]!
+        if (current !== current) {
+          stored[slot] = value
+          lines[slot] = line
+        } else if (current !== value) {
+          if (conflicts === 0) {
+            firstNight = day
+            firstLine = lines[slot]!
+            firstValue = current
+          }
+          conflicts++
+        }
+      }
+      if (conflicts > 0) {
+        const field = FIELDS[f]!
+        const show = (v: number) => (f === RATE_FIELD ? (v / 100).toFixed(2) : f === MIN_STAY_FIELD ? String(v) : String(v === 1))
+        const more = conflicts > 1 ? ` (and ${conflicts - 1} more nights)` : ''
+        this.problem(
+          line,
+          this.idxField[f]!,
+          `${field} ${show(value)} for ${this.store.properties[property]!.id} on ${formatDay(firstNight)} differs from ${show(firstValue)} given on line ${firstLine}${more}`,
+        )
+      }
+    }
+  }
+}
+
+/** Reads a whole rates CSV. Problems are collected, not thrown: the caller decides (see loadRatesCsv). */
+export async function readRatesCsv(input: AsyncIterable<Buffer | string>, options: ReadOptions): Promise<ReadResult> {
+  const store = new NightStore(options.properties, options.now)
+  const problems = new ProblemList(options.cap)
+  const iterator = input[Symbol.asyncIterator]()
+
+  // The delimiter is read from the header line, so hold back the first chunks until it is complete.
+  const head: Buffer[] = []
+  let headText = ''
+  let done = false
+  while (!headText.includes('\n')) {
+    const next = await iterator.next()
+    if (next.done) {
+      done = true
+      break
+    }
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
+    head.push(chunk)
+    headText += chunk.toString('utf8')
+    if (headText.length > 1_000_000) break
+  }
+  const delimiter = detectDelimiter(headText.split('\n', 1)[0] ?? '')
+
+  if (headText.replace(/^\uFEFF/, '').trim() === '' && done) {
+    problems.add({line: 1, message: 'the file is empty: expected a header line such as property_id,date,rate'})
+    return {store, problems, rows: 0, delimiter}
+  }
+
+  const checker = new RowChecker(store, problems, delimiter !== ',')
+  let headerSeen = false
+  let stop = false
+  let lastEnd = 0
+  let lastEmpty = 0
+  const parser = parse({
+    delimiter,
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    on_skip: (error) => {
+      if (!error) return
+      const line = (error as {lines?: number}).lines ?? lastEnd + 1
+      problems.add({line, message: `not readable as CSV: ${error.message.replace(/ at line \d+.*$/, '')}`})
+      lastEnd = line
+      return undefined
+    },
+  })
+  // Records are taken from 'data' events rather than csv-parse's on_record, whose per-record info
+  // snapshot doubled the parse time; in flowing mode 'data' fires while the record is being parsed,
+  // so parser.info still describes it.
+  parser.on('data', (record: string[]) => {
+    const info = parser.info
+    // csv-parse counts the line where a record ends; a quoted cell may span lines, so the record
+    // starts after the previous one and any blank lines skipped in between.
+    const line = lastEnd + 1 + (info.empty_lines - lastEmpty)
+    lastEnd = info.lines
+    lastEmpty = info.empty_lines
+    if (stop) return
+    if (!headerSeen) {
+      headerSeen = true
+      checker.header(record)
+      if (!checker.canReadRows) stop = true
+    } else {
+      checker.row(record, line)
+    }
+  })
+  const finished = new Promise<void>((resolve, reject) => {
+    parser.on('end', resolve)
+    parser.on('error', reject)
+  })
+  const write = async (chunk: Buffer) => {
+    if (!parser.write(chunk)) await new Promise((resolve) => parser.once('drain', resolve))
+  }
+  for (const chunk of head) await write(chunk)
+  if (!done) {
+    for (;;) {
+      if (stop) break
+      const next = await iterator.next()
+      if (next.done) break
+      await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
+    }
+    if (stop) await iterator.return?.()
+  }
+  parser.end()
+  await finished
+  if (!headerSeen) problems.add({line: 1, message: 'the file has no header line'})
+  else if (checker.rows === 0 && problems.empty) problems.add({line: 2, message: 'the file has a header but no rows'})
+  return {store, problems, rows: checker.rows, delimiter}
+}

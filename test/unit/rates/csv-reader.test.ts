@@ -1,0 +1,104 @@
+import {describe, expect, it} from 'vitest'
+import {detectDelimiter} from '../../../src/rates/csv-reader.js'
+import {dayFromCivil} from '../../../src/rates/days.js'
+import {A, B, C, messages, readText} from './helpers.js'
+
+const day = (text: string) => dayFromCivil(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)))
+
+function valueAt(result: Awaited<ReturnType<typeof readText>>, property: number, date: string, field: number): number {
+  const nights = result.store.nights[property]!
+  return nights.values[(day(date) - result.store.windowStart[property]!) * 5 + field]!
+}
+
+describe('reading a rates CSV', () => {
+  it('reads UTF-8 with a BOM, CRLF line ends and quoted cells', async () => {
+    const text = `\uFEFFproperty_id,date,rate,min_stay\r\n"${A}",2026-12-01,"120.5",2\r\n${A},2026-12-02,121,\r\n`
+    const result = await readText(text)
+    expect(messages(result)).toEqual([])
+    expect(result.rows).toBe(2)
+    expect(valueAt(result, 0, '2026-12-01', 0)).toBe(12050)
+    expect(valueAt(result, 0, '2026-12-01', 1)).toBe(2)
+    expect(valueAt(result, 0, '2026-12-02', 0)).toBe(12100)
+    expect(valueAt(result, 0, '2026-12-02', 1)).toBeNaN()
+  })
+
+  it.each([
+    [',', 'property_id,date,rate'],
+    [';', 'property_id;date;rate'],
+    ['\t', 'property_id\tdate\trate'],
+    [';', '"a,b";c;d'],
+  ])('detects the delimiter %j from the header line', (delimiter, header) => {
+    expect(detectDelimiter(header)).toBe(delimiter)
+  })
+
+  it('reads semicolon files with decimal commas, as spreadsheets in many locales write them', async () => {
+    const result = await readText(`Property ID;Night;Price;CTA\n${A};2026-12-01;120,50;Yes\n`)
+    expect(messages(result)).toEqual([])
+    expect(valueAt(result, 0, '2026-12-01', 0)).toBe(12050)
+    expect(valueAt(result, 0, '2026-12-01', 2)).toBe(1)
+  })
+
+  it('reads tab-separated files with header aliases in any case', async () => {
+    const result = await readText(`LISTING_ID\tStart\tEnd\tMinimum Stay\tCTD\tOpen\n${A}\t2026-12-01\t2026-12-03\t3\tno\tTRUE\n`)
+    expect(messages(result)).toEqual([])
+    for (const d of ['2026-12-01', '2026-12-02', '2026-12-03']) {
+      expect(valueAt(result, 0, d, 1)).toBe(3)
+      expect(valueAt(result, 0, d, 3)).toBe(0)
+      expect(valueAt(result, 0, d, 4)).toBe(1)
+    }
+    expect(result.store.nights[0]!.values[(day('2026-12-04') - result.store.windowStart[0]!) * 5 + 1]).toBeNaN()
+  })
+
+  it('resolves a Property by its unique name and refuses an ambiguous one', async () => {
+    const result = await readText(`property,date,rate\nSea View,2026-12-01,100\nLoft,2026-12-01,100\n`)
+    expect(valueAt(result, 0, '2026-12-01', 0)).toBe(10000)
+    expect(messages(result)).toEqual([
+      `3|property|1|"Loft" names 2 Properties (${B}, ${C}); use property_id`,
+    ])
+  })
+
+  it('treats an empty cell as untouched and skips rows of empty cells', async () => {
+    const result = await readText(`property_id,date,rate,min_stay\n${A},2026-12-01,,4\n,,,\n`)
+    expect(messages(result)).toEqual([])
+    expect(result.rows).toBe(1)
+    expect(valueAt(result, 0, '2026-12-01', 0)).toBeNaN()
+  })
+
+  it('places errors on the file line even after multi-line quoted cells and blank lines', async () => {
+    const text = `property_id,date,rate,note\n${A},2026-12-01,100,\n\n${A},"2026-12-02",abc,\n`.replace(',note', '')
+    const result = await readText(text.replace('abc,', 'abc'))
+    expect(messages(result)).toEqual(['4|rate|3|rate "abc" is not a number (write it like 120.50)'])
+    const quoted = await readText(`property,date,rate\n"Sea\nView",2026-12-01,100\nSea View,2026-12-02,x\n`)
+    expect(messages(quoted)).toEqual(['2|property|1|no Property of this App Connection is named "Sea\nView"', '4|rate|3|rate "x" is not a number (write it like 120.50)'])
+  })
+
+  it('gives the same result whatever the chunk size of the stream', async () => {
+    const text = `property_id;date;rate\r\n${A};2026-12-01;100\r\n${A};2026-12-02;x\r\n`
+    const whole = messages(await readText(text))
+    for (const size of [1, 2, 7, 30]) expect(messages(await readText(text, {chunk: size}))).toEqual(whole)
+    expect(whole).toEqual(['3|rate|3|rate "x" is not a number (write it like 120.50)'])
+  })
+
+  it('reads the writable window in each Property time zone', async () => {
+    // At noon UTC on 2026-11-22 it is already 2026-11-23 in Kiritimati and still 2026-11-22 in New York.
+    const result = await readText(`property_id,date,rate\n${B},2026-11-22,100\n${C},2026-11-22,100\n${B},2028-11-22,100\n${C},2028-11-23,100\n`)
+    expect(messages(result)).toEqual([
+      `2|date|2|night 2026-11-22 is before today (2026-11-23 in Pacific/Kiritimati); writable nights run 2026-11-23 to 2028-11-22`,
+      `5|date|2|night 2028-11-23 is after the last writable night 2028-11-21 (today + 730 in America/New_York)`,
+    ])
+  })
+
+  it('accepts the same value given twice for a night and refuses two different values, naming both lines', async () => {
+    const result = await readText(
+      `property_id,from,to,rate,min_stay\n${A},2026-12-01,2026-12-05,100,2\n${A},2026-12-03,2026-12-03,100,\n${A},2026-12-04,2026-12-06,110,2\n`,
+    )
+    expect(messages(result)).toEqual([`4|rate|4|rate 110.00 for ${A} on 2026-12-04 differs from 100.00 given on line 2 (and 1 more nights)`])
+  })
+
+  it('keeps the first 50 problems and counts the rest', async () => {
+    const rows = Array.from({length: 80}, () => `${A},2026-12-01,bad`).join('\n')
+    const result = await readText(`property_id,date,rate\n${rows}\n`)
+    expect(result.problems.total).toBe(80)
+    expect(result.problems.kept).toHaveLength(50)
+  })
+})

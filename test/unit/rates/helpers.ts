@@ -1,0 +1,28 @@
+import {readRatesCsv} from '../../../src/rates/csv-reader.js'
+import type {PropertyInfo} from '../../../src/rates/store.js'
+
+/** Noon UTC on 2026-11-22: "today" is 2026-11-22 in Europe and 2026-11-23 in Pacific/Kiritimati. */
+export const NOW = Date.UTC(2026, 10, 22, 12)
+
+export const A = '10000000-0000-4000-8000-000000000001'
+export const B = '10000000-0000-4000-8000-000000000002'
+export const C = '10000000-0000-4000-8000-000000000003'
+
+export const PROPERTIES: PropertyInfo[] = [
+  {id: A, name: 'Sea View', timezone: 'Europe/Paris'},
+  {id: B, name: 'Loft', timezone: 'Pacific/Kiritimati'},
+  {id: C, name: 'Loft', timezone: 'America/New_York'},
+]
+
+async function* chunks(text: string | Buffer, size: number) {
+  const buffer = typeof text === 'string' ? Buffer.from(text) : text
+  for (let i = 0; i < buffer.length; i += size) yield buffer.subarray(i, i + size)
+}
+
+export function readText(text: string | Buffer, options: {chunk?: number; properties?: PropertyInfo[]; cap?: number} = {}) {
+  return readRatesCsv(chunks(text, options.chunk ?? 64 * 1024), {properties: options.properties ?? PROPERTIES, now: NOW, cap: options.cap})
+}
+
+export function messages(result: Awaited<ReturnType<typeof readText>>): string[] {
+  return result.problems.kept.map((p) => `${p.line}|${p.column ?? ''}|${p.columnIndex ?? ''}|${p.message}`)
+}
