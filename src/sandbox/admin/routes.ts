@@ -1,0 +1,216 @@
+/**
+ * The admin API outside /api/v1, for tests and demos (docs/sandbox.md): consent without a browser,
+ * the request log, faults, operator and owner actions, host actions and the sandbox clock.
+ */
+import {randomBytes} from 'node:crypto'
+import {PERMISSIONS, type Permission} from '../../contract/limits.js'
+import type {SandboxFeatureHooks} from '../feature.js'
+import {FAIL_STATUSES} from '../faults.js'
+import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
+import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
+import {changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
+import {sortProperties, type AccountRecord} from '../state.js'
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {}
+  if (typeof body !== 'object' || Array.isArray(body)) throw validationFailed([{path: 'body', message: 'must be a JSON object'}])
+  return body as Record<string, unknown>
+}
+
+function permissionList(value: unknown, path: string): Permission[] {
+  if (!Array.isArray(value) || value.some((item) => !(PERMISSIONS as readonly unknown[]).includes(item))) {
+    throw validationFailed([{path, message: `must be an array of: ${PERMISSIONS.join(', ')}`}])
+  }
+  return [...new Set(value as Permission[])]
+}
+
+export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHooks[]): void {
+  const {app, ctx} = api
+  const {world} = ctx
+
+  const account = (value: unknown, path = 'account_id'): AccountRecord => {
+    if (value === undefined) return world.accounts[0] as AccountRecord
+    const found = typeof value === 'string' ? findAccount(world, value) : undefined
+    if (!found) throw new ApiFailure(404, 'not_found', `No account ${String(value)}.`, {path})
+    return found
+  }
+
+  const connectionsView = () =>
+    world.connections.map((connection) => ({
+      id: connection.id,
+      account_id: connection.account_id,
+      state: connectionState(world, connection),
+      subscription_blocked: findAccount(world, connection.account_id)?.subscription_blocked ?? false,
+      permissions: [...effectivePermissions(world, connection)],
+      property_access: connection.property_access,
+    }))
+
+  app.get('/_sandbox', async () => ({
+    app: {
+      name: world.app.name,
+      publisher: world.app.publisher,
+      client_id: world.app.client_id,
+      redirect_uris: world.app.redirect_uris,
+      permissions: world.app.permissions.map((entry) => entry.permission),
+      suspended: world.app.suspended,
+    },
+    accounts: world.accounts.map((entry) => ({
+      ...entry,
+      property_count: world.properties.filter((property) => property.account_id === entry.id).length,
+    })),
+    connections: connectionsView(),
+    clock: {now: new Date(ctx.clock.now()).toISOString(), speed: ctx.clock.speed},
+    rate_limits: api.limiter.enabled,
+  }))
+
+  app.get('/_sandbox/connections', async () => ({data: connectionsView()}))
+
+  app.get('/_sandbox/accounts/:id/properties', async (request) => {
+    const owner = account((request.params as {id: string}).id)
+    return {data: world.properties.filter((property) => property.account_id === owner.id).map(({account_id: _, ...rest}) => rest)}
+  })
+
+  app.post('/_sandbox/connect', async (request) => {
+    const body = objectBody(request.body)
+    const owner = account(body.account_id)
+    const permissions = body.permissions === undefined ? null : permissionList(body.permissions, 'permissions')
+    let access: 'all' | string[] = 'all'
+    if (body.property_ids !== undefined) {
+      const ids = body.property_ids
+      const own = new Set(world.properties.filter((property) => property.account_id === owner.id).map((property) => property.id))
+      if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || !own.has(id))) {
+        throw validationFailed([{path: 'property_ids', message: 'must be a non-empty array of Property ids of the account'}])
+      }
+      access = [...new Set(ids as string[])]
+    }
+    const connection = consent(ctx, {accountId: owner.id, permissions, propertyAccess: access})
+    const verifier = randomBytes(32).toString('base64url')
+    const redirectUri = world.app.redirect_uris[0] as string
+    const code = issueCode(ctx, connection, {clientId: world.app.client_id, redirectUri, codeChallenge: s256(verifier)})
+    return exchangeCode(ctx, {clientId: world.app.client_id, code, redirectUri, codeVerifier: verifier})
+  })
+
+  app.get('/_sandbox/requests', async () => ({
+    data: api.requestLog.list().map((entry) => ({...entry, at: new Date(entry.at).toISOString()})),
+  }))
+  app.delete('/_sandbox/requests', async (_request, reply) => {
+    api.requestLog.clear()
+    return reply.code(204).send()
+  })
+
+  app.get('/_sandbox/events', async () => ({
+    data: ctx.events.log.map((event) => ({...event, created_at: new Date(event.created_at).toISOString()})),
+  }))
+
+  app.post('/_sandbox/faults', async (request) => {
+    const body = objectBody(request.body)
+    const probability = (name: string) => {
+      const value = body[name]
+      if (value === undefined) return 0
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw validationFailed([{path: name, message: 'must be a number from 0 to 1'}])
+      return value
+    }
+    const failStatus = body.fail_status ?? 500
+    if (!(FAIL_STATUSES as readonly unknown[]).includes(failStatus)) throw validationFailed([{path: 'fail_status', message: 'must be 500, 502 or 429'}])
+    const outage = body.channel_outage_seconds ?? 0
+    if (typeof outage !== 'number' || !(outage >= 0)) throw validationFailed([{path: 'channel_outage_seconds', message: 'must be a number >= 0'}])
+    // Each call replaces the whole fault set: {} clears everything.
+    Object.assign(ctx.faults, {
+      drop_response: probability('drop_response'),
+      fail: probability('fail'),
+      fail_status: failStatus,
+      channel_outage_until: outage > 0 ? ctx.clock.now() + outage * 1000 : 0,
+    })
+    return faultsView()
+  })
+  app.get('/_sandbox/faults', async () => faultsView())
+  const faultsView = () => ({
+    drop_response: ctx.faults.drop_response,
+    fail: ctx.faults.fail,
+    fail_status: ctx.faults.fail_status,
+    channel_outage_until: ctx.faults.channel_outage_until > ctx.clock.now() ? new Date(ctx.faults.channel_outage_until).toISOString() : null,
+  })
+
+  app.post('/_sandbox/operator', async (request) => {
+    const body = objectBody(request.body)
+    const action = body.action
+    changeScope(ctx, () => {
+      switch (action) {
+        case 'suspend_app':
+          world.app.suspended = true
+          break
+        case 'reactivate_app':
+          world.app.suspended = false
+          break
+        case 'disallow_account':
+          account(body.account_id).app_allowed = false
+          break
+        case 'allow_account':
+          account(body.account_id).app_allowed = true
+          break
+        case 'block_subscription':
+          account(body.account_id).subscription_blocked = true
+          break
+        case 'restore_subscription':
+          account(body.account_id).subscription_blocked = false
+          break
+        case 'set_permissions': {
+          const permissions = permissionList(body.permissions, 'permissions')
+          world.app.permissions = PERMISSIONS.filter((permission) => permissions.includes(permission)).map((permission) => ({
+            permission,
+            why: world.app.permissions.find((entry) => entry.permission === permission)?.why ?? `Needed by ${world.app.name}.`,
+          }))
+          break
+        }
+        case 'remove_property': {
+          const owner = account(body.account_id)
+          const connection = connectionOfAccount(world, owner.id)
+          if (!connection) throw new ApiFailure(404, 'not_found', 'The account has no App Connection.')
+          if (typeof body.property_id !== 'string') throw validationFailed([{path: 'property_id', message: 'is required'}])
+          removeFromAccess(world, connection, body.property_id)
+          break
+        }
+        case 'rename_property': {
+          const property = world.properties.find((candidate) => candidate.id === body.property_id)
+          if (!property) throw new ApiFailure(404, 'not_found', 'No such Property.')
+          if (typeof body.name !== 'string' || body.name.length === 0) throw validationFailed([{path: 'name', message: 'is required'}])
+          property.name = body.name
+          sortProperties(world)
+          break
+        }
+        default:
+          throw validationFailed([
+            {
+              path: 'action',
+              message:
+                'must be one of suspend_app, reactivate_app, disallow_account, allow_account, block_subscription, restore_subscription, set_permissions, remove_property, rename_property',
+            },
+          ])
+      }
+    })
+    return {connections: connectionsView(), app_suspended: world.app.suspended}
+  })
+
+  app.post('/_sandbox/owner', async (request) => {
+    const body = objectBody(request.body)
+    if (body.action !== 'revoke') throw validationFailed([{path: 'action', message: 'must be revoke'}])
+    const connection = connectionOfAccount(world, account(body.account_id).id)
+    if (!connection) throw new ApiFailure(404, 'not_found', 'The account has no App Connection.')
+    revokeConnection(ctx, connection)
+    return {connections: connectionsView()}
+  })
+
+  app.post('/_sandbox/host', async (request) => {
+    const handler = features.find((hooks) => hooks.host)
+    if (!handler?.host) throw new ApiFailure(404, 'not_found', 'No host actions are available in this sandbox.')
+    return (await handler.host(request.body)) ?? {}
+  })
+
+  app.post('/_sandbox/clock', async (request) => {
+    const body = objectBody(request.body)
+    const seconds = body.advance_seconds
+    if (typeof seconds !== 'number' || !(seconds >= 0)) throw validationFailed([{path: 'advance_seconds', message: 'must be a number >= 0'}])
+    ctx.clock.advance(seconds * 1000)
+    return {now: new Date(ctx.clock.now()).toISOString(), speed: ctx.clock.speed}
+  })
+}

@@ -1,0 +1,88 @@
+/** GET /properties and GET /properties/{id} (docs/contract-gaps.md row 7). */
+import {PROPERTIES_PAGE_SIZE} from '../../contract/limits.js'
+import {notFound, validationFailed, type ApiServer} from '../http.js'
+import {propertiesInScope, propertyInScope} from '../scope.js'
+import type {PropertyRecord} from '../state.js'
+
+/** The Property as the contract shows it (the account stays inside the sandbox). */
+export function propertyView(property: PropertyRecord) {
+  return {
+    id: property.id,
+    name: property.name,
+    currency: property.currency,
+    timezone: property.timezone,
+    pricing_modifiers: property.pricing_modifiers,
+  }
+}
+
+/**
+ * The cursor carries the last id returned. Pages are cut by id, not by position, so a walk never
+ * repeats a Property and misses none present for the whole walk, whatever is renamed, added or
+ * removed meanwhile.
+ */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(`p1:${lastId}`, 'utf8').toString('base64url')
+}
+
+export function decodeCursor(cursor: string): string | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8')
+  return text.startsWith('p1:') && text.length > 3 ? text.slice(3) : undefined
+}
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return PROPERTIES_PAGE_SIZE.default
+  const {min, max} = PROPERTIES_PAGE_SIZE
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw validationFailed([{path: 'query.limit', message: `must be an integer from ${min} to ${max}`}])
+  const limit = Number(raw)
+  if (limit > max) throw validationFailed([{path: 'query.limit', message: `must be at most ${max}`, maximum: max}])
+  if (limit < min) throw validationFailed([{path: 'query.limit', message: `must be at least ${min}`}])
+  return limit
+}
+
+export function registerPropertyRoutes(api: ApiServer): void {
+  api.route({
+    method: 'GET',
+    url: '/properties',
+    permission: 'properties.read',
+    limitClass: 'read',
+    handler({ctx, connection, query}) {
+      const limit = parseLimit(query.limit)
+      let after: string | undefined
+      if (query.cursor !== undefined) {
+        after = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined
+        if (after === undefined) throw validationFailed([{path: 'query.cursor', message: 'is not a cursor returned by this endpoint'}])
+      }
+      const scope = propertiesInScope(ctx.world, connection)
+      let start = 0
+      if (after !== undefined) {
+        const last = after
+        // Sorted by id: binary search for the first id after the cursor.
+        let high = scope.length
+        while (start < high) {
+          const middle = (start + high) >>> 1
+          if ((scope[middle] as PropertyRecord).id <= last) start = middle + 1
+          else high = middle
+        }
+      }
+      const page = scope.slice(start, start + limit)
+      const more = start + limit < scope.length
+      const lastOfPage = page[page.length - 1]
+      return {
+        status: 200,
+        body: {data: page.map(propertyView), next_cursor: more && lastOfPage ? encodeCursor(lastOfPage.id) : null},
+      }
+    },
+  })
+
+  api.route({
+    method: 'GET',
+    url: '/properties/:id',
+    permission: 'properties.read',
+    limitClass: 'read',
+    handler({ctx, connection, params}) {
+      const property = propertyInScope(ctx.world, connection, params.id ?? '')
+      if (!property) throw notFound('No such Property in the Connection Scope.')
+      return {status: 200, body: propertyView(property)}
+    },
+  })
+}

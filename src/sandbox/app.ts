@@ -1,0 +1,115 @@
+/**
+ * buildSandbox: the local service that keeps the v1 contract, built but not listening, so that
+ * route tests inject requests and the CLI listens on 127.0.0.1.
+ */
+import Fastify, {type FastifyInstance} from 'fastify'
+import {MAX_REQUEST_BODY_BYTES} from '../contract/limits.js'
+import {registerAdminRoutes} from './admin/routes.js'
+import {registerOpenApiRoute} from './api/openapi.js'
+import {registerPropertyRoutes} from './api/properties.js'
+import {createSandboxClock, type SandboxClock} from './clock.js'
+import {createContext, newId, type SandboxContext, type SandboxOptions} from './context.js'
+import {createEventBus} from './events.js'
+import type {SandboxFeatureHooks} from './feature.js'
+import {FEATURES} from './features.js'
+import {noFaults} from './faults.js'
+import {createApiServer, renderApiError, type ApiServer} from './http.js'
+import {pruneIdempotency} from './idempotency.js'
+import {errorPage} from './oauth/consent-page.js'
+import {registerOAuthRoutes, renderOAuthError} from './oauth/routes.js'
+import {deriveRandom} from './random.js'
+import {RateLimiter} from './rate-limit.js'
+import {RequestLog} from './request-log.js'
+import {seedWorld} from './seed.js'
+import {loadWorld, saveWorld, type World} from './state.js'
+
+export type {SandboxOptions} from './context.js'
+
+export interface SandboxHandle {
+  ctx: SandboxContext
+  api: ApiServer
+  clock: SandboxClock
+  /** Writes --state FILE now (also done on close). */
+  saveState(): void
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sandbox: SandboxHandle
+  }
+}
+
+export const SANDBOX_DEFAULTS = {
+  seed: 1,
+  properties: 120,
+  bookings: 200,
+  speed: 1,
+  autoApprove: false,
+  rateLimits: true,
+} as const
+
+export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstance {
+  const options: SandboxOptions = {...SANDBOX_DEFAULTS, ...input}
+  const loaded = options.statePath ? loadWorld(options.statePath) : undefined
+  const world: World = loaded ?? seedWorld({seed: options.seed, properties: options.properties})
+  // A restart never moves sandbox time backwards: tokens issued at a fast speed stay valid.
+  const start = options.now ?? Math.max(Date.now(), world.clock_now)
+  const clock = createSandboxClock({speed: options.speed, start})
+  const ctx = createContext({options, world, clock, faults: noFaults(), events: createEventBus(() => clock.now(), newId)})
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
+    exposeHeadRoutes: false,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+  })
+  app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_request, body, done) => {
+    const out: Record<string, string | string[]> = {}
+    for (const [key, value] of new URLSearchParams(body as string)) {
+      const existing = out[key]
+      out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
+    }
+    done(null, out)
+  })
+  app.setErrorHandler((error, request, reply) => {
+    if (request.url.startsWith('/api/oauth/')) return renderOAuthError(error, reply)
+    if (request.url.startsWith('/oauth/')) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('The request could not be read.'))
+    return renderApiError(error, reply)
+  })
+
+  const api = createApiServer(app, ctx, {
+    limiter: new RateLimiter(clock, options.rateLimits),
+    requestLog: new RequestLog(),
+    faultRandom: deriveRandom(world.seed, 'faults'),
+  })
+  registerOAuthRoutes(api)
+  registerOpenApiRoute(api)
+  registerPropertyRoutes(api)
+
+  const hooks: SandboxFeatureHooks[] = []
+  const savers: Array<{name: string; save: () => unknown}> = []
+  for (const feature of FEATURES) {
+    const featureHooks = feature.register(ctx, api, world.features[feature.name])
+    if (!featureHooks) continue
+    hooks.push(featureHooks)
+    const {save} = featureHooks
+    if (save) savers.push({name: feature.name, save: save.bind(featureHooks)})
+    if (featureHooks.cancelUnsent) ctx.onCancelUnsent(featureHooks.cancelUnsent.bind(featureHooks))
+  }
+  registerAdminRoutes(api, hooks)
+
+  const saveState = () => {
+    if (!options.statePath) return
+    world.clock_now = clock.now()
+    for (const saver of savers) world.features[saver.name] = saver.save()
+    pruneIdempotency(world, clock.now())
+    saveWorld(options.statePath, world)
+  }
+  app.decorate('sandbox', {ctx, api, clock, saveState})
+  app.addHook('onClose', async () => {
+    for (const featureHooks of hooks) featureHooks.close?.()
+    saveState()
+  })
+  return app
+}

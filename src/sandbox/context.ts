@@ -1,0 +1,61 @@
+/** What every part of the sandbox shares: the world, the clock, faults, events and the cancel hooks. */
+import {randomUUID} from 'node:crypto'
+import type {SandboxClock} from './clock.js'
+import type {EventBus} from './events.js'
+import type {FaultState} from './faults.js'
+import {deriveRandom, type Random} from './random.js'
+import type {World} from './state.js'
+
+export interface SandboxOptions {
+  seed: number
+  properties: number
+  bookings: number
+  speed: number
+  autoApprove: boolean
+  rateLimits: boolean
+  statePath?: string
+  /** Sandbox start instant (epoch ms); default now. */
+  now?: number
+}
+
+/** One change waiting to be sent, as the cancel hooks see it. */
+export interface UnsentChangeRef {
+  connectionId: string
+  propertyId: string
+}
+
+export type CancelPredicate = (change: UnsentChangeRef) => boolean
+
+export interface SandboxContext {
+  readonly options: SandboxOptions
+  readonly world: World
+  readonly clock: SandboxClock
+  readonly faults: FaultState
+  readonly events: EventBus
+  /** A PRNG per purpose, derived from --seed. */
+  random(label: string): Random
+  /** Cancels unsent Restriction changes matching the predicate, in every feature that holds some. */
+  cancelUnsent(predicate: CancelPredicate): void
+  /** Features register here to be told about cancellations. */
+  onCancelUnsent(listener: (predicate: CancelPredicate) => void): void
+}
+
+export function createContext(parts: {
+  options: SandboxOptions
+  world: World
+  clock: SandboxClock
+  faults: FaultState
+  events: EventBus
+}): SandboxContext {
+  const cancelListeners: Array<(predicate: CancelPredicate) => void> = []
+  return {
+    ...parts,
+    random: (label) => deriveRandom(parts.world.seed, label),
+    cancelUnsent(predicate) {
+      for (const listener of cancelListeners) listener(predicate)
+    },
+    onCancelUnsent: (listener) => void cancelListeners.push(listener),
+  }
+}
+
+export const newId = (): string => randomUUID()

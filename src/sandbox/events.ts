@@ -1,0 +1,33 @@
+/** App Events raised by the sandbox. Delivery (signing, retries) subscribes through `onEvent`. */
+import type {EventType} from '../contract/limits.js'
+
+export interface SandboxEvent {
+  id: string
+  type: EventType
+  created_at: number
+  connection_id: string
+  account_id: string
+  data: Record<string, unknown>
+}
+
+export interface EventBus {
+  emit(event: Omit<SandboxEvent, 'id' | 'created_at'>): SandboxEvent
+  onEvent(listener: (event: SandboxEvent) => void): void
+  /** Every event raised since start, oldest first. */
+  readonly log: SandboxEvent[]
+}
+
+export function createEventBus(now: () => number, newId: () => string): EventBus {
+  const listeners: Array<(event: SandboxEvent) => void> = []
+  const log: SandboxEvent[] = []
+  return {
+    log,
+    emit(partial) {
+      const event: SandboxEvent = {id: newId(), created_at: now(), ...partial}
+      log.push(event)
+      for (const listener of listeners) listener(event)
+      return event
+    },
+    onEvent: (listener) => void listeners.push(listener),
+  }
+}

@@ -1,0 +1,21 @@
+/** Faults injected through POST /_sandbox/faults, read by the request pipeline and the channel sender. */
+export interface FaultState {
+  /** Probability (0..1) that an answer is dropped: the work is done, the connection closed without a reply. */
+  drop_response: number
+  /** Probability (0..1) that a request answers `fail_status` instead of doing the work. */
+  fail: number
+  fail_status: 500 | 502 | 429
+  /** Sandbox instant until which the Sales Channels are down (0: up). */
+  channel_outage_until: number
+}
+
+export const FAIL_STATUSES = [500, 502, 429] as const
+
+export function noFaults(): FaultState {
+  return {drop_response: 0, fail: 0, fail_status: 500, channel_outage_until: 0}
+}
+
+/** True while the Sales Channels are down (for the batch sender). */
+export function channelsDown(faults: FaultState, now: number): boolean {
+  return now < faults.channel_outage_until
+}

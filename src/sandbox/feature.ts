@@ -1,0 +1,30 @@
+/**
+ * How a part of the sandbox that owns endpoints and state (Restriction calendar and batches,
+ * bookings and messages, ...) plugs in. `buildSandbox` registers every feature of features.ts.
+ */
+import type {ApiServer} from './http.js'
+import type {CancelPredicate, SandboxContext} from './context.js'
+
+export interface SandboxFeatureHooks {
+  /**
+   * Cancels unsent Restriction changes for which the predicate holds (connection revoked or
+   * suspended, `restrictions.write` withdrawn, a Property left the Property Access).
+   */
+  cancelUnsent?(predicate: CancelPredicate): void
+  /** Handles POST /_sandbox/host (set or lift a Manual Override); throws ApiFailure on bad input. */
+  host?(body: unknown): unknown | Promise<unknown>
+  /** JSON-able state to keep in --state FILE; handed back to `register` on the next start. */
+  save?(): unknown
+  /** Stops timers. */
+  close?(): void
+}
+
+export interface SandboxFeature {
+  /** Key of the feature's state in the state file. */
+  name: string
+  /**
+   * Registers routes with `api.route(...)` (the common rules are applied there) and returns hooks.
+   * `saved` is what `save()` returned before the last restart, if anything.
+   */
+  register(ctx: SandboxContext, api: ApiServer, saved: unknown): SandboxFeatureHooks | void
+}

@@ -1,0 +1,157 @@
+/**
+ * The world the sandbox serves: the registered App, the owner's accounts, Properties, App
+ * Connections and every issued credential. Plain JSON-able data, so that `--state FILE` can keep
+ * it across restarts; the rules that move it live in the modules that own them (oauth/, scope.ts).
+ */
+import {readFileSync, renameSync, writeFileSync} from 'node:fs'
+import type {Permission} from '../contract/limits.js'
+
+export interface PermissionRequest {
+  permission: Permission
+  /** Shown on the consent page, as the publisher wrote it at registration. */
+  why: string
+}
+
+export interface AppRecord {
+  name: string
+  publisher: string
+  contact_email: string
+  client_id: string
+  client_secret: string
+  webhook_secret: string
+  redirect_uris: string[]
+  permissions: PermissionRequest[]
+  /** Operator switch: every connection answers `app_suspended` while set. */
+  suspended: boolean
+}
+
+export interface AccountRecord {
+  id: string
+  name: string
+  owner_name: string
+  /** The App is private: only listed accounts may use it. A removed account's connection is suspended. */
+  app_allowed: boolean
+  subscription_blocked: boolean
+}
+
+export interface PricingModifierRecord {
+  sales_channel: string
+  name: string
+  percent: number
+}
+
+export interface PropertyRecord {
+  id: string
+  account_id: string
+  name: string
+  currency: string
+  timezone: string
+  pricing_modifiers: PricingModifierRecord[]
+}
+
+export type PropertyAccess = 'all' | string[]
+
+export interface ConnectionRecord {
+  id: string
+  account_id: string
+  /** `revoked` only; suspension is derived from the App and the account (see scope.ts). */
+  revoked: boolean
+  /** The consent whose tokens work; tokens of older consents answer `unauthorized`. */
+  consent_id: string
+  /** Permissions granted at consent; null means "whatever the App holds now". */
+  permissions: Permission[] | null
+  property_access: PropertyAccess
+  created_at: number
+  revoked_at: number | null
+}
+
+export interface AuthorizationCodeRecord {
+  hash: string
+  client_id: string
+  redirect_uri: string
+  code_challenge: string
+  connection_id: string
+  consent_id: string
+  expires_at: number
+  used: boolean
+}
+
+/** Every token issued from one authorization code, through all its refreshes. */
+export interface TokenFamilyRecord {
+  id: string
+  client_id: string
+  connection_id: string
+  consent_id: string
+  /** Hash of the one refresh token that may still be used. */
+  live_refresh_hash: string | null
+  revoked: boolean
+}
+
+export interface AccessTokenRecord {
+  family_id: string
+  expires_at: number
+  revoked: boolean
+}
+
+export interface RefreshTokenRecord {
+  family_id: string
+  /** Idle expiry: each refresh starts a new 90-day period for the new token. */
+  expires_at: number
+}
+
+export interface IdempotencyRecord {
+  fingerprint: string
+  route: string
+  created_at: number
+  /** Null while the first request is still being processed. */
+  answer: {status: number; body: unknown} | null
+}
+
+export interface World {
+  seed: number
+  app: AppRecord
+  accounts: AccountRecord[]
+  /** Sorted by id: the listing order of the contract. */
+  properties: PropertyRecord[]
+  connections: ConnectionRecord[]
+  codes: Record<string, AuthorizationCodeRecord>
+  families: Record<string, TokenFamilyRecord>
+  /** Keyed by the SHA-256 of the token: the state file never holds a usable credential. */
+  access_tokens: Record<string, AccessTokenRecord>
+  refresh_tokens: Record<string, RefreshTokenRecord>
+  /** Per connection id, per Idempotency-Key. */
+  idempotency: Record<string, Record<string, IdempotencyRecord>>
+  /** Sandbox clock at the last save, so that a restart never moves time backwards. */
+  clock_now: number
+  /** State of features (batches, calendar, ...) keyed by feature name. */
+  features: Record<string, unknown>
+}
+
+const STATE_VERSION = 1
+
+export function saveWorld(path: string, world: World): void {
+  const tmp = `${path}.tmp-${process.pid}`
+  writeFileSync(tmp, JSON.stringify({version: STATE_VERSION, world}), {mode: 0o600})
+  renameSync(tmp, path)
+}
+
+/** Returns undefined when the file does not exist yet; throws on a file that is not a sandbox state. */
+export function loadWorld(path: string): World | undefined {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  const parsed = JSON.parse(text) as {version?: number; world?: World}
+  if (parsed.version !== STATE_VERSION || !parsed.world || !Array.isArray(parsed.world.properties)) {
+    throw new Error(`${path} is not a sandbox state file of version ${STATE_VERSION}`)
+  }
+  return parsed.world
+}
+
+/** Properties sorted by id (binary search for cursors relies on it). */
+export function sortProperties(world: World): void {
+  world.properties.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
