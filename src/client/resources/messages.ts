@@ -1,5 +1,5 @@
 import {FormData, Response} from 'undici'
-import {MAX_PHOTOS_PER_MESSAGE} from '../../contract/limits.js'
+import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
 import {MessageSchema, MessagesPageSchema, type Message, type MessagesPage, type SendMessageRequest} from '../../contract/messages.js'
 import {UsageError} from '../errors.js'
 import {walkItems, walkPages} from '../pagination.js'
@@ -60,6 +60,7 @@ export class MessagesResource {
     if (photos.length > MAX_PHOTOS_PER_MESSAGE) {
       throw new UsageError(`A message carries at most ${MAX_PHOTOS_PER_MESSAGE} photos, not ${photos.length}`)
     }
+    checkPhotos(request, photos)
     const path = `/bookings/${segment(bookingId)}/messages`
     const answer =
       photos.length === 0
@@ -77,6 +78,22 @@ export class MessagesResource {
       stream: true,
     })
     return {contentType: answer.headers['content-type'] ?? null, body: answer.stream ?? emptyBody()}
+  }
+}
+
+/** What the service would refuse with validation_failed, refused here before anything is sent. */
+function checkPhotos(request: SendMessageRequest, photos: Photo[]): void {
+  if (photos.length === 0) return
+  if (request.channel !== 'platform') {
+    throw new UsageError(`Photos are sent on the platform channel only, not ${request.channel}`, {suggestion: 'send the photos with --channel platform'})
+  }
+  for (const photo of photos) {
+    if (!(PHOTO_CONTENT_TYPES as readonly string[]).includes(photo.contentType)) {
+      throw new UsageError(`${photo.fileName} is ${photo.contentType}; photos are ${PHOTO_CONTENT_TYPES.join(', ')}`)
+    }
+    if (photo.data.byteLength > PHOTO_MAX_BYTES) {
+      throw new UsageError(`${photo.fileName} is over ${PHOTO_MAX_BYTES / 1024 / 1024} MB`, {suggestion: 'send a smaller photo'})
+    }
   }
 }
 

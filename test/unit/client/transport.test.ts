@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError} from '../../../src/client/errors.js'
+import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError, UsageError} from '../../../src/client/errors.js'
 import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
 import {apiError, FakeClock, startServer, type Script, type TestServer} from './support.js'
@@ -238,6 +238,18 @@ describe('request bodies', () => {
     expect(text.match(/name="photos"; filename="a.png"/g)).toHaveLength(2)
     expect(text).toContain('name="text"\r\n\r\nLook')
     expect(text).toContain('name="channel"\r\n\r\nplatform')
+  })
+
+  it('photos on email or sms, or of another type, are refused before sending', async () => {
+    const {server, client} = await setup(() => ok)
+    const png = {fileName: 'a.png', contentType: 'image/png', data: new Uint8Array([1])}
+    const gif = {fileName: 'a.gif', contentType: 'image/gif', data: new Uint8Array([1])}
+    await expect(client.messages.send('b1', {channel: 'sms', text: 'Hi'}, {idempotencyKey: 'k', photos: [png]})).rejects.toBeInstanceOf(UsageError)
+    await expect(client.messages.send('b1', {channel: 'platform', text: 'Hi'}, {idempotencyKey: 'k', photos: [gif]})).rejects.toBeInstanceOf(UsageError)
+    await expect(
+      client.messages.send('b1', {channel: 'platform', text: 'Hi'}, {idempotencyKey: 'k', photos: Array.from({length: 6}, () => png)}),
+    ).rejects.toBeInstanceOf(UsageError)
+    expect(server.requests).toHaveLength(0)
   })
 
   it("the platform's non-JSON 413 becomes PayloadTooLargeError", async () => {
