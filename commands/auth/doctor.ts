@@ -30,6 +30,6 @@ export default class AuthDoctor extends BaseCommand<typeof AuthDoctor> {
       }
       return lines.join('\n')
     })
-    if (!report.ok) this.exit(ExitCode.failure)
+    if (!report.ok) process.exitCode = ExitCode.failure
   }
 }

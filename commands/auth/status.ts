@@ -26,7 +26,8 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
         `Connection:   ${s.connection.replaceAll('_', ' ')}${s.detail ? ` (${s.detail})` : ''}`,
       ].join('\n'),
     )
-    if (needsLogin(status.connection)) this.exit(ExitCode.loginNeeded)
+    // Set, not thrown: the status document above is the whole output, also with --json.
+    if (needsLogin(status.connection)) process.exitCode = ExitCode.loginNeeded
   }
 }
 
