@@ -25,7 +25,15 @@ export function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv 
     keepAliveTimeout: 10_000,
   }
   const proxied = PROXY_VARIABLES.some((name) => (env[name] ?? '').trim() !== '')
-  return proxied ? new EnvHttpProxyAgent(options) : new Agent(options)
+  if (!proxied) return new Agent(options)
+  // Read from the given environment (not only process.env) so that the run's context decides.
+  const pick = (...names: string[]) => names.map((name) => env[name]).find((value) => value !== undefined && value.trim() !== '')
+  return new EnvHttpProxyAgent({
+    ...options,
+    httpProxy: pick('HTTP_PROXY', 'http_proxy'),
+    httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
+    noProxy: pick('NO_PROXY', 'no_proxy') ?? '',
+  })
 }
 
 export interface Exchange {

@@ -1,0 +1,62 @@
+import {createServer, type Server} from 'node:http'
+import {connect, type AddressInfo} from 'node:net'
+import {Agent, EnvHttpProxyAgent} from 'undici'
+import {afterEach, describe, expect, it} from 'vitest'
+import {createDispatcher, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
+import {PmsClient, staticTokenProvider} from '../../../src/client/index.js'
+import {startServer, type TestServer} from './support.js'
+
+let service: TestServer | undefined
+let proxy: Server | undefined
+afterEach(async () => {
+  await service?.close()
+  proxy?.closeAllConnections()
+  await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()))
+  service = undefined
+  proxy = undefined
+})
+
+describe('proxy support', () => {
+  it('uses EnvHttpProxyAgent only when a proxy variable is set', async () => {
+    const plain = createDispatcher(DEFAULT_TIMEOUTS, {})
+    const proxied = createDispatcher(DEFAULT_TIMEOUTS, {HTTPS_PROXY: 'http://127.0.0.1:9'})
+    expect(plain).toBeInstanceOf(Agent)
+    expect(proxied).toBeInstanceOf(EnvHttpProxyAgent)
+    await Promise.all([plain.close(), proxied.close()])
+  })
+
+  it('sends calls through HTTP_PROXY, and around it for hosts in NO_PROXY', async () => {
+    service = await startServer(() => ({status: 200, body: {ok: true}}))
+    const tunnels: string[] = []
+    proxy = createServer()
+    proxy.on('connect', (req, socket, head) => {
+      tunnels.push(req.url ?? '')
+      const [host, port] = (req.url ?? '').split(':')
+      const upstream = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        upstream.write(head)
+        upstream.pipe(socket)
+        socket.pipe(upstream)
+      })
+    })
+    await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve))
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    const serviceHost = new URL(service.url).host
+
+    const viaProxy = new PmsClient({appUrl: service.url, tokens: staticTokenProvider('t'), userAgent: 'pms/0', env: {HTTP_PROXY: proxyUrl}})
+    await viaProxy.request({method: 'GET', path: '/properties'})
+    await viaProxy.close()
+    expect(tunnels).toEqual([serviceHost])
+
+    const bypass = new PmsClient({
+      appUrl: service.url,
+      tokens: staticTokenProvider('t'),
+      userAgent: 'pms/0',
+      env: {HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1'},
+    })
+    await bypass.request({method: 'GET', path: '/properties'})
+    await bypass.close()
+    expect(tunnels).toEqual([serviceHost])
+    expect(service.requests).toHaveLength(2)
+  })
+})
