@@ -9,6 +9,17 @@ export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const
 export const DELIVERY_STATUSES = ['received', 'pending', 'sent', 'rejected'] as const
 export const ATTACHMENT_TYPES = ['image'] as const
 
+/**
+ * docs/contract-gaps.md row 6: the moves of delivery_status. `received` (inbound), `sent` and
+ * `rejected` are final; the client never infers a move, it shows what it reads.
+ */
+export const DELIVERY_STATUS_TRANSITIONS: Readonly<Record<(typeof DELIVERY_STATUSES)[number], readonly string[]>> = {
+  received: [],
+  pending: ['sent', 'rejected'],
+  sent: [],
+  rejected: [],
+}
+
 const known = (values: readonly string[]) => `Known values: ${values.join(', ')}. Version 1 may add values.`
 
 export const MessageAuthorSchema = component(

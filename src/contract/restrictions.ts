@@ -23,7 +23,7 @@ export const RestrictionValuesSchema = component(
         .max(RATE_MAX)
         .refine(hasAtMostTwoDecimals, {message: 'rate has at most two decimals (rounded to the cent)'})
         .optional()
-        .describe('Base nightly rate in the Property currency; Pricing Modifiers still apply per Sales Channel.'),
+        .describe('Base nightly rate in the Property currency, at most two decimals (rounded to the cent); Pricing Modifiers still apply per Sales Channel.'),
       min_stay: z.int().min(MIN_STAY_MIN).max(MIN_STAY_MAX).optional().describe('Minimum stay in nights.'),
       closed_to_arrival: z.boolean().optional(),
       closed_to_departure: z.boolean().optional(),
