@@ -166,6 +166,7 @@ export class BatchEngine {
   private readonly active = new Set<Lane>()
   private readonly log: ChannelUpdate[] = []
   private timer: NodeJS.Timeout | null = null
+  private lastPurge = -Infinity
 
   constructor(private readonly options: BatchEngineOptions) {}
 
@@ -439,6 +440,9 @@ export class BatchEngine {
   }
 
   private purge(now: number): void {
+    // reports live 30 days: a look once per sandbox minute is plenty
+    if (now < this.lastPurge + WINDOW_MS) return
+    this.lastPurge = now
     for (const [id, batch] of this.batches) {
       if (batch.completedAt !== null && batch.createdAt < now - RETENTION_MS) this.batches.delete(id)
     }

@@ -29,25 +29,25 @@ export function readRestrictions(
   const issues: ValidationIssue[] = []
   // a query parser may or may not keep the brackets of `property_id[]`
   const ids = [...new Set([...list(query['property_id[]']), ...list(query.property_id)])]
-  if (ids.length === 0) issues.push({path: 'property_id[]', message: 'at least one property_id[] is required'})
+  if (ids.length === 0) issues.push({path: 'query.property_id[]', message: 'at least one property_id[] is required'})
   if (ids.length > MAX_PROPERTIES_PER_CALL) {
-    issues.push({path: 'property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
+    issues.push({path: 'query.property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
   }
   ids.forEach((id, index) => {
-    if (!uuid.safeParse(id).success) issues.push({path: `property_id[][${index}]`, message: 'must be a uuid'})
+    if (!uuid.safeParse(id).success) issues.push({path: `query.property_id[][${index}]`, message: 'must be a uuid'})
   })
   const dates: Record<'from' | 'to', number | undefined> = {from: undefined, to: undefined}
   for (const name of ['from', 'to'] as const) {
     const values = list(query[name])
-    if (values.length === 0) issues.push({path: name, message: `${name} is required (YYYY-MM-DD)`})
-    else if (values.length > 1 || !isoDate.safeParse(values[0]).success) issues.push({path: name, message: `${name} must be one date YYYY-MM-DD`})
+    if (values.length === 0) issues.push({path: `query.${name}`, message: `${name} is required (YYYY-MM-DD)`})
+    else if (values.length > 1 || !isoDate.safeParse(values[0]).success) issues.push({path: `query.${name}`, message: `${name} must be one date YYYY-MM-DD`})
     else dates[name] = isoToDay(values[0]!)
   }
   if (dates.from !== undefined && dates.to !== undefined) {
     const nights = dates.to - dates.from + 1
-    if (nights < 1) issues.push({path: 'to', message: 'to must not be before from'})
+    if (nights < 1) issues.push({path: 'query.to', message: 'to must not be before from'})
     if (nights > MAX_DAYS_PER_RESTRICTIONS_CALL) {
-      issues.push({path: 'to', message: `at most ${MAX_DAYS_PER_RESTRICTIONS_CALL} nights per call (to is inclusive)`, maximum: MAX_DAYS_PER_RESTRICTIONS_CALL})
+      issues.push({path: 'query.to', message: `at most ${MAX_DAYS_PER_RESTRICTIONS_CALL} nights per call (to is inclusive)`, maximum: MAX_DAYS_PER_RESTRICTIONS_CALL})
     }
   }
   if (issues.length > 0) return {ok: false, rejection: {code: 'validation_failed', message: 'the query is invalid', details: {issues}}}

@@ -137,7 +137,7 @@ describe('GET /restrictions rules', () => {
     expect(read({'property_id[]': propertyId(1), from: night(0), to: night(365)}).ok).toBe(true)
     expect(read({'property_id[]': propertyId(1), from: night(0), to: night(366)})).toEqual({
       ok: false,
-      rejection: {code: 'validation_failed', message: expect.any(String), details: {issues: [{path: 'to', message: expect.any(String), maximum: 366}]}},
+      rejection: {code: 'validation_failed', message: expect.any(String), details: {issues: [{path: 'query.to', message: expect.any(String), maximum: 366}]}},
     })
   })
 
@@ -148,7 +148,7 @@ describe('GET /restrictions rules', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.rejection.code).toBe('validation_failed')
-    expect(result.rejection.details).toEqual({issues: [{path: 'property_id[]', message: expect.any(String), maximum: 100}]})
+    expect(result.rejection.details).toEqual({issues: [{path: 'query.property_id[]', message: expect.any(String), maximum: 100}]})
   })
 
   it('requires from, to and at least one property_id[]', () => {
@@ -156,7 +156,7 @@ describe('GET /restrictions rules', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.rejection.code).toBe('validation_failed')
-    expect((result.rejection.details as {issues: Array<{path: string}>}).issues.map((issue) => issue.path)).toEqual(['property_id[]', 'from', 'to'])
+    expect((result.rejection.details as {issues: Array<{path: string}>}).issues.map((issue) => issue.path)).toEqual(['query.property_id[]', 'query.from', 'query.to'])
     expect(read({'property_id[]': propertyId(1), from: night(3), to: night(2)}).ok).toBe(false)
   })
 

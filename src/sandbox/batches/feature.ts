@@ -1,0 +1,132 @@
+/**
+ * The Restrictions calendar and Restriction Batches as a sandbox feature: GET /restrictions,
+ * POST /restriction-batches, GET /restriction-batches/{id}, host actions on Manual Overrides, the
+ * cancellation hook and the channel sender running on the sandbox clock.
+ */
+import type {SandboxContext} from '../context.js'
+import {newId} from '../context.js'
+import {channelsDown} from '../faults.js'
+import type {SandboxFeature} from '../feature.js'
+import {ApiFailure, notFound} from '../http.js'
+import type {ApiServer} from '../http.js'
+import {connectionState, findConnection, propertyInScope} from '../scope.js'
+import {Calendar} from '../calendar/calendar.js'
+import type {CalendarState} from '../calendar/calendar.js'
+import {createCalendar} from '../calendar/index.js'
+import {readRestrictions} from '../calendar/read.js'
+import {BatchEngine} from './engine.js'
+import type {BatchEngineState, StoredBatch} from './engine.js'
+import {hostAction} from './host.js'
+import {planBatch} from './plan.js'
+import {previewBatch} from './preview.js'
+import {batchReport} from './report.js'
+
+export interface RestrictionsFeatureState {
+  calendar: CalendarState
+  engine: BatchEngineState
+}
+
+/** How often (real time) the sender looks for due work; it catches up on everything due since. */
+const TICK_MS = 50
+
+/**
+ * The seeded calendar's facts sit on the first account's first Properties in listing order (see
+ * SEEDED_FACTS); other accounts' Properties follow.
+ */
+function calendarProperties(ctx: SandboxContext) {
+  const first = ctx.world.accounts[0]?.id
+  const own = ctx.world.properties.filter((property) => property.account_id === first)
+  const others = ctx.world.properties.filter((property) => property.account_id !== first)
+  return [...own, ...others].map((property) => ({id: property.id, timezone: property.timezone}))
+}
+
+export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved: unknown) {
+  const state = saved as RestrictionsFeatureState | undefined
+  const calendar =
+    state?.calendar === undefined ? createCalendar({seed: ctx.world.seed, properties: calendarProperties(ctx), nowMs: ctx.clock.now()}) : Calendar.fromJSON(state.calendar)
+  const onFinal = (batch: StoredBatch) => {
+    const connection = findConnection(ctx.world, batch.connectionId)
+    // a revoked connection only hears app_connection.revoked; a suspended one hears nothing
+    if (connection === undefined || connectionState(ctx.world, connection) !== 'active') return
+    ctx.events.emit({
+      type: 'restriction_batch.completed',
+      connection_id: connection.id,
+      account_id: connection.account_id,
+      data: {object: 'restriction_batch', id: batch.id, status: batch.status},
+    })
+  }
+  const engineOptions = {calendar, now: () => ctx.clock.now(), channelsDown: (at: number) => channelsDown(ctx.faults, at), newId, onFinal}
+  const engine = state?.engine === undefined ? new BatchEngine(engineOptions) : BatchEngine.fromJSON(state.engine, engineOptions)
+
+  /** The Property's time zone when it is in the connection's scope (and known to the calendar). */
+  const scoped = (connection: Parameters<typeof propertyInScope>[1], id: string): string | undefined => {
+    const property = propertyInScope(ctx.world, connection, id)
+    if (property === undefined) return undefined
+    calendar.addProperty({id: property.id, timezone: property.timezone})
+    return property.timezone
+  }
+
+  api.route({
+    method: 'GET',
+    url: '/restrictions',
+    permission: 'restrictions.read',
+    limitClass: 'read',
+    handler({connection, query, now}) {
+      engine.advance(now)
+      const result = readRestrictions(query, (id) => scoped(connection, id) !== undefined, calendar)
+      if (!result.ok) throw new ApiFailure(422, result.rejection.code, result.rejection.message, result.rejection.details)
+      return {status: 200, body: {data: result.data}}
+    },
+  })
+
+  api.route({
+    method: 'POST',
+    url: '/restriction-batches',
+    permission: 'restrictions.write',
+    limitClass: 'write',
+    idempotent: true,
+    handler({connection, body, now}) {
+      engine.advance(now)
+      const result = planBatch(body, {nowMs: now, timezoneInScope: (id) => scoped(connection, id)})
+      if (!result.ok) throw new ApiFailure(422, result.rejection.code, result.rejection.message, result.rejection.details)
+      if (result.plan.dryRun) return {status: 200, body: previewBatch(result.plan, calendar)}
+      const batch = engine.submit(connection.id, result.plan)
+      return {status: 202, body: {id: batch.id, status: batch.status}}
+    },
+  })
+
+  api.route({
+    method: 'GET',
+    url: '/restriction-batches/:id',
+    permission: 'restrictions.write',
+    limitClass: 'read',
+    handler({connection, params, now}) {
+      engine.advance(now)
+      const batch = engine.get(params.id ?? '', connection.id)
+      if (batch === undefined) throw notFound('No such Restriction Batch on this App Connection (reports are kept 30 days).')
+      return {status: 200, body: batchReport(batch)}
+    },
+  })
+
+  engine.start(TICK_MS)
+  const propertyExists = (id: string) => {
+    const property = ctx.world.properties.find((candidate) => candidate.id === id)
+    if (property !== undefined) calendar.addProperty({id: property.id, timezone: property.timezone})
+    return property !== undefined
+  }
+  return {
+    calendar,
+    engine,
+    hooks: {
+      cancelUnsent: (predicate: (ref: {connectionId: string; propertyId: string}) => boolean) => void engine.cancelUnsent(predicate),
+      host: (body: unknown) => hostAction(body, calendar, propertyExists),
+      save: (): RestrictionsFeatureState => ({calendar: calendar.toJSON(), engine: engine.toJSON()}),
+      close: () => engine.stop(),
+    },
+  }
+}
+
+export const restrictionsFeature: SandboxFeature = {
+  name: 'restrictions',
+  register: (ctx, api, saved) => registerRestrictions(ctx, api, saved).hooks,
+}
