@@ -1,4 +1,5 @@
 /** Every feature the sandbox serves besides OAuth and Properties (see feature.ts). */
+import {restrictionsFeature} from './batches/feature.js'
 import type {SandboxFeature} from './feature.js'
 
-export const FEATURES: SandboxFeature[] = []
+export const FEATURES: SandboxFeature[] = [restrictionsFeature]
