@@ -5,6 +5,7 @@
  * `registerApiRoute` and write the work itself.
  */
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+import type {ValidationIssue} from '../contract/errors.js'
 import {API_PREFIX, IDEMPOTENCY_KEY_MAX_LENGTH, type LimitClass, type Permission} from '../contract/limits.js'
 import type {SandboxContext} from './context.js'
 import {abandonIdempotent, fingerprint, startIdempotent} from './idempotency.js'
@@ -39,11 +40,7 @@ export class ApiFailure extends Error {
   }
 }
 
-export interface ValidationIssue {
-  path: string
-  message: string
-  maximum?: number
-}
+export type {ValidationIssue}
 
 export function validationFailed(issues: ValidationIssue[], message = 'The request is invalid.'): ApiFailure {
   return new ApiFailure(422, 'validation_failed', message, {issues})
@@ -228,7 +225,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
         }
         if (typeof keyHeader !== 'string' || keyHeader.length === 0 || keyHeader.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
           throw validationFailed(
-            [{path: 'headers.Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`, maximum: IDEMPOTENCY_KEY_MAX_LENGTH}],
+            [{path: 'Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`, maximum: IDEMPOTENCY_KEY_MAX_LENGTH}],
             'Idempotency-Key is invalid.',
           )
         }
@@ -313,7 +310,7 @@ export function renderApiError(error: unknown, reply: FastifyReply): FastifyRepl
   if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return reply
       .code(422)
-      .send(errorBody('validation_failed', 'The body must be JSON (content-type: application/json).', {issues: [{path: 'headers.content-type', message: 'unsupported media type'}]}))
+      .send(errorBody('validation_failed', 'The body must be JSON (content-type: application/json).', {issues: [{path: 'content-type', message: 'unsupported media type'}]}))
   }
   if (fastifyError.statusCode === 400 && fastifyError.code?.startsWith('FST_ERR_CTP')) {
     return reply.code(422).send(errorBody('validation_failed', 'The body is not valid JSON.', {issues: [{path: 'body', message: fastifyError.message ?? 'invalid JSON'}]}))

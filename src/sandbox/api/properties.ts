@@ -32,10 +32,10 @@ export function decodeCursor(cursor: string): string | undefined {
 function parseLimit(raw: unknown): number {
   if (raw === undefined) return PROPERTIES_PAGE_SIZE.default
   const {min, max} = PROPERTIES_PAGE_SIZE
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw validationFailed([{path: 'query.limit', message: `must be an integer from ${min} to ${max}`}])
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw validationFailed([{path: 'limit', message: `must be an integer from ${min} to ${max}`}])
   const limit = Number(raw)
-  if (limit > max) throw validationFailed([{path: 'query.limit', message: `must be at most ${max}`, maximum: max}])
-  if (limit < min) throw validationFailed([{path: 'query.limit', message: `must be at least ${min}`}])
+  if (limit > max) throw validationFailed([{path: 'limit', message: `must be at most ${max}`, maximum: max}])
+  if (limit < min) throw validationFailed([{path: 'limit', message: `must be at least ${min}`}])
   return limit
 }
 
@@ -50,7 +50,7 @@ export function registerPropertyRoutes(api: ApiServer): void {
       let after: string | undefined
       if (query.cursor !== undefined) {
         after = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined
-        if (after === undefined) throw validationFailed([{path: 'query.cursor', message: 'is not a cursor returned by this endpoint'}])
+        if (after === undefined) throw validationFailed([{path: 'cursor', message: 'is not a cursor returned by this endpoint'}])
       }
       const scope = propertiesInScope(ctx.world, connection)
       let start = 0
