@@ -23,7 +23,7 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 }
 
 /** Identifiers: `guid` accepts any 8-4-4-4-12 hex form, so ids of other UUID versions still parse. */
-export const uuid = () => z.guid({error: 'Invalid UUID'})
+export const uuid = () => z.guid({error: (issue) => (issue.code === 'invalid_format' ? 'Invalid UUID' : undefined)})
 /** A night or stay date, `YYYY-MM-DD`. */
 export const isoDate = () => z.iso.date()
 /** An instant; answers may carry an offset, the sandbox writes UTC with milliseconds. */
