@@ -109,7 +109,8 @@ function operation(op: Operation): Json {
     operationId: op.operationId,
     summary: op.summary,
     tags: [op.tag],
-    security: [{oauth2: op.permission ? [op.permission] : []}],
+    // Without a Permission (the document itself) the token is accepted but not needed.
+    security: op.permission ? [{oauth2: [op.permission]}] : [{}, {oauth2: []}],
   }
   if (op.description) out.description = op.description
   if (op.permission) out['x-permission'] = op.permission

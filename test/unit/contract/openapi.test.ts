@@ -108,7 +108,7 @@ describe('the OpenAPI 3.1 document of v1', () => {
     expect(Object.keys(flow.scopes)).toHaveLength(10)
   })
 
-  it('every base URL operation needs the bearer token, with the Permission of the contract as scope', () => {
+  it('every base URL operation needs the bearer token with the Permission of the contract as scope; the document itself needs none', () => {
     const expected: Record<string, string[]> = {
       'get /properties': ['properties.read'],
       'get /properties/{id}': ['properties.read'],
@@ -124,12 +124,13 @@ describe('the OpenAPI 3.1 document of v1', () => {
       'get /bookings/{booking_id}/messages/{message_id}/attachments/{index}': ['messages.read'],
       'post /bookings/{booking_id}/message-thread/close': ['messages.write'],
       'post /bookings/{booking_id}/message-thread/reopen': ['messages.write'],
-      'get /openapi.json': [],
     }
     for (const [key, scopes] of Object.entries(expected)) {
       const [method, path] = key.split(' ') as [string, string]
       expect(doc.paths[path][method].security, key).toEqual([{oauth2: scopes}])
     }
+    // the document needs no Permission: readable with or without a token
+    expect(doc.paths['/openapi.json'].get.security).toEqual([{}, {oauth2: []}])
   })
 
   it('every base URL operation answers the common errors with the ApiError shape; 429 carries Retry-After', () => {
