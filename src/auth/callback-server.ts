@@ -18,6 +18,8 @@ export interface CallbackOutcome {
 export type CallbackJudge = (params: CallbackParams) => CallbackOutcome
 
 export interface CallbackServer {
+  /** The port listened on (the redirect URI's). */
+  readonly port: number
   /** The first callback the judge accepted or refused (refusals end the login too). */
   readonly result: Promise<{params: CallbackParams; outcome: CallbackOutcome}>
   close(): Promise<void>
@@ -105,7 +107,9 @@ export async function startCallbackServer(target: RedirectTarget, judge: Callbac
     })
     server.listen({host: target.listenHost, port: target.port, exclusive: true}, () => resolve())
   })
+  const address = server.address()
   return {
+    port: typeof address === 'object' && address ? address.port : target.port,
     result,
     close: () =>
       new Promise<void>((resolve) => {

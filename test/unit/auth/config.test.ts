@@ -1,0 +1,121 @@
+import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {configGet, configList, configSet} from '../../../src/auth/config-commands.js'
+import {loadConfig, saveConfig, selectProfile} from '../../../src/auth/config.js'
+import {loadProfile, resolveAppUrl} from '../../../src/auth/profile.js'
+import {UsageError} from '../../../src/client/errors.js'
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-config-'))
+
+describe('config.json', () => {
+  it('is optional: no file means no profiles', () => {
+    expect(loadConfig(tmp())).toMatchObject({exists: false, problems: [], config: {profiles: {}}})
+  })
+
+  it('reports a file that is not JSON and carries on with an empty config', () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {')
+    const loaded = loadConfig(dir)
+    expect(loaded.config.profiles).toEqual({})
+    expect(loaded.problems[0]).toMatch(/not valid JSON/)
+    expect(loaded.unreadable).toBe(true)
+  })
+
+  it('drops corrupt entries one by one and keeps the rest', () => {
+    const dir = tmp()
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        default_profile: 42,
+        require_keychain: 'yes',
+        profiles: {
+          good: {app_url: 'https://a.example.com', client_id: 'cid', credential_store: 'keychain'},
+          half: {app_url: 'not a url', client_id: 'cid2', colour: 'blue', credential_store: 'floppy'},
+          'bad name!': {app_url: 'https://b.example.com'},
+          scalar: 7,
+        },
+      }),
+    )
+    const {config, problems} = loadConfig(dir)
+    expect(config.profiles).toEqual({good: {app_url: 'https://a.example.com', client_id: 'cid', credential_store: 'keychain'}, half: {client_id: 'cid2'}})
+    expect(config.default_profile).toBeUndefined()
+    expect(config.require_keychain).toBeUndefined()
+    expect(problems).toHaveLength(7)
+  })
+
+  it('keeps an unreadable file aside instead of overwriting it', () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'config.json'), 'garbage')
+    const loaded = loadConfig(dir)
+    saveConfig(dir, {profiles: {p: {client_id: 'x'}}}, loaded)
+    expect(readdirSync(dir).some((name) => name.startsWith('config.json.corrupt-'))).toBe(true)
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.p.client_id).toBe('x')
+  })
+
+  it('reports problems on stderr once and never crashes', () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'config.json'), '[]')
+    const lines: string[] = []
+    const profile = loadProfile({env: {}, configDir: dir, io: {err: (l) => lines.push(l)}})
+    expect(profile.name).toBe('default')
+    expect(lines.join('')).toMatch(/Warning: .*does not hold a JSON object/)
+  })
+})
+
+describe('profiles', () => {
+  it('--profile, then PMS_PROFILE, then default_profile, then "default"', () => {
+    const dir = tmp()
+    saveConfig(dir, {default_profile: 'acme', profiles: {}})
+    expect(selectProfile(dir).name).toBe('acme')
+    expect(loadProfile({env: {PMS_PROFILE: 'env'}, configDir: dir}).name).toBe('env')
+    expect(loadProfile({env: {PMS_PROFILE: 'env'}, configDir: dir, profile: 'flag'}).name).toBe('flag')
+    expect(selectProfile(tmp()).name).toBe('default')
+  })
+
+  it('refuses profile names that are not simple', () => {
+    expect(() => selectProfile(tmp(), '../etc')).toThrow(UsageError)
+  })
+
+  it('resolves app_url from PMS_APP_URL first, then the profile, else names --app-url and pms config set', () => {
+    const dir = tmp()
+    saveConfig(dir, {profiles: {default: {app_url: 'https://profile.example.com'}}})
+    expect(resolveAppUrl({env: {PMS_APP_URL: 'https://env.example.com/'}, configDir: dir})).toBe('https://env.example.com')
+    expect(resolveAppUrl({env: {}, configDir: dir})).toBe('https://profile.example.com')
+    const error = (() => {
+      try {
+        resolveAppUrl({env: {}, configDir: tmp()})
+      } catch (caught) {
+        return caught as UsageError
+      }
+    })()
+    expect(error).toBeInstanceOf(UsageError)
+    expect(error?.suggestion).toMatch(/--app-url.*pms config set app_url/)
+  })
+})
+
+describe('pms config get/set/list', () => {
+  it('sets per-profile settings and global ones', () => {
+    const dir = tmp()
+    const base = {env: {}, configDir: dir}
+    configSet({...base, profile: 'acme'}, 'app_url', 'https://acme.example.com/')
+    configSet({...base, profile: 'acme'}, 'redirect_uri', 'http://localhost:9000/callback')
+    configSet(base, 'default_profile', 'acme')
+    configSet(base, 'require_keychain', 'true')
+    expect(configGet(base, 'app_url').value).toBe('https://acme.example.com')
+    expect(configGet(base, 'require_keychain').value).toBe(true)
+    expect(configList(base)).toEqual({
+      default_profile: 'acme',
+      require_keychain: true,
+      profiles: {acme: {app_url: 'https://acme.example.com', redirect_uri: 'http://localhost:9000/callback'}},
+    })
+  })
+
+  it('refuses unknown keys, insecure app_url and odd booleans', () => {
+    const base = {env: {}, configDir: tmp()}
+    expect(() => configSet(base, 'colour', 'blue')).toThrow(UsageError)
+    expect(() => configSet(base, 'app_url', 'http://app.example.com')).toThrow(/https/)
+    expect(() => configSet(base, 'require_keychain', 'yes')).toThrow(UsageError)
+  })
+})

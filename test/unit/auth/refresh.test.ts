@@ -1,0 +1,141 @@
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {LoginRequiredError, OAuthError} from '../../../src/auth/errors.js'
+import {withCredentialLock} from '../../../src/auth/lock.js'
+import {OAuthTransportError, type TokenPair} from '../../../src/auth/oauth-client.js'
+import {StoredTokenProvider, type StoredTokenProviderOptions} from '../../../src/auth/stored-token-provider.js'
+import {MemoryTokenStore, type StoredCredentials} from '../../../src/auth/token-store.js'
+import {ExitCode} from '../../../src/client/errors.js'
+
+const NOW = Date.UTC(2026, 10, 22, 10)
+const MINUTE = 60_000
+
+function stored(overrides: Partial<StoredCredentials> = {}): StoredCredentials {
+  return {access_token: 'at_0', refresh_token: 'rt_0', expires_at: NOW + 30 * MINUTE, client_secret: 'cs', ...overrides}
+}
+
+/** A token endpoint that rotates like the contract: each refresh token works once. */
+function rotatingServer(start = 0) {
+  let generation = start
+  const calls: string[] = []
+  const refresh = async (refreshToken: string): Promise<TokenPair> => {
+    calls.push(refreshToken)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    if (refreshToken !== `rt_${generation}`) throw new OAuthError('invalid_grant', 'rotated token presented', {status: 400, during: 'Refreshing'})
+    generation++
+    return {accessToken: `at_${generation}`, refreshToken: `rt_${generation}`, expiresAt: NOW + 60 * MINUTE}
+  }
+  return {refresh, calls}
+}
+
+function provider(store: MemoryTokenStore, refresh: StoredTokenProviderOptions['refresh'], lockDir = mkdtempSync(join(tmpdir(), 'pms-lock-'))) {
+  return new StoredTokenProvider({
+    profile: 'default',
+    store,
+    lock: (task) => withCredentialLock(lockDir, 'default', task),
+    refresh,
+    now: () => NOW,
+  })
+}
+
+describe('refresh before a call', () => {
+  it('uses the stored access token while it has more than a minute left', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW + MINUTE + 1000}))
+    const server = rotatingServer()
+    expect(await provider(store, server.refresh).getToken()).toBe('at_0')
+    expect(server.calls).toEqual([])
+  })
+
+  it('refreshes when the access token expires within a minute, and saves the new pair before using it', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW + 59_000}))
+    const events: string[] = []
+    const write = store.write.bind(store)
+    store.write = async (credentials) => {
+      events.push(`write ${credentials.refresh_token}`)
+      await write(credentials)
+    }
+    const server = rotatingServer()
+    const token = await provider(store, async (rt, secret) => {
+      expect(secret).toBe('cs')
+      const pair = await server.refresh(rt)
+      events.push('answer')
+      return pair
+    }).getToken()
+    events.push(`use ${token}`)
+    expect(events).toEqual(['answer', 'write rt_1', 'use at_1'])
+    expect(await store.read()).toEqual({access_token: 'at_1', refresh_token: 'rt_1', expires_at: NOW + 60 * MINUTE, client_secret: 'cs'})
+  })
+})
+
+describe('one refresh per token family', () => {
+  it('many callers at once: exactly one refresh; the others wait, re-read the store and reuse the new token', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const server = rotatingServer()
+    const lockDir = mkdtempSync(join(tmpdir(), 'pms-lock-'))
+    const tokens = await Promise.all(Array.from({length: 8}, () => provider(store, server.refresh, lockDir).getToken()))
+    expect(server.calls).toEqual(['rt_0'])
+    expect(new Set(tokens)).toEqual(new Set(['at_1']))
+  })
+
+  it('after a 401, does not refresh again when another process already stored a newer token', async () => {
+    const store = new MemoryTokenStore(stored({access_token: 'at_5', refresh_token: 'rt_5'}))
+    const server = rotatingServer(5)
+    expect(await provider(store, server.refresh).refresh('at_4')).toBe('at_5')
+    expect(server.calls).toEqual([])
+  })
+
+  it('after a 401 for the stored token, refreshes once even though it has not expired', async () => {
+    const store = new MemoryTokenStore(stored())
+    const server = rotatingServer()
+    expect(await provider(store, server.refresh).refresh('at_0')).toBe('at_1')
+    expect(server.calls).toEqual(['rt_0'])
+  })
+})
+
+describe('invalid_grant', () => {
+  it('reads the store once more before concluding: a pair stored meanwhile is used, nothing is cleared', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const refresh = async (): Promise<TokenPair> => {
+      // Another machine or process (outside this lock) refreshed meanwhile.
+      await store.write(stored({access_token: 'at_9', refresh_token: 'rt_9', expires_at: NOW + 60 * MINUTE}))
+      throw new OAuthError('invalid_grant', undefined, {status: 400, during: 'Refreshing'})
+    }
+    expect(await provider(store, refresh).getToken()).toBe('at_9')
+    expect((await store.read())?.refresh_token).toBe('rt_9')
+  })
+
+  it('a real invalid_grant clears the tokens (keeps the client secret) and asks for pms login with exit 3', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const refresh = async (): Promise<TokenPair> => {
+      throw new OAuthError('invalid_grant', 'family revoked', {status: 400, during: 'Refreshing'})
+    }
+    const error = await provider(store, refresh).getToken().catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(LoginRequiredError)
+    expect(error).toMatchObject({code: 'invalid_grant', exitCode: ExitCode.loginNeeded, suggestion: 'pms login'})
+    expect(await store.read()).toEqual({client_secret: 'cs'})
+    await expect(provider(store, refresh).getToken()).rejects.toMatchObject({code: 'not_logged_in', exitCode: 3})
+  })
+})
+
+describe('failures that are not invalid_grant', () => {
+  it('a lost refresh answer is not retried with the same refresh token, and the tokens stay', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    let calls = 0
+    const refresh = async (): Promise<TokenPair> => {
+      calls++
+      throw new OAuthTransportError('connection reset')
+    }
+    await expect(provider(store, refresh).getToken()).rejects.toMatchObject({exitCode: ExitCode.tempFailure})
+    expect(calls).toBe(1)
+    expect((await store.read())?.refresh_token).toBe('rt_0')
+  })
+
+  it('nothing stored means pms login, exit 3', async () => {
+    await expect(provider(new MemoryTokenStore(), rotatingServer().refresh).getToken()).rejects.toMatchObject({
+      code: 'not_logged_in',
+      exitCode: ExitCode.loginNeeded,
+    })
+  })
+})
