@@ -5,7 +5,6 @@ import {
   authorizeUrl,
   clientOf,
   decide,
-  errorCode,
   fullFlow,
   get,
   makeSandbox,
