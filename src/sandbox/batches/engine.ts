@@ -110,6 +110,7 @@ export interface ChannelUpdate {
   changes: number
 }
 
+const MAX_LOGGED_UPDATES = 10_000
 const STREAM_NAMES = ['restrictions', 'availability'] as const
 const streamOf = (field: number): 0 | 1 => (field === AVAILABILITY ? 1 : 0)
 const PACE = [CHANNEL_PACE_PER_MINUTE.restrictions, CHANNEL_PACE_PER_MINUTE.availability] as const
@@ -388,6 +389,7 @@ export class BatchEngine {
     if (stream.sends.length > PACE[index]) stream.sends.shift()
     lane.outage = null
     this.log.push({propertyId: lane.propertyId, stream: STREAM_NAMES[index], at, changes: toSend.length})
+    if (this.log.length > MAX_LOGGED_UPDATES) this.log.splice(0, this.log.length - MAX_LOGGED_UPDATES)
   }
 
   private failAttempt(lane: Lane, at: number, touched: Set<StoredBatch>): void {

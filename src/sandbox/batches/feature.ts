@@ -108,6 +108,20 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
     },
   })
 
+  // admin: the channel calls made so far, so that pacing can be watched from outside
+  api.declarePath('GET', '/_sandbox/channel-updates')
+  api.app.get('/_sandbox/channel-updates', async () => {
+    engine.advance()
+    return {
+      data: engine.updates().map((update) => ({
+        property_id: update.propertyId,
+        stream: update.stream,
+        at: new Date(update.at).toISOString(),
+        changes: update.changes,
+      })),
+    }
+  })
+
   engine.start(TICK_MS)
   const propertyExists = (id: string) => {
     const property = ctx.world.properties.find((candidate) => candidate.id === id)
