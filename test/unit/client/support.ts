@@ -30,7 +30,7 @@ export interface Reply {
 }
 
 /** What the scripted service does with one request: answer, or cut the connection. */
-export type Script = (req: RecordedRequest, index: number) => Reply | 'destroy'
+export type Script = (req: RecordedRequest, index: number) => Reply | 'destroy' | 'truncate'
 
 export interface TestServer {
   url: string
@@ -50,6 +50,12 @@ export async function startServer(script: Script): Promise<TestServer> {
       const reply = script(recorded, requests.length - 1)
       if (reply === 'destroy') {
         req.socket.destroy()
+        return
+      }
+      if (reply === 'truncate') {
+        // A chunked body that stops without its final chunk: a transfer broken on the way.
+        res.writeHead(200, {'content-type': 'image/png'})
+        res.write('partial', () => setTimeout(() => req.socket.destroy(), 20))
         return
       }
       const isText = typeof reply.body === 'string'

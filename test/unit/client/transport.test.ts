@@ -82,6 +82,18 @@ describe('retry rules', () => {
     ])
   })
 
+  it('an attachment download that breaks off mid-body throws a NetworkError (exit 75)', async () => {
+    const {client} = await setup(() => 'truncate')
+    const file = await client.messages.attachment('b1', 'm1', 0)
+    const read = async () => {
+      for await (const _chunk of file.body) void _chunk
+    }
+    const error = await read().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NetworkError)
+    expect((error as NetworkError).code).toBe('download_incomplete')
+    expect((error as NetworkError).exitCode).toBe(75)
+  })
+
   it('gives up after the capped number of attempts with the last error (exit 75)', async () => {
     const {server, client} = await setup(() => apiError(500, 'internal_error'))
     const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
