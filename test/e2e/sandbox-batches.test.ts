@@ -1,3 +1,6 @@
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -459,5 +462,41 @@ describe('sandbox clock and time zones', () => {
     const beyond = await dryRun(honolulu, utcToday, day(731))
     expect(beyond.status).toBe(422)
     expect(beyond.body.error.details.issues).toEqual([expect.objectContaining({path: 'entries[0].to'})])
+  })
+})
+
+describe('--state FILE', () => {
+  it('keeps batches, their unsent changes, reports, written values and Manual Overrides across a restart', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'pms-sandbox-state-')), 'state.json')
+    const first = await startSandbox(['--rate-limits', 'off', '--state', statePath])
+    const c = new Client(first)
+    let done: string
+    let held: string
+    try {
+      await c.init()
+      done = await c.submit([{property_id: c.ids[40]!, from: c.night(10), to: c.night(10), values: {rate: 41.5}}])
+      await c.advance(5)
+      expect((await c.report(done)).body.status).toBe('completed')
+      await c.faults({channel_outage_seconds: 30})
+      held = await c.submit([{property_id: c.ids[41]!, from: c.night(10), to: c.night(10), values: {rate: 42.5}}])
+      await c.report(held)
+      await sandboxAdmin(first.appUrl, '/_sandbox/host', {action: 'set_manual_override', property_id: c.ids[42]!, field: 'min_stay', from: c.night(12)})
+    } finally {
+      expect(await first.stop()).toBe(0)
+    }
+    const second = await startSandbox(['--rate-limits', 'off', '--state', statePath])
+    try {
+      const again = new Client(second)
+      again.token = c.token
+      again.start = c.start
+      expect((await again.report(done)).body).toMatchObject({status: 'completed', changes: {applied: 1}})
+      expect((await again.record(c.ids[40]!, c.night(10))).rate).toBe(41.5)
+      await again.advance(65)
+      expect((await again.report(held)).body).toMatchObject({status: 'completed', changes: {applied: 1}})
+      expect((await again.record(c.ids[41]!, c.night(10))).rate).toBe(42.5)
+      expect((await again.record(c.ids[42]!, c.night(12))).unwritable_fields).toEqual([{field: 'min_stay', reason: 'manual_override'}])
+    } finally {
+      await second.stop()
+    }
   })
 })
