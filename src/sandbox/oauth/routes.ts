@@ -142,11 +142,14 @@ export function registerOAuthRoutes(api: ApiServer): void {
   const {app, ctx} = api
   const pending = new Map<string, {request: AuthorizationRequest; expiresAt: number}>()
 
+  // Browsers apply form-action to the redirect that follows the consent form too, so the
+  // registered redirect URIs' origins must be allowed or the owner's decision never reaches the App.
+  const formTargets = () => [...new Set(ctx.world.app.redirect_uris.map((uri) => new URL(uri).origin))].join(' ')
   const html = (reply: FastifyReply, status: number, body: string) =>
     reply
       .code(status)
       .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+      .header('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTargets()}`)
       .type('text/html; charset=utf-8')
       .send(body)
 
