@@ -1,0 +1,316 @@
+/**
+ * Every test here binds the fixed login port 8765 (the sandbox registers only that redirect URI),
+ * so they all live in this one file: vitest runs the tests of a file one after the other.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, statSync} from 'node:fs'
+import {createServer} from 'node:http'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type {Page} from 'playwright-core'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {PMS_BIN, runPms, tempConfigDir, type PmsResult} from './support/pms.js'
+import {sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CI = Boolean(process.env.CI)
+const hasChromium = existsSync(CHROMIUM)
+/** CI must never skip silently: there a missing dependency fails the test instead. */
+const chromiumIt = hasChromium || CI ? it : it.skip
+const keyringIt = process.env.PMS_TEST_KEYRING === 'secret-service' || CI ? it : it.skip
+/** DBUS pointing nowhere: no keychain can answer. */
+const NO_KEYCHAIN = {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}
+
+/** Logins still running when a test ends hold port 8765: they are ended so the next test can listen. */
+const running = new Set<ChildProcess>()
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL')
+  running.clear()
+})
+
+interface LoginRun {
+  /** The authorize address printed on stderr. */
+  authorizeUrl: Promise<string>
+  write(text: string): void
+  done: Promise<PmsResult>
+}
+
+/** `pms login` as a child process with an open stdin, so that a test can paste into it. */
+function startLogin(sandbox: StartedSandbox, args: string[], options: {configDir?: string; env?: Record<string, string>} = {}): LoginRun {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PMS_CONFIG_DIR: options.configDir ?? tempConfigDir(),
+    PMS_ACCESS_TOKEN: undefined,
+    PMS_APP_URL: undefined,
+    PMS_PROFILE: undefined,
+    NO_COLOR: '1',
+    OCLIF_SKIP_NEW_VERSION_CHECK: 'true',
+    ...options.env,
+  }
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  const child = spawn(
+    process.execPath,
+    [PMS_BIN, 'login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--timeout', '30', ...args],
+    {env: {...(env as NodeJS.ProcessEnv), PMS_CLIENT_SECRET: sandbox.clientSecret}, stdio: ['pipe', 'pipe', 'pipe']},
+  )
+  running.add(child)
+  let stdout = ''
+  let stderr = ''
+  let announce!: (url: string) => void
+  const authorizeUrl = new Promise<string>((resolve) => (announce = resolve))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+    const found = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)
+    if (found?.[1]) announce(found[1])
+  })
+  const done = new Promise<PmsResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`pms login timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, 60_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      running.delete(child)
+      resolve({code: code ?? -1, stdout, stderr})
+    })
+  })
+  return {authorizeUrl: Promise.race([authorizeUrl, done.then((r) => Promise.reject(new Error(`pms login ended early: ${r.stderr}`)))]), write: (text) => child.stdin.write(text), done}
+}
+
+/** The browser of a machine without one: follows the sandbox's redirect to the loopback callback. */
+async function followRedirects(url: string): Promise<Response> {
+  return fetch(url, {redirect: 'follow'})
+}
+
+async function withChromium<T>(task: (page: Page) => Promise<T>): Promise<T> {
+  const {chromium} = await import('playwright-core')
+  const home = mkdtempSync(join(tmpdir(), 'pms-chromium-home-'))
+  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'pms-chromium-profile-')), {
+    executablePath: CHROMIUM,
+    headless: true,
+    env: {...process.env, HOME: home} as Record<string, string>,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  try {
+    const page = context.pages()[0] ?? (await context.newPage())
+    return await task(page)
+  } finally {
+    await context.close()
+  }
+}
+
+function storedFile(configDir: string, profile = 'default'): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(configDir, 'credentials', `${profile}.json`), 'utf8')) as Record<string, unknown>
+}
+
+function configOf(configDir: string): {default_profile?: string; profiles: Record<string, Record<string, string>>} {
+  return JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))
+}
+
+describe('pms login against the sandbox with --auto-approve', () => {
+  let sandbox: StartedSandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--auto-approve', '--properties', '7', '--rate-limits', 'off'])
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it('completes through a plain HTTP client following the redirect, then confirms the connection with GET /properties', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    const url = await login.authorizeUrl
+    expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256')
+    const landing = await followRedirects(url)
+    expect(landing.status).toBe(200)
+    expect(await landing.text()).toContain('go back to the terminal')
+    const result = await login.done
+    expect(result.stderr).not.toContain('Error')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('Logged in: profile "default"')
+    expect(result.stdout).toContain('may act on 7 Properties')
+    const stored = storedFile(configDir)
+    expect(stored.access_token).toMatch(/\S/)
+    // Secrets go to the store only.
+    for (const secret of [stored.access_token, stored.refresh_token, sandbox.clientSecret] as string[]) {
+      expect(result.stdout + result.stderr).not.toContain(secret)
+      expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(secret)
+    }
+    expect(stored.client_secret).toBe(sandbox.clientSecret)
+    expect(configOf(configDir)).toEqual({
+      default_profile: 'default',
+      profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, redirect_uri: 'http://localhost:8765/callback', credential_store: 'file'}},
+    })
+    const paths = (await sandboxRequests(sandbox.appUrl)).map((r) => `${r.method} ${r.path}`)
+    expect(paths).toContain('POST /api/oauth/token')
+    expect(paths).toContain('GET /api/v1/properties')
+  })
+
+  it('accepts the redirect address pasted on stdin when the browser runs on another machine', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage', '--profile', 'pasted'], {configDir})
+    const url = await login.authorizeUrl
+    // The remote browser is redirected to a localhost that is not this machine: only the address is copied.
+    const redirect = await fetch(url, {redirect: 'manual'})
+    const location = redirect.headers.get('location') as string
+    expect(location).toMatch(/^http:\/\/localhost:8765\/callback\?code=/)
+    login.write('this is not it\n')
+    login.write(`${location}\n`)
+    const result = await login.done
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain('paste the whole address')
+    expect(result.stdout).toContain('profile "pasted"')
+    expect(storedFile(configDir, 'pasted').refresh_token).toMatch(/\S/)
+  })
+
+  it('refuses a callback with a wrong state (exit 3) and stores nothing', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    await login.authorizeUrl
+    const forged = await fetch('http://127.0.0.1:8765/callback?code=forged&state=not-the-state')
+    expect(forged.status).toBe(400)
+    expect(await forged.text()).toContain('state mismatch')
+    const result = await login.done
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('state_mismatch')
+    expect(existsSync(join(configDir, 'credentials', 'default.json'))).toBe(false)
+  })
+
+  it('names the port and --redirect-uri when the callback port is taken', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(8765, '127.0.0.1', resolve))
+    try {
+      const result = await runPms(['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('Port 8765')
+      expect(result.stderr).toContain('--redirect-uri')
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+  })
+
+  it('refuses a plain-http app_url that is not loopback before anything is sent', async () => {
+    const result = await runPms(['login', '--no-browser', '--app-url', 'http://pms-test.invalid', '--client-id', 'c', '--client-secret', 's'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('must use https')
+  })
+
+  it('falls back to a 0600 file with a warning when no keychain answers', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, [], {configDir, env: NO_KEYCHAIN})
+    await followRedirects(await login.authorizeUrl)
+    const result = await login.done
+    expect(result.code).toBe(0)
+    expect(result.stderr).toMatch(/Warning: no OS keychain answered .*mode 0600/)
+    const path = join(configDir, 'credentials', 'default.json')
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(configOf(configDir).profiles.default?.credential_store).toBe('file')
+    const token = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    expect(token.code).toBe(0)
+    expect(token.stdout.trim()).toBe(storedFile(configDir).access_token)
+  })
+
+  it('with require_keychain set, a missing keychain is an error instead of a fallback', async () => {
+    const configDir = tempConfigDir()
+    expect((await runPms(['config', 'set', 'require_keychain', 'true'], {configDir})).code).toBe(0)
+    const result = await runPms(['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret], {
+      configDir,
+      env: NO_KEYCHAIN,
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('keychain_required')
+    expect(existsSync(join(configDir, 'credentials'))).toBe(false)
+  })
+
+  keyringIt('writes the tokens to the real Secret Service and reads them back from it', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, [], {configDir})
+    await followRedirects(await login.authorizeUrl)
+    const result = await login.done
+    expect(result.stderr).not.toContain('Warning: no OS keychain')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('OS keychain (Secret Service)')
+    expect(configOf(configDir).profiles.default?.credential_store).toBe('keychain')
+    expect(existsSync(join(configDir, 'credentials'))).toBe(false)
+    // Read the entry straight from the Secret Service, not through pms.
+    const {AsyncEntry} = await import('@napi-rs/keyring')
+    const entry = new AsyncEntry('pms', `default@${configDir}`, {linux: {store: 'secret-service'}})
+    const stored = JSON.parse((await entry.getPassword()) as string) as {access_token: string; refresh_token: string; client_secret: string}
+    expect(stored.client_secret).toBe(sandbox.clientSecret)
+    const token = await runPms(['auth', 'token'], {configDir})
+    expect(token.code).toBe(0)
+    expect(token.stdout.trim()).toBe(stored.access_token)
+    const status = await runPms(['auth', 'status', '--json'], {configDir})
+    expect(JSON.parse(status.stdout)).toMatchObject({store: expect.stringContaining('OS keychain'), connection: 'active'})
+    expect((await runPms(['logout'], {configDir})).code).toBe(0)
+    expect(JSON.parse((await entry.getPassword()) as string)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    await entry.deleteCredential()
+  })
+
+  it('logout --revoke needs --yes off a terminal, then revokes the refresh token and forgets the tokens', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    await followRedirects(await login.authorizeUrl)
+    expect((await login.done).code).toBe(0)
+    const {access_token: accessToken} = storedFile(configDir) as {access_token: string}
+
+    const refused = await runPms(['logout', '--revoke'], {configDir})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--yes')
+    expect(storedFile(configDir).refresh_token).toMatch(/\S/)
+
+    const result = await runPms(['logout', '--revoke', '--yes'], {configDir})
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('unsent Restriction changes are cancelled')
+    expect(storedFile(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    const after = await fetch(`${sandbox.appUrl}/api/v1/properties`, {headers: {authorization: `Bearer ${accessToken}`}})
+    expect(after.status).toBe(401)
+    expect(((await after.json()) as {error: {code: string}}).error.code).toBe('connection_revoked')
+    const token = await runPms(['auth', 'token'], {configDir})
+    expect(token.code).toBe(3)
+    expect(token.stderr).toContain('Try: pms login')
+  })
+})
+
+describe('pms login through headless Chromium on the consent page', () => {
+  let sandbox: StartedSandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--properties', '5', '--rate-limits', 'off'])
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  chromiumIt('completes when the owner clicks Approve', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    const url = await login.authorizeUrl
+    const landed = await withChromium(async (page) => {
+      await page.goto(url)
+      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click('button[value="approve"]')])
+      return page.textContent('body')
+    })
+    expect(landed).toContain('go back to the terminal')
+    const result = await login.done
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('may act on 5 Properties')
+  })
+
+  chromiumIt('exits 3 with a clear message when the owner clicks Deny', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    const url = await login.authorizeUrl
+    const landed = await withChromium(async (page) => {
+      await page.goto(url)
+      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click('button[value="deny"]')])
+      return page.textContent('body')
+    })
+    expect(landed).toContain('refused')
+    const result = await login.done
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('Error: Authorization failed: the owner refused the connection (access_denied)')
+    expect(result.stderr).toContain('Try: run pms login again and approve the connection')
+    expect(existsSync(join(configDir, 'credentials', 'default.json'))).toBe(false)
+  })
+})
