@@ -384,6 +384,16 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     expect((await c.record(id, c.night(32))).rate).not.toBe(74)
   })
 
+  it('an account no longer allowed on the private App cancels unsent changes', async () => {
+    const id = c.ids[26]!
+    const info = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: Array<{id: string}>}
+    const batch = await held([{property_id: id, from: c.night(35), to: c.night(35), values: {rate: 77}}])
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'disallow_account', account_id: info.accounts[0]!.id})
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'allow_account', account_id: info.accounts[0]!.id})
+    await release()
+    expect((await c.report(batch)).body).toMatchObject({status: 'cancelled', changes: {cancelled: 1}})
+  })
+
   it('a revoked connection cancels unsent changes', async () => {
     const id = c.ids[24]!
     const batch = await held([{property_id: id, from: c.night(33), to: c.night(33), values: {rate: 75}}])
@@ -393,6 +403,9 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     await release()
     expect((await c.report(batch)).body).toMatchObject({status: 'cancelled', changes: {cancelled: 1}})
     expect((await c.record(id, c.night(33))).rate).not.toBe(75)
+    // a revoked connection hears only app_connection.revoked
+    const events = (await (await fetch(`${sandbox.appUrl}/_sandbox/events`)).json()) as {data: Array<{type: string; data: {id: string}}>}
+    expect(events.data.filter((event) => event.type === 'restriction_batch.completed' && event.data.id === batch)).toEqual([])
   })
 
   it('a report is 404 for another App Connection and after 30 days', async () => {
