@@ -62,6 +62,25 @@ describe('GET /restrictions', () => {
     })
   })
 
+  it('GET /_sandbox/seeded-facts names the seeded Properties and nights of each calendar fact', async () => {
+    const facts = (await (await fetch(`${sandbox.appUrl}/_sandbox/seeded-facts`)).json()) as Record<string, unknown>
+    expect(facts).toEqual({
+      manualOverrides: [
+        {property_id: ids[0], field: 'rate', from: night(3), to: night(5)},
+        {property_id: ids[0], field: 'availability', from: night(10), to: night(10)},
+        {property_id: ids[1], field: 'min_stay', from: night(7), to: night(13)},
+      ],
+      managedByAnotherPricingTool: ids[2],
+      wholeHouse: ids[3],
+      room: ids[4],
+      houseBookedNights: [night(2), night(3), night(4)],
+      houseClosedNight: night(20),
+      unpricedProperty: ids[9],
+    })
+    const [unpriced] = (await get(query([ids[9]!], night(1), night(1)))).body.data
+    expect(unpriced).toMatchObject({rate: null, min_stay: null, closed_to_arrival: null, closed_to_departure: null, availability: null})
+  })
+
   it('shows the seeded facts in unwritable_fields with the three reasons', async () => {
     const answer = await get(query([ids[0]!, ids[2]!, ids[4]!], night(3), night(3)))
     expect(answer.status).toBe(200)

@@ -12,7 +12,7 @@ import type {ApiServer} from '../http.js'
 import {connectionState, findConnection, propertyInScope} from '../scope.js'
 import {Calendar} from '../calendar/calendar.js'
 import type {CalendarState} from '../calendar/calendar.js'
-import {createCalendar} from '../calendar/index.js'
+import {createCalendar, seededFacts} from '../calendar/index.js'
 import {readRestrictions} from '../calendar/read.js'
 import {BatchEngine} from './engine.js'
 import type {BatchEngineState, StoredBatch} from './engine.js'
@@ -24,6 +24,16 @@ import {batchReport} from './report.js'
 export interface RestrictionsFeatureState {
   calendar: CalendarState
   engine: BatchEngineState
+}
+
+const calendars = new WeakMap<SandboxContext, Calendar>()
+
+/**
+ * The Restrictions calendar of a running sandbox, for other features: bookings mark booked nights
+ * with `setBooked` (a booked whole house blocks its room's availability).
+ */
+export function calendarOf(ctx: SandboxContext): Calendar | undefined {
+  return calendars.get(ctx)
 }
 
 /** How often (real time) the sender looks for due work; it catches up on everything due since. */
@@ -44,6 +54,7 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
   const state = saved as RestrictionsFeatureState | undefined
   const calendar =
     state?.calendar === undefined ? createCalendar({seed: ctx.world.seed, properties: calendarProperties(ctx), nowMs: ctx.clock.now()}) : Calendar.fromJSON(state.calendar)
+  calendars.set(ctx, calendar)
   const onFinal = (batch: StoredBatch) => {
     const connection = findConnection(ctx.world, batch.connectionId)
     // a revoked connection only hears app_connection.revoked; a suspended one hears nothing
@@ -121,6 +132,10 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
       })),
     }
   })
+
+  // admin: which seeded Properties carry which calendar fact (docs/sandbox.md)
+  api.declarePath('GET', '/_sandbox/seeded-facts')
+  api.app.get('/_sandbox/seeded-facts', async () => seededFacts(calendarProperties(ctx), calendar.anchorDay))
 
   engine.start(TICK_MS)
   const propertyExists = (id: string) => {
