@@ -20,7 +20,7 @@ describe('pms api and pms openapi against the sandbox', () => {
   it('pms api GET /properties --paginate prints all 120 seeded Properties as one JSON array', async () => {
     const result = await runPms(['api', 'GET', '/properties', '--paginate'], {env})
     expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
+    expect(result.code, result.stderr).toBe(0)
     const properties = JSON.parse(result.stdout) as Array<{id: string}>
     expect(properties).toHaveLength(120)
     expect(new Set(properties.map((p) => p.id)).size).toBe(120)
@@ -30,7 +30,7 @@ describe('pms api and pms openapi against the sandbox', () => {
 
   it('fields become the query of a GET and --include prints the status line first', async () => {
     const result = await runPms(['api', 'GET', '/properties', '-f', 'limit=3', '--include'], {env})
-    expect(result.code).toBe(0)
+    expect(result.code, result.stderr).toBe(0)
     expect(result.stdout.startsWith('HTTP/1.1 200 OK\n')).toBe(true)
     const body = JSON.parse(result.stdout.slice(result.stdout.indexOf('\n\n') + 2)) as {data: unknown[]}
     expect(body.data).toHaveLength(3)
@@ -38,7 +38,7 @@ describe('pms api and pms openapi against the sandbox', () => {
 
   it('an error answer prints its body and exits with the mapped code (not_found: 2)', async () => {
     const result = await runPms(['api', 'GET', `/properties/${UNKNOWN_ID}`], {env})
-    expect(result.code).toBe(2)
+    expect(result.code, result.stderr).toBe(2)
     expect(JSON.parse(result.stdout)).toMatchObject({error: {code: 'not_found'}})
     expect(result.stderr).toMatch(/^Error: .*\nTry: /)
   })
@@ -46,7 +46,7 @@ describe('pms api and pms openapi against the sandbox', () => {
   it('a missing Permission exits 4 with forbidden_permission as the --json error', async () => {
     const limited = await connect(sandbox.appUrl, {permissions: ['bookings.read']})
     const result = await runPms(['api', 'GET', '/properties', '--json'], {env: {...env, PMS_ACCESS_TOKEN: limited.access_token}})
-    expect(result.code).toBe(4)
+    expect(result.code, result.stderr).toBe(4)
     expect(JSON.parse(result.stdout)).toMatchObject({error: {code: 'forbidden_permission'}})
     // A new consent of the account ends the older tokens: connect again with every Permission.
     env.PMS_ACCESS_TOKEN = (await connect(sandbox.appUrl)).access_token
@@ -54,7 +54,7 @@ describe('pms api and pms openapi against the sandbox', () => {
 
   it('an unknown token exits 3 and --debug never prints it', async () => {
     const result = await runPms(['api', 'GET', '/properties', '--debug'], {env: {...env, PMS_ACCESS_TOKEN: 'pms_at_not_a_real_token'}})
-    expect(result.code).toBe(3)
+    expect(result.code, result.stderr).toBe(3)
     expect(result.stderr).toContain('> GET ')
     expect(result.stderr).toContain('authorization: Bearer [redacted]')
     expect(result.stderr).not.toContain('pms_at_not_a_real_token')
@@ -66,7 +66,7 @@ describe('pms api and pms openapi against the sandbox', () => {
     const batch = {dry_run: true, entries: [{property_id: property?.id, from: day, to: day, values: {min_stay: 3}}]}
     const result = await runPms(['api', 'POST', '/restriction-batches', '--input', '-'], {env, input: JSON.stringify(batch)})
     expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
+    expect(result.code, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({dry_run: true, properties: [{property_id: property?.id}]})
   })
 
@@ -81,7 +81,7 @@ describe('pms api and pms openapi against the sandbox', () => {
     it('a GET is retried with back-off, then exits 75', async () => {
       const before = (await sandboxRequests(sandbox.appUrl)).length
       const result = await runPms(['api', 'GET', '/properties', '-f', 'limit=1'], {env})
-      expect(result.code).toBe(75)
+      expect(result.code, result.stderr).toBe(75)
       const calls = (await sandboxRequests(sandbox.appUrl)).slice(before)
       expect(calls.map((r) => `${r.method} ${r.status}`)).toEqual(['GET 500', 'GET 500', 'GET 500', 'GET 500'])
     })
@@ -93,7 +93,7 @@ describe('pms api and pms openapi against the sandbox', () => {
       const once = (await sandboxRequests(sandbox.appUrl)).slice(before)
       expect(once).toHaveLength(1)
       const keyed = await runPms(['api', 'POST', '/restriction-batches', '--input', '-', '--idempotency-key', 'e2e-key'], {env, input: body})
-      expect(keyed.code).toBe(75)
+      expect(keyed.code, keyed.stderr).toBe(75)
       const retried = (await sandboxRequests(sandbox.appUrl)).slice(before + 1)
       expect(retried.length).toBeGreaterThan(1)
       expect(new Set(retried.map((r) => r.idempotency_key))).toEqual(new Set(['e2e-key']))
@@ -102,12 +102,12 @@ describe('pms api and pms openapi against the sandbox', () => {
 
   it('pms openapi prints the generated document; --from-service prints the one the service answers', async () => {
     const local = await runPms(['openapi'])
-    expect(local.code).toBe(0)
+    expect(local.code, local.stderr).toBe(0)
     const document = JSON.parse(local.stdout) as {openapi: string; paths: Record<string, unknown>}
     expect(document.openapi).toBe('3.1.0')
     expect(Object.keys(document.paths)).toContain('/properties')
     const remote = await runPms(['openapi', '--from-service'], {env})
-    expect(remote.code).toBe(0)
+    expect(remote.code, remote.stderr).toBe(0)
     expect((JSON.parse(remote.stdout) as {openapi: string}).openapi).toMatch(/^3\.1/)
   })
 })
