@@ -11,6 +11,8 @@ export interface CsvProblem {
 }
 
 export function formatProblem(problem: CsvProblem): string {
+  // Line 0: the problem is in a flag, not in a file.
+  if (problem.line === 0) return problem.column ? `${problem.column}: ${problem.message}` : problem.message
   const where =
     problem.column === undefined
       ? `line ${problem.line}`
@@ -41,14 +43,15 @@ export class CsvInvalidError extends PmsError {
   readonly problems: CsvProblem[]
   readonly total: number
 
-  constructor(source: string, problems: ProblemList) {
+  constructor(source: string, problems: ProblemList, code = 'csv_invalid') {
     const lines = problems.kept.map((problem) => `  ${formatProblem(problem)}`)
     if (problems.total > problems.kept.length) lines.push(`  and ${problems.total - problems.kept.length} more`)
     const count = problems.total === 1 ? '1 error' : `${problems.total} errors`
     super(`${source}: ${count}, nothing was sent:\n${lines.join('\n')}`, {
-      code: 'csv_invalid',
+      code,
       exitCode: ExitCode.usage,
-      suggestion: 'fix the lines above and run the command again; docs/csv-format.md describes the format',
+      suggestion:
+        code === 'csv_invalid' ? 'fix the lines above and run the command again; docs/csv-format.md describes the format' : 'fix the flags above and run the command again',
       details: {
         total: problems.total,
         errors: problems.kept.map((problem) => ({

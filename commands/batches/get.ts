@@ -1,0 +1,25 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
+  static override summary = 'Show the status and outcome report of a Restriction Batch'
+  static override description =
+    'Per Property: changes applied, unchanged, superseded, refused, failed, cancelled (and pending while in flight); refusals and failures as runs of dates. Reports are kept 30 days.'
+  static override examples = ['<%= config.bin %> batches get 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e']
+  static override args = {
+    id: Args.string({description: 'Batch id (uuid)', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {paint}, rates] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/cli/output.js'),
+      import('../../src/rates/index.js'),
+    ])
+    const client = await createClient(this.ctx)
+    const report = await client.restrictionBatches.get(this.args.id)
+    const names = this.ctx.json ? new Map<string, string>() : rates.namesOf(await rates.loadProperties(client))
+    await client.close()
+    this.emit(report, (r) => rates.renderReport(r, names, (style, text) => paint(this.ctx.io, style, text)))
+  }
+}

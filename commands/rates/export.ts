@@ -1,0 +1,43 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class RatesExport extends BaseCommand<typeof RatesExport> {
+  static override summary = 'Export the current rates and restrictions as CSV in the import format'
+  static override description =
+    'Consecutive nights with the same values become one row (from, to). Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons.'
+  static override examples = [
+    '<%= config.bin %> rates export --from 2026-12-01 --to 2027-03-31 -o rates.csv',
+    '<%= config.bin %> rates export --from 2026-12-01 --to 2026-12-31 --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60',
+  ]
+  static override flags = {
+    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    property: Flags.string({description: 'Property id (repeat for several); every Property when left out', multiple: true}),
+    output: Flags.string({char: 'o', description: 'Write the CSV to this file instead of standard output'}),
+  }
+
+  async run(): Promise<void> {
+    const [{writeFile}, {createClient}, {createProgress}, rates] = await Promise.all([
+      import('node:fs/promises'),
+      import('../../src/cli/session.js'),
+      import('../../src/cli/progress.js'),
+      import('../../src/rates/index.js'),
+    ])
+    const range = rates.parseRange(this.flags.from, this.flags.to)
+    const client = await createClient(this.ctx)
+    const properties = await rates.loadProperties(client)
+    const ids = this.flags.property?.length ? [...new Set(this.flags.property)] : properties.map((p) => p.id)
+    const bar = createProgress(this.ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: this.ctx.clock})
+    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
+    await client.close()
+    const rows = rates.exportRows(records, rates.namesOf(properties))
+    const csv = rates.toCsvText(rates.EXPORT_COLUMNS, rows)
+    if (this.flags.output) {
+      await writeFile(this.flags.output, csv)
+      this.ctx.io.err(`Wrote ${rows.length} rows to ${this.flags.output}\n`)
+      if (this.ctx.json) this.emit({file: this.flags.output, rows: rows.length}, () => '')
+    } else {
+      this.emit(rows, () => csv)
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet> {
+  static override summary = 'Show the calendar: rate, min stay, closures and availability per night, with fields a batch would refuse'
+  static override description =
+    'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json.'
+  static override examples = [
+    '<%= config.bin %> restrictions get --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-01 --to 2026-12-31',
+    '<%= config.bin %> restrictions get --all --from 2026-12-01 --to 2027-11-30 --csv > calendar.csv',
+  ]
+  static override flags = {
+    property: Flags.string({description: 'Property id (repeat for several)', multiple: true, exclusive: ['all']}),
+    all: Flags.boolean({description: 'Every Property of the connection', exclusive: ['property']}),
+    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {createProgress}, {renderTable}, {UsageError}, rates] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/cli/progress.js'),
+      import('../../src/cli/output.js'),
+      import('../../src/client/errors.js'),
+      import('../../src/rates/index.js'),
+    ])
+    const range = rates.parseRange(this.flags.from, this.flags.to)
+    if (!this.flags.all && !this.flags.property?.length) {
+      throw new UsageError('name the Properties to read', {suggestion: 'pass --property ID (repeatable) or --all'})
+    }
+    const client = await createClient(this.ctx)
+    const properties = await rates.loadProperties(client)
+    const ids = this.flags.all ? properties.map((p) => p.id) : [...new Set(this.flags.property)]
+    const bar = createProgress(this.ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: this.ctx.clock})
+    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
+    await client.close()
+    const rows = rates.calendarRows(records, rates.namesOf(properties))
+    const columns = rates.CALENDAR_COLUMNS.map((key) => ({header: key, value: (row: (typeof rows)[number]) => row[key]}))
+    this.emit(records, () => (this.flags.csv ? rates.toCsvText(rates.CALENDAR_COLUMNS, rows) : renderTable(this.ctx.io, columns, rows)))
+  }
+}

@@ -1,0 +1,71 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet> {
+  static override summary = 'Set rate or restrictions for some Properties over a run of nights'
+  static override description =
+    'The same planner, dry run, confirmation and Idempotency-Key as `rates import`, for a one-off change. Give at least one value; fields not given are left untouched.'
+  static override examples = [
+    '<%= config.bin %> restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-24 --to 2026-12-26 --rate 180 --min-stay 2 --dry-run',
+    '<%= config.bin %> restrictions set --property ID --property ID2 --from 2027-01-10 --to 2027-01-12 --availability false --yes --wait',
+  ]
+  static override flags = {
+    property: Flags.string({description: 'Property id (repeat for several)', multiple: true, required: true}),
+    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    rate: Flags.string({description: 'Base nightly rate in the Property currency (0.01 to 99999999.99, two decimals at most)'}),
+    'min-stay': Flags.string({description: 'Minimum stay in nights (1 to 365)'}),
+    'closed-to-arrival': Flags.string({description: 'true or false (also yes/no, 1/0)'}),
+    'closed-to-departure': Flags.string({description: 'true or false (also yes/no, 1/0)'}),
+    availability: Flags.string({description: 'true opens, false closes the nights for sale'}),
+    'dry-run': Flags.boolean({description: 'Send as a dry run and show the diff; nothing is stored'}),
+    yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
+    wait: Flags.boolean({description: 'Follow the batches to their final status and print the outcome report'}),
+  }
+
+  async run(): Promise<void> {
+    const [{createClient}, {confirm}, {createProgress}, {paint}, rates] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/cli/confirm.js'),
+      import('../../src/cli/progress.js'),
+      import('../../src/cli/output.js'),
+      import('../../src/rates/index.js'),
+    ])
+    const {io, clock} = this.ctx
+    const dryRun = this.flags['dry-run']
+    const range = rates.parseRange(this.flags.from, this.flags.to)
+    if (!dryRun && !this.flags.yes && !(io.stdinIsTTY && io.stderrIsTTY)) await confirm(io, 'Submit the change?', {yes: false})
+
+    const client = await createClient(this.ctx)
+    const properties = await rates.loadProperties(client)
+    const store = rates.storeForSet(
+      properties,
+      this.flags.property,
+      range,
+      {
+        rate: this.flags.rate,
+        min_stay: this.flags['min-stay'],
+        closed_to_arrival: this.flags['closed-to-arrival'],
+        closed_to_departure: this.flags['closed-to-departure'],
+        availability: this.flags.availability,
+      },
+      clock.now(),
+    )
+    const result = await rates.applyPlan(
+      client,
+      rates.planBatches(store),
+      rates.namesOf(properties),
+      {dryRun, preview: true, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock},
+      {
+        out: (text) => (this.ctx.json ? undefined : io.out(text)),
+        talk: (text) => io.err(text),
+        progress: (label, total) => createProgress(io, {label, total, clock}),
+        confirm: (q) => confirm(io, q, {yes: this.flags.yes}),
+        paint: (style, text) => paint(io, style, text),
+      },
+    )
+    if (this.ctx.json) this.emit(dryRun ? result.preview : result, () => '')
+    await client.close()
+    if (result.exitCode !== 0) this.exit(result.exitCode)
+  }
+}

@@ -1,0 +1,97 @@
+/** Reading the calendar: GET /restrictions split into calls of at most 100 Properties and 366 nights. */
+import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL} from '../contract/limits.js'
+import type {RestrictionRecord} from '../contract/index.js'
+import {UsageError} from '../client/errors.js'
+import {formatDay, parseDay} from './days.js'
+import {FIELDS, formatValue} from './fields.js'
+import {type Names, reasonInWords} from './render.js'
+
+export interface CalendarClient {
+  restrictions: {get(query: {propertyIds: string[]; from: string; to: string}): Promise<RestrictionRecord[]>}
+}
+
+export interface NightRange {
+  from: number
+  to: number
+}
+
+/** `--from` and `--to` as day numbers, or a usage error naming the flag. */
+export function parseRange(from: string, to: string): NightRange {
+  const day = (text: string, flag: string) => {
+    const parsed = parseDay(text)
+    if (typeof parsed !== 'number') {
+      throw new UsageError(`${flag} ${text} is not a date in the form YYYY-MM-DD`, {suggestion: `pass ${flag} like 2026-12-01`})
+    }
+    return parsed
+  }
+  const range = {from: day(from, '--from'), to: day(to, '--to')}
+  if (range.from > range.to) throw new UsageError(`--to ${to} is before --from ${from}`, {suggestion: 'pass a --to on or after --from (both inclusive)'})
+  return range
+}
+
+/** The calls that cover `ids` x range within the limits of one GET /restrictions call. */
+export function splitCalendarCalls(ids: readonly string[], range: NightRange): {propertyIds: string[]; from: string; to: string}[] {
+  const calls: {propertyIds: string[]; from: string; to: string}[] = []
+  for (let i = 0; i < ids.length; i += MAX_PROPERTIES_PER_CALL) {
+    const propertyIds = ids.slice(i, i + MAX_PROPERTIES_PER_CALL)
+    for (let from = range.from; from <= range.to; from += MAX_DAYS_PER_RESTRICTIONS_CALL) {
+      const to = Math.min(range.to, from + MAX_DAYS_PER_RESTRICTIONS_CALL - 1)
+      calls.push({propertyIds, from: formatDay(from), to: formatDay(to)})
+    }
+  }
+  return calls
+}
+
+/** Every record of `ids` over the range, ordered by Property (as given) then date. */
+export async function readCalendar(
+  client: CalendarClient,
+  ids: readonly string[],
+  range: NightRange,
+  onCall: (done: number, total: number) => void = () => {},
+): Promise<RestrictionRecord[]> {
+  const calls = splitCalendarCalls(ids, range)
+  const records: RestrictionRecord[] = []
+  for (const [i, call] of calls.entries()) {
+    records.push(...(await client.restrictions.get(call)))
+    onCall(i + 1, calls.length)
+  }
+  const rank = new Map(ids.map((id, i) => [id, i]))
+  return records.sort((a, b) => (rank.get(a.property_id) ?? 0) - (rank.get(b.property_id) ?? 0) || a.date.localeCompare(b.date))
+}
+
+export interface CalendarRow {
+  property_id: string
+  property: string
+  date: string
+  rate: string
+  min_stay: string
+  closed_to_arrival: string
+  closed_to_departure: string
+  availability: string
+  unwritable: string
+}
+
+/** Fields grouped by reason: `rate, min_stay: <reason in words>`. */
+export function unwritableText(fields: readonly {field: string; reason: string}[]): string {
+  const byReason = new Map<string, string[]>()
+  for (const u of fields) byReason.set(u.reason, [...(byReason.get(u.reason) ?? []), u.field])
+  return [...byReason].map(([reason, names]) => `${names.join(', ')}: ${reasonInWords(reason)}`).join('; ')
+}
+
+export const CALENDAR_COLUMNS = ['property_id', 'property', 'date', ...FIELDS, 'unwritable'] as const
+
+/** One row per Property and night; unset values are empty; unwritable fields with their reason in words. */
+export function calendarRows(records: readonly RestrictionRecord[], names: Names): CalendarRow[] {
+  const show = (field: string, value: unknown) => (value === null || value === undefined ? '' : formatValue(field, value))
+  return records.map((r) => ({
+    property_id: r.property_id,
+    property: names.get(r.property_id) ?? '',
+    date: r.date,
+    rate: show('rate', r.rate),
+    min_stay: show('min_stay', r.min_stay),
+    closed_to_arrival: show('closed_to_arrival', r.closed_to_arrival),
+    closed_to_departure: show('closed_to_departure', r.closed_to_departure),
+    availability: show('availability', r.availability),
+    unwritable: unwritableText(r.unwritable_fields),
+  }))
+}

@@ -1,0 +1,11 @@
+/** What commands use of rates: reading files, planning, applying, calendars and reports. */
+export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi} from './apply.js'
+export {CALENDAR_COLUMNS, calendarRows, parseRange, readCalendar, splitCalendarCalls} from './calendar.js'
+export {toCsvText} from './csv-writer.js'
+export {CsvInvalidError} from './errors.js'
+export {EXPORT_COLUMNS, exportRows} from './export.js'
+export {checkReadable, planFile} from './import.js'
+export {planBatches} from './planner.js'
+export {renderPreview, renderReport, textTable} from './render.js'
+export {isFinal, isPartial, loadProperties, namesOf, waitForBatches} from './service.js'
+export {storeForSet} from './set.js'

@@ -1,0 +1,219 @@
+/**
+ * Text of a dry-run diff, a plan summary and a batch outcome report. Pure: colours come in as a
+ * function so that tests and pipes get plain text.
+ */
+import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
+import {FIELDS, formatValue} from './fields.js'
+import {formatRun, parseDay} from './days.js'
+
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
+export type Paint = (style: Style, text: string) => string
+export const plain: Paint = (_style, text) => text
+
+/** Names of Properties by id, for labels; an unknown id is shown alone. */
+export type Names = ReadonlyMap<string, string>
+
+export function propertyLabel(names: Names, id: string): string {
+  const name = names.get(id)
+  return name ? `${name} (${id})` : id
+}
+
+const REASONS: Record<string, string> = {
+  manual_override: 'frozen by the host (Manual Override); the value is ignored until the host lifts it',
+  managed_by_another_pricing_tool: 'the Property is priced by another pricing tool; only availability is writable',
+  blocked_by_linked_property: 'closed because a linked Property is booked or closed',
+}
+
+const FAILURES: Record<string, string> = {
+  sales_channel_unavailable: 'the Sales Channels stayed unavailable through every retry',
+}
+
+export function reasonInWords(reason: string): string {
+  return REASONS[reason] ?? reason
+}
+
+export function failureInWords(code: string): string {
+  return FAILURES[code] ?? code
+}
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
+  const line = (cells: (string | number)[]) =>
+    cells
+      .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i]!) : String(cell).padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
+  return [paint('bold', line(headers)), ...rows.map(line)].join('\n') + '\n'
+}
+
+/** One preview from the previews of several batches: a Property split over batches is summed. */
+export function mergePreviews(previews: RestrictionBatchPreview[], order?: readonly string[]): RestrictionBatchPreview {
+  const byId = new Map<string, PreviewProperty>()
+  for (const preview of previews) {
+    for (const property of preview.properties) {
+      const seen = byId.get(property.property_id)
+      if (!seen) {
+        byId.set(property.property_id, {
+          ...property,
+          changes: {...property.changes},
+          changed: [...property.changed],
+          refused_fields: [...property.refused_fields],
+        })
+        continue
+      }
+      for (const key of ['submitted', 'changed', 'unchanged', 'refused'] as const) seen.changes[key] += property.changes[key]
+      seen.changed.push(...property.changed)
+      seen.refused_fields.push(...property.refused_fields)
+    }
+  }
+  const rank = new Map((order ?? []).map((id, i) => [id, i]))
+  const properties = [...byId.values()].sort(
+    (a, b) => (rank.get(a.property_id) ?? Infinity) - (rank.get(b.property_id) ?? Infinity) || a.property_id.localeCompare(b.property_id),
+  )
+  for (const property of properties) {
+    property.changed.sort((a, b) => a.date.localeCompare(b.date) || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
+    property.refused_fields.sort((a, b) => a.from.localeCompare(b.from) || a.field.localeCompare(b.field))
+  }
+  return {dry_run: true, properties}
+}
+
+export interface ChangeRun {
+  field: string
+  from: number
+  to: number
+  current: PreviewChange['current']
+  new: PreviewChange['new']
+}
+
+function dayOf(date: string): number {
+  const day = parseDay(date)
+  return typeof day === 'number' ? day : Number.NaN
+}
+
+/** Consecutive nights where one field goes from the same value to the same value. */
+export function changeRuns(changes: readonly PreviewChange[]): ChangeRun[] {
+  const open = new Map<string, ChangeRun>()
+  const runs: ChangeRun[] = []
+  for (const change of changes) {
+    const day = dayOf(change.date)
+    const run = open.get(change.field)
+    if (run && run.to === day - 1 && run.current === change.current && run.new === change.new) {
+      run.to = day
+      continue
+    }
+    const next: ChangeRun = {field: change.field, from: day, to: day, current: change.current, new: change.new}
+    open.set(change.field, next)
+    runs.push(next)
+  }
+  return runs.sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
+}
+
+function runText(from: number, to: number): string {
+  return formatRun(from, to)
+}
+
+function refusalLines(refused: readonly PreviewRefusedField[], paint: Paint, indent: string): string[] {
+  return refused.map((r) => {
+    const from = dayOf(r.from)
+    const to = dayOf(r.to)
+    const when = Number.isNaN(from) || Number.isNaN(to) ? `${r.from}..${r.to}` : runText(from, to)
+    return `${indent}${when.padEnd(22)}  ${paint('yellow', r.field)}: ${reasonInWords(r.reason)}`
+  })
+}
+
+/** The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in words. */
+export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain): string {
+  const totals = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
+  const rows = preview.properties.map((p) => {
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += p.changes[key]
+    return [propertyLabel(names, p.property_id), p.changes.submitted, p.changes.changed, p.changes.unchanged, p.changes.refused]
+  })
+  if (preview.properties.length > 1) rows.push(['Total', totals.submitted, totals.changed, totals.unchanged, totals.refused])
+  const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
+
+  const withChanges = preview.properties.filter((p) => p.changed.length > 0)
+  out.push('')
+  if (withChanges.length === 0) out.push('No changes: every submitted value equals the current one or is refused.')
+  else out.push(paint('bold', 'Changes'))
+  for (const property of withChanges) {
+    out.push(propertyLabel(names, property.property_id))
+    for (const run of changeRuns(property.changed)) {
+      const from = formatValue(run.field, run.current)
+      const to = formatValue(run.field, run.new)
+      out.push(`  ${runText(run.from, run.to).padEnd(22)}  ${run.field} ${paint('red', from)} -> ${paint('green', to)}`)
+    }
+  }
+  const withRefusals = preview.properties.filter((p) => p.refused_fields.length > 0)
+  if (withRefusals.length > 0) {
+    out.push('', paint('bold', 'Refused (not written)'))
+    for (const property of withRefusals) {
+      out.push(propertyLabel(names, property.property_id))
+      out.push(...refusalLines(property.refused_fields, paint, '  '))
+    }
+  }
+  return out.join('\n') + '\n'
+}
+
+export const REPORT_COUNTS = ['submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'] as const
+
+function statusPaint(status: string, paint: Paint): string {
+  if (status === 'completed') return paint('green', status)
+  if (status === 'partially_failed' || status === 'failed' || status === 'cancelled') return paint('red', status)
+  return paint('yellow', status)
+}
+
+/** The outcome report of a stored batch: counts per Property, refusals and failures as runs of dates. */
+export function renderReport(report: BatchReport, names: Names, paint: Paint = plain): string {
+  const out: string[] = [`Batch ${report.id}: ${statusPaint(report.status, paint)}`]
+  const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
+  const rows = report.properties.map((p) => [
+    propertyLabel(names, p.property_id),
+    p.status,
+    ...REPORT_COUNTS.map((key) => count(p.changes as Record<string, unknown>, key)),
+  ])
+  if (report.properties.length > 1) {
+    rows.push(['Total', report.status, ...REPORT_COUNTS.map((key) => count(report.changes as Record<string, unknown>, key))])
+  }
+  out.push(textTable(['Property', 'status', ...REPORT_COUNTS], rows, paint).trimEnd())
+  const refused = report.properties.filter((p) => p.refused_fields.length > 0)
+  if (refused.length > 0) {
+    out.push('', paint('bold', 'Refused (not written)'))
+    for (const p of refused) {
+      out.push(propertyLabel(names, p.property_id))
+      out.push(...refusalLines(p.refused_fields, paint, '  '))
+    }
+  }
+  const failed = report.properties.filter((p) => p.failures.length > 0)
+  if (failed.length > 0) {
+    out.push('', paint('bold', 'Failed'))
+    for (const p of failed) {
+      out.push(propertyLabel(names, p.property_id))
+      for (const f of p.failures) {
+        const from = dayOf(f.from)
+        const to = dayOf(f.to)
+        const when = Number.isNaN(from) || Number.isNaN(to) ? `${f.from}..${f.to}` : runText(from, to)
+        out.push(`  ${when.padEnd(22)}  ${paint('red', f.field)}: ${failureInWords(f.code)}`)
+      }
+    }
+  }
+  return out.join('\n') + '\n'
+}
+
+export interface PlannedBatchSummary {
+  index: number
+  properties: number
+  entries: number
+  changes: number
+  id?: string
+  status?: string
+  idempotency_key?: string
+}
+
+/** The plan in numbers: one line per batch, and the lower bound it is measured against. */
+export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
+  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, b.status ?? ''] : [])])
+  const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
+  const count = batches.length === 1 ? '1 batch' : `${batches.length} batches`
+  return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
+}

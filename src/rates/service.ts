@@ -1,0 +1,109 @@
+/**
+ * The network side of rates: Properties for validation, previews, submissions and following
+ * batches. Takes the client's resources as an interface so that tests can hand in fakes.
+ */
+import {FINAL_BATCH_STATUSES} from '../contract/limits.js'
+import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../contract/index.js'
+import type {Clock} from '../client/clock.js'
+import {batchIdempotencyKey} from './idempotency.js'
+import {batchRequest, batchStats, type Plan} from './planner.js'
+import {mergePreviews, type PlannedBatchSummary} from './render.js'
+import type {PropertyInfo} from './store.js'
+
+export interface RatesClient {
+  properties: {list(opts?: {limit?: number}): AsyncIterable<Property>}
+  restrictionBatches: {
+    create(request: RestrictionBatchRequest, opts: {idempotencyKey: string}): Promise<RestrictionBatchAccepted>
+    preview(request: RestrictionBatchRequest): Promise<RestrictionBatchPreview>
+    get(id: string): Promise<BatchReport>
+  }
+}
+
+/** Every Property of the Connection Scope in listing order (by id): scope, names and time zones. */
+export async function loadProperties(client: Pick<RatesClient, 'properties'>): Promise<PropertyInfo[]> {
+  const properties: PropertyInfo[] = []
+  for await (const property of client.properties.list({limit: 100})) {
+    properties.push({id: property.id, name: property.name, timezone: property.timezone})
+  }
+  return properties
+}
+
+export function namesOf(properties: readonly PropertyInfo[]): Map<string, string> {
+  return new Map(properties.map((p) => [p.id, p.name]))
+}
+
+export function summarizePlan(plan: Plan): PlannedBatchSummary[] {
+  return Array.from({length: plan.batchCount}, (_, index) => ({index, ...batchStats(plan, index)}))
+}
+
+/** Dry runs of every batch (each one a write call), merged into one preview in listing order. */
+export async function previewPlan(
+  client: Pick<RatesClient, 'restrictionBatches'>,
+  plan: Plan,
+  onBatch: (done: number) => void = () => {},
+): Promise<RestrictionBatchPreview> {
+  const previews: RestrictionBatchPreview[] = []
+  for (let b = 0; b < plan.batchCount; b++) {
+    previews.push(await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest))
+    onBatch(b + 1)
+  }
+  return mergePreviews(
+    previews,
+    plan.store.properties.map((p) => p.id),
+  )
+}
+
+/** Submits every batch with its content-derived Idempotency-Key: a rerun replays instead of writing twice. */
+export async function submitPlan(
+  client: Pick<RatesClient, 'restrictionBatches'>,
+  plan: Plan,
+  connectionKey: string,
+  onBatch: (done: number, batch: PlannedBatchSummary) => void = () => {},
+): Promise<PlannedBatchSummary[]> {
+  const submitted: PlannedBatchSummary[] = []
+  for (let b = 0; b < plan.batchCount; b++) {
+    const request = batchRequest(plan, b) as RestrictionBatchRequest
+    const key = batchIdempotencyKey(connectionKey, request)
+    const accepted = await client.restrictionBatches.create(request, {idempotencyKey: key})
+    const summary: PlannedBatchSummary = {index: b, ...batchStats(plan, b), id: accepted.id, status: accepted.status, idempotency_key: key}
+    submitted.push(summary)
+    onBatch(b + 1, summary)
+  }
+  return submitted
+}
+
+export function isFinal(status: string): boolean {
+  return FINAL_BATCH_STATUSES.includes(status)
+}
+
+/** A final status that leaves work undone: the command exits 5. */
+export function isPartial(status: string): boolean {
+  return status === 'partially_failed' || status === 'failed' || status === 'cancelled'
+}
+
+export interface WaitOptions {
+  clock: Clock
+  /** First pause between reads; grows by half each round up to maxDelayMs. */
+  initialDelayMs?: number
+  maxDelayMs?: number
+  onReport?: (report: BatchReport) => void
+}
+
+/** Reads every batch until each reaches a final status, backing off between rounds. */
+export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatches'>, ids: readonly string[], options: WaitOptions): Promise<BatchReport[]> {
+  const reports = new Map<string, BatchReport>()
+  let delay = options.initialDelayMs ?? 1000
+  const maxDelay = options.maxDelayMs ?? 15_000
+  for (;;) {
+    for (const id of ids) {
+      const known = reports.get(id)
+      if (known && isFinal(known.status)) continue
+      const report = await client.restrictionBatches.get(id)
+      reports.set(id, report)
+      options.onReport?.(report)
+    }
+    if (ids.every((id) => isFinal(reports.get(id)!.status))) return ids.map((id) => reports.get(id)!)
+    await options.clock.sleep(delay)
+    delay = Math.min(maxDelay, Math.round(delay * 1.5))
+  }
+}
