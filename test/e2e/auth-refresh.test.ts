@@ -1,0 +1,165 @@
+/**
+ * Stored logins are seeded from /_sandbox/connect (no browser, no port 8765), so this file can
+ * run beside login.test.ts.
+ */
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runPms, tempConfigDir} from './support/pms.js'
+import {connect, sandboxRequests, startSandbox, type StartedSandbox, type TokenPair} from './support/sandbox.js'
+
+const NO_KEYCHAIN = {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}
+
+/** What `pms login --insecure-storage` leaves behind, with the expiry chosen by the test. */
+function seedLogin(sandbox: StartedSandbox, pair: Pick<TokenPair, 'access_token' | 'refresh_token'>, expiresAt: number): string {
+  const configDir = tempConfigDir()
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({
+      default_profile: 'default',
+      profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, redirect_uri: 'http://localhost:8765/callback', credential_store: 'file'}},
+    }),
+  )
+  writeStored(configDir, {...pair, expires_at: new Date(expiresAt).toISOString(), client_secret: sandbox.clientSecret})
+  return configDir
+}
+
+function writeStored(configDir: string, entry: Record<string, unknown>): void {
+  mkdirSync(join(configDir, 'credentials'), {recursive: true, mode: 0o700})
+  writeFileSync(join(configDir, 'credentials', 'default.json'), JSON.stringify({version: 1, ...entry}), {mode: 0o600})
+}
+
+function readStored(configDir: string): Record<string, string> {
+  return JSON.parse(readFileSync(join(configDir, 'credentials', 'default.json'), 'utf8')) as Record<string, string>
+}
+
+async function tokenCalls(sandbox: StartedSandbox): Promise<number> {
+  return (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path === '/api/oauth/token').length
+}
+
+async function propertiesStatus(sandbox: StartedSandbox, token: string): Promise<number> {
+  return (await fetch(`${sandbox.appUrl}/api/v1/properties?limit=1`, {headers: {authorization: `Bearer ${token}`}})).status
+}
+
+describe('refresh of a stored login', () => {
+  let sandbox: StartedSandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--properties', '3', '--rate-limits', 'off'])
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it(
+    '20 `pms auth token` at once after the access token expired: all print one valid token, exactly one refresh, the family lives on',
+    async () => {
+      const pair = await connect(sandbox.appUrl)
+      const configDir = seedLogin(sandbox, pair, Date.now() - 60_000)
+      const before = await tokenCalls(sandbox)
+      const results = await Promise.all(Array.from({length: 20}, () => runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN, timeoutMs: 90_000})))
+      for (const result of results) expect(result.code, result.stderr).toBe(0)
+      const printed = new Set(results.map((r) => r.stdout.trim()))
+      expect(printed.size).toBe(1)
+      const [token] = [...printed] as [string]
+      expect(token).not.toBe(pair.access_token)
+      expect(await tokenCalls(sandbox)).toBe(before + 1)
+      expect(await propertiesStatus(sandbox, token)).toBe(200)
+      expect(readStored(configDir).access_token).toBe(token)
+
+      // The family was not revoked: the newest refresh token still refreshes.
+      writeStored(configDir, {...readStored(configDir), expires_at: new Date(Date.now() - 1000).toISOString()})
+      const again = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stdout.trim()).not.toBe(token)
+      expect(await propertiesStatus(sandbox, again.stdout.trim())).toBe(200)
+    },
+    120_000,
+  )
+
+  it('does not refresh while the access token has more than a minute left', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const before = await tokenCalls(sandbox)
+    const result = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    expect(result.stdout.trim()).toBe(pair.access_token)
+    expect(await tokenCalls(sandbox)).toBe(before)
+  })
+
+  it('refreshes once when the API answers 401 unauthorized for a token that looked valid', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, {...pair, access_token: 'pms_at_not-a-real-token'}, Date.now() + 30 * 60_000)
+    const before = await tokenCalls(sandbox)
+    const result = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({connection: 'active', token_source: 'store'})
+    expect(await tokenCalls(sandbox)).toBe(before + 1)
+  })
+
+  it('a real invalid_grant clears the stored tokens and says to run pms login (exit 3)', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, {...pair, refresh_token: 'pms_rt_unknown'}, Date.now() - 1000)
+    const result = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('invalid_grant')
+    expect(result.stderr).toContain('Try: pms login')
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    expect(result.stdout).toBe('')
+  })
+
+  it('connection_revoked: auth status reports it, exits 3 and drops the tokens', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const revoke = await fetch(`${sandbox.appUrl}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({token: pair.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
+    })
+    expect(revoke.status).toBe(200)
+    const result = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code).toBe(3)
+    expect(JSON.parse(result.stdout)).toMatchObject({connection: 'revoked'})
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+  })
+
+  it('PMS_ACCESS_TOKEN comes first and bypasses the store entirely', async () => {
+    const pair = await connect(sandbox.appUrl)
+    // A profile whose keychain cannot answer: touching the store would fail.
+    const configDir = tempConfigDir()
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, credential_store: 'keychain'}}}))
+    const env = {...NO_KEYCHAIN, PMS_ACCESS_TOKEN: pair.access_token}
+    const token = await runPms(['auth', 'token'], {configDir, env})
+    expect(token.code, token.stderr).toBe(0)
+    expect(token.stdout.trim()).toBe(pair.access_token)
+    const status = await runPms(['auth', 'status', '--json'], {configDir, env})
+    expect(status.code, status.stderr).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({token_source: 'PMS_ACCESS_TOKEN', store: null, connection: 'active'})
+  })
+
+  it('without any login, auth token exits 3 and names pms login', async () => {
+    const result = await runPms(['auth', 'token'], {env: {...NO_KEYCHAIN, PMS_APP_URL: sandbox.appUrl}})
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('Try: pms login')
+  })
+
+  it('auth doctor checks config, keychain, store, app_url, token, refresh and then the read Permissions, in that order', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const result = await runPms(['auth', 'doctor', '--json'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    const report = JSON.parse(result.stdout) as {checks: Array<{check: string; status: string}>; permissions: Array<{permission: string; held: boolean | null}>}
+    expect(report.checks.map((c) => c.check)).toEqual(['config', 'keychain', 'token store', 'app_url', 'token', 'refresh'])
+    expect(report.checks.find((c) => c.check === 'keychain')?.status).toBe('warn')
+    expect(report.checks.find((c) => c.check === 'refresh')?.status).toBe('ok')
+    expect(report.permissions.find((p) => p.permission === 'properties.read')?.held).toBe(true)
+    // The refreshed pair was saved: the next run uses it.
+    expect(readStored(configDir).access_token).not.toBe(pair.access_token)
+  })
+
+  it('auth doctor reports a missing Permission as forbidden_permission says', async () => {
+    const pair = await connect(sandbox.appUrl, {permissions: ['bookings.read']})
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const result = await runPms(['auth', 'doctor', '--json'], {configDir, env: NO_KEYCHAIN})
+    const report = JSON.parse(result.stdout) as {permissions: Array<{permission: string; held: boolean | null}>}
+    expect(report.permissions.find((p) => p.permission === 'properties.read')?.held).toBe(false)
+  })
+})
