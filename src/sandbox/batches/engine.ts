@@ -303,9 +303,14 @@ export class BatchEngine {
     for (const saved of state.lanes) {
       const lane = engine.lane(saved.propertyId)
       lane.outage = saved.outage
+      const outcomes = new Map<string, PropertyOutcome>()
       const unpack = ([batchId, day, field, value]: PackedChange): Change => {
         const batch = engine.batches.get(batchId)!
-        const outcome = batch.properties.find((candidate) => candidate.propertyId === saved.propertyId)!
+        let outcome = outcomes.get(batchId)
+        if (outcome === undefined) {
+          outcome = batch.properties.find((candidate) => candidate.propertyId === saved.propertyId)!
+          outcomes.set(batchId, outcome)
+        }
         return {batch, outcome, day, field, value}
       }
       saved.streams.forEach((savedStream, index) => {
