@@ -109,7 +109,7 @@ function toPattern(url: string): RegExp {
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/')
-  return new RegExp(`^${escaped}/?$`)
+  return new RegExp(`^${escaped}$`)
 }
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -265,7 +265,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
     const path = request.url.split('?')[0] as string
     const entry = known.find((candidate) => candidate.pattern.test(path))
     if (path.startsWith(API_PREFIX + '/')) countUnrouted(request)
-    if (entry) {
+    if (entry && !entry.methods.has(request.method)) {
       const allow = [...entry.methods].join(', ')
       return reply
         .code(405)

@@ -64,7 +64,7 @@ describe('authentication and the error shape', () => {
 
   it('a path that is not an endpoint answers 404 not_found, with or without a token', async () => {
     const tokens = await connect(app)
-    for (const url of ['/api/v1/nothing', '/api/v1/properties/x/y/z', '/api/v2/properties']) {
+    for (const url of ['/api/v1/nothing', '/api/v1/properties/x/y/z', '/api/v2/properties', '/api/v1/properties/']) {
       const response = await get(app, url, tokens.access_token)
       expect(response.statusCode).toBe(404)
       expect(errorCode(response)).toBe('not_found')
