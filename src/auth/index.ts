@@ -50,8 +50,9 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
   const profile = loadProfile(options)
   const appUrl = options.appUrl ?? resolveAppUrl(options)
   const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
-  if (!profile.settings.credential_store && !profile.settings.client_id) {
-    throw new LoginRequiredError(`Profile "${profile.name}" has never logged in`, {code: 'not_logged_in'})
+  // Only a login records a store: without one there is nothing to read, and no keychain to wake.
+  if (!profile.settings.credential_store) {
+    throw new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in'})
   }
   if (!clientId) {
     throw new UsageError(`No client_id is known for profile "${profile.name}"`, {
