@@ -95,10 +95,10 @@ class RowChecker {
     })
   }
 
-  private problem(line: number, index: number, message: string): void {
+  problem(line: number, index: number, message: string): void {
     const p: CsvProblem = {line, message}
     if (index >= 0) {
-      p.column = this.headers[index] ?? ''
+      p.column = index < this.headers.length ? this.headers[index]! : '(beyond the header)'
       p.columnIndex = index + 1
     }
     this.problems.add(p)
@@ -178,6 +178,11 @@ class RowChecker {
       return -1
     }
     const matches = this.byName.get(name) ?? this.byLowerName.get(name.toLowerCase()) ?? []
+    // An id in the name column is taken as the id: spreadsheets get columns swapped.
+    if (matches.length === 0) {
+      const byId = this.store.indexById.get(name)
+      if (byId !== undefined) return byId
+    }
     if (matches.length === 1) return matches[0]!
     if (matches.length === 0) {
       this.problem(line, this.idxProperty, `no Property of this App Connection is named "${name}"`)
@@ -220,7 +225,7 @@ class RowChecker {
     let ok = true
     for (let i = this.headers.length; i < record.length; i++) {
       if (record[i]!.trim() !== '') {
-        this.problems.add({line, message: `${record.length} cells but the header names ${this.headers.length} columns`})
+        this.problem(line, i, `${record.length} cells but the header names ${this.headers.length} columns`)
         ok = false
         break
       }
@@ -386,7 +391,8 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
     on_skip: (error) => {
       if (!error) return
       const line = (error as {lines?: number}).lines ?? lastEnd + 1
-      problems.add({line, message: `not readable as CSV: ${error.message.replace(/ at line \d+.*$/, '')}`})
+      const index = (error as {index?: number}).index
+      checker.problem(line, typeof index === 'number' ? index : -1, `not readable as CSV: ${error.message.replace(/ at line \d+.*$/, '')}`)
       lastEnd = line
       return undefined
     },
