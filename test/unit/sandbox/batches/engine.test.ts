@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {BatchEngine, batchReport} from '../../../../src/sandbox/batches/index.js'
+import {BatchEngine, batchReport, statusOf} from '../../../../src/sandbox/batches/index.js'
 import {FIELD_INDEX, seededFacts} from '../../../../src/sandbox/calendar/index.js'
 import {START, TODAY, entry, night, properties, propertyId, world} from './support.js'
 
@@ -10,6 +10,19 @@ const updatesOf = (w: ReturnType<typeof world>, n: number, stream?: string) =>
   w.engine.updates().filter((update) => update.propertyId === propertyId(n) && (stream === undefined || update.stream === stream))
 
 describe('Restriction Batch status table', () => {
+  it.each([
+    ['queued: nothing picked up yet', {pending: 3, applied: 0, failed: 0, cancelled: 0}, false, 'queued'],
+    ['processing: changes waiting or on their way', {pending: 1, applied: 2, failed: 0, cancelled: 0}, true, 'processing'],
+    ['completed: all settled, nothing failed', {pending: 0, applied: 2, failed: 0, cancelled: 0}, true, 'completed'],
+    ['completed: nothing failed although nothing applied (refused, unchanged)', {pending: 0, applied: 0, failed: 0, cancelled: 0}, true, 'completed'],
+    ['partially_failed: some failed and some applied', {pending: 0, applied: 1, failed: 1, cancelled: 0}, true, 'partially_failed'],
+    ['failed: something failed and nothing applied', {pending: 0, applied: 0, failed: 2, cancelled: 0}, true, 'failed'],
+    ['cancelled: unsent changes were cancelled', {pending: 0, applied: 1, failed: 0, cancelled: 1}, true, 'cancelled'],
+  ] as const)('%s', (_rule, counts, started, status) => {
+    expect(statusOf(counts, started)).toBe(status)
+  })
+
+
   it('a stored batch starts queued with every change pending', () => {
     const w = world()
     const batch = w.submit({entries: [entry(5, night(30), night(31), {rate: 321, min_stay: 3})]})
