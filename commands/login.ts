@@ -5,11 +5,7 @@ import {BaseCommand} from '../src/cli/base-command.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Connect pms to an account: OAuth authorization code flow with PKCE'
-  static override description = `Opens the consent page of the service in a browser and waits for it to come back to a local
-address (the redirect URI registered for the App, ${DEFAULT_REDIRECT_URI} by default). The address is
-always printed too. On a remote or headless machine, use --no-browser and either forward the port
-(ssh -L 8765:127.0.0.1:8765 host) or paste the address the browser was sent to into the terminal.
-Tokens and the client secret go to the OS keychain, or to a 0600 file where no keychain answers.`
+  static override description = `Opens the consent page of the service in a browser and waits for it to come back to a local address (the redirect URI registered for the App, ${DEFAULT_REDIRECT_URI} by default). The address is always printed too. On a remote or headless machine, use --no-browser and either forward the port (ssh -L 8765:127.0.0.1:8765 host) or paste the address the browser was sent to into the terminal. Tokens and the client secret go to the OS keychain, or to a 0600 file where no keychain answers.`
 
   static override examples = [
     '<%= config.bin %> login --app-url https://app.example.com --client-id CLIENT_ID --client-secret <CLIENT_SECRET>',

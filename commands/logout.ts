@@ -5,10 +5,7 @@ import {confirm} from '../src/cli/confirm.js'
 
 export default class Logout extends BaseCommand<typeof Logout> {
   static override summary = "Forget the profile's tokens; --revoke also ends the App Connection"
-  static override description = `Without --revoke the tokens are only forgotten on this machine; the App Connection stays.
-With --revoke the refresh token is revoked at the service first (RFC 7009): that ends the App
-Connection for the account and cancels its Restriction changes not yet sent, and only a new
-consent restores it. On a terminal you are asked to confirm; elsewhere pass --yes.`
+  static override description = `Without --revoke the tokens are only forgotten on this machine; the App Connection stays. With --revoke the refresh token is revoked at the service first (RFC 7009): that ends the App Connection for the account and cancels its Restriction changes not yet sent, and only a new consent restores it. On a terminal you are asked to confirm; elsewhere pass --yes.`
 
   static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --revoke --yes --profile acme']
 

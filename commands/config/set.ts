@@ -4,9 +4,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class ConfigSet extends BaseCommand<typeof ConfigSet> {
   static override summary = 'Change one setting of the profile (or a global one)'
-  static override description = `Per profile (--profile / PMS_PROFILE): app_url, client_id, redirect_uri.
-Global: default_profile (the profile used without --profile), require_keychain (true: refuse the
-0600 file fallback when no OS keychain answers). Secrets are never settings: pms login stores them.`
+  static override description = `Per profile (--profile / PMS_PROFILE): app_url, client_id, redirect_uri. Global: default_profile (the profile used without --profile), require_keychain (true: refuse the 0600 file fallback when no OS keychain answers). Secrets are never settings: pms login stores them.`
   static override examples = [
     '<%= config.bin %> config set app_url https://app.example.com --profile acme',
     '<%= config.bin %> config set default_profile acme',
