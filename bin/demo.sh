@@ -9,7 +9,7 @@ pms() { node bin/run.js "$@"; }
 work="$(mktemp -d)"
 sandbox_pid=""
 cleanup() {
-  [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null && wait "$sandbox_pid" 2>/dev/null
+  if [ -n "$sandbox_pid" ]; then kill "$sandbox_pid" 2>/dev/null || true; wait "$sandbox_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -18,7 +18,7 @@ export PMS_CONFIG_DIR="$work/config" NO_COLOR=1
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 step "Starting the sandbox (clock 60x faster, consent approved at once)"
-pms sandbox start --port 0 --json --speed 60 --auto-approve >"$work/sandbox.json" 2>"$work/sandbox.log" &
+node bin/run.js sandbox start --port 0 --json --speed 60 --auto-approve >"$work/sandbox.json" 2>"$work/sandbox.log" &
 sandbox_pid=$!
 for _ in $(seq 1 200); do [ -s "$work/sandbox.json" ] && break; sleep 0.05; done
 field() { node -e 'const j=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8").split("\n")[0]);console.log(j[process.argv[2]])' "$work/sandbox.json" "$1"; }
@@ -26,7 +26,7 @@ app_url="$(field app_url)"
 echo "sandbox at $app_url" >&2
 
 step "pms login"
-pms login --app-url "$app_url" --client-id "$(field client_id)" --client-secret "$(field client_secret)" \
+node bin/run.js login --app-url "$app_url" --client-id "$(field client_id)" --client-secret "$(field client_secret)" \
   --no-browser --insecure-storage 2>"$work/login.err" </dev/null &
 login_pid=$!
 for _ in $(seq 1 200); do grep -q 'oauth/authorize' "$work/login.err" 2>/dev/null && break; sleep 0.05; done
