@@ -165,6 +165,18 @@ describe('POST /restriction-batches and the batch life over HTTP', () => {
       properties: [{property_id: id, status: 'completed', refused_fields: [], failures: []}],
     })
     expect(await c.record(id, c.night(21))).toMatchObject({rate: 432.1, min_stay: 4})
+    // the same Idempotency-Key returns the batch it created instead of a new one
+    const replay = await c.post(
+      '/restriction-batches',
+      {entries: [{property_id: id, from: c.night(20), to: c.night(21), values: {rate: 432.1, min_stay: 4}}]},
+      {'idempotency-key': 'batch-e2e-1'},
+    )
+    expect(replay).toEqual({status: 202, body: answer.body})
+    const reused = await c.post('/restriction-batches', {entries: [{property_id: id, from: c.night(20), to: c.night(20), values: {rate: 1}}]}, {'idempotency-key': 'batch-e2e-1'})
+    expect(reused.status).toBe(422)
+    expect(reused.body.error.code).toBe('idempotency_key_reused')
+    await c.advance(5)
+    expect(await c.updates(id)).toHaveLength(1)
     const events = (await (await fetch(`${sandbox.appUrl}/_sandbox/events`)).json()) as {data: Array<{type: string; data: unknown}>}
     expect(events.data.filter((event) => event.type === 'restriction_batch.completed').map((event) => event.data)).toContainEqual({
       object: 'restriction_batch',
