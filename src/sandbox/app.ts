@@ -64,6 +64,17 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
     forceCloseConnections: true,
     return503OnClosing: false,
   })
+  // An empty JSON body reads as no body: endpoints then say what is missing in their own terms.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, body, done) => {
+    const text = body as string
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(text))
+    } catch (error) {
+      done(Object.assign(error as Error, {statusCode: 400}), undefined)
+    }
+  })
   app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_request, body, done) => {
     const out: Record<string, string | string[]> = {}
     for (const [key, value] of new URLSearchParams(body as string)) {

@@ -310,3 +310,11 @@ describe('GET /openapi.json', () => {
     expect(response.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())))
   })
 })
+
+describe('bodies', () => {
+  it('an empty JSON body reads as no body: the admin connect uses its defaults', async () => {
+    const response = await app.inject({method: 'POST', url: '/_sandbox/connect', headers: {'content-type': 'application/json'}, payload: ''})
+    expect(response.statusCode).toBe(200)
+    expect(response.json().token_type).toBe('Bearer')
+  })
+})
