@@ -50,7 +50,7 @@ function startLogin(sandbox: StartedSandbox, args: string[], options: {configDir
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
   const child = spawn(
     process.execPath,
-    [PMS_BIN, 'login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--timeout', '30', ...args],
+    [PMS_BIN, 'login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--timeout', '60', ...args],
     {env: {...(env as NodeJS.ProcessEnv), PMS_CLIENT_SECRET: sandbox.clientSecret}, stdio: ['pipe', 'pipe', 'pipe']},
   )
   running.add(child)
@@ -68,7 +68,7 @@ function startLogin(sandbox: StartedSandbox, args: string[], options: {configDir
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`pms login timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, 60_000)
+    }, 80_000)
     child.on('close', (code) => {
       clearTimeout(timer)
       running.delete(child)
@@ -108,7 +108,7 @@ function configOf(configDir: string): {default_profile?: string; profiles: Recor
   return JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))
 }
 
-describe('pms login against the sandbox with --auto-approve', () => {
+describe('pms login against the sandbox with --auto-approve', {timeout: 90_000}, () => {
   let sandbox: StartedSandbox
   beforeAll(async () => {
     sandbox = await startSandbox(['--auto-approve', '--properties', '7', '--rate-limits', 'off'])
@@ -273,7 +273,7 @@ describe('pms login against the sandbox with --auto-approve', () => {
   })
 })
 
-describe('pms login through headless Chromium on the consent page', () => {
+describe('pms login through headless Chromium on the consent page', {timeout: 90_000}, () => {
   let sandbox: StartedSandbox
   beforeAll(async () => {
     sandbox = await startSandbox(['--properties', '5', '--rate-limits', 'off'])
