@@ -73,6 +73,8 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
   app.post('/_sandbox/connect', async (request) => {
     const body = objectBody(request.body)
     const owner = account(body.account_id)
+    if (world.app.suspended) throw new ApiFailure(403, 'app_suspended', 'The operator suspended the App: it cannot be connected now.')
+    if (!owner.app_allowed) throw new ApiFailure(403, 'account_not_allowed', 'The App is private and not allowed on this account.')
     const permissions = body.permissions === undefined ? null : permissionList(body.permissions, 'permissions')
     let access: 'all' | string[] = 'all'
     if (body.property_ids !== undefined) {

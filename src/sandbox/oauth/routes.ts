@@ -66,6 +66,7 @@ export function checkAuthorizationRequest(api: ApiServer, query: Record<string, 
   const clientId = get('client_id')
   if (!clientId) return 'The request names no client_id.'
   if (clientId !== app.client_id) return 'The client_id is not a registered App.'
+  if (app.suspended) return 'The operator suspended this App: it cannot be connected now.'
   const redirectUri = get('redirect_uri')
   if (!redirectUri) return 'The request names no redirect_uri.'
   if (!app.redirect_uris.includes(redirectUri)) return 'The redirect_uri is not registered for this App (it must match exactly).'
@@ -140,6 +141,8 @@ function required(params: Record<string, unknown>, name: string): string {
 
 export function registerOAuthRoutes(api: ApiServer): void {
   const {app, ctx} = api
+  // A private App: only the accounts the operator lists for it can connect it.
+  const allowedAccounts = () => ctx.world.accounts.filter((account) => account.app_allowed)
   const pending = new Map<string, {request: AuthorizationRequest; expiresAt: number}>()
 
   // Browsers apply form-action to the redirect that follows the consent form too, so the
@@ -165,13 +168,13 @@ export function registerOAuthRoutes(api: ApiServer): void {
     if (typeof checked === 'string') return html(reply, 400, errorPage(checked))
     if (ctx.options.autoApprove) {
       const first = ctx.world.accounts[0]
-      if (!first) return html(reply, 500, errorPage('The sandbox has no account.'))
+      if (!first?.app_allowed) return html(reply, 403, errorPage('This App is private and not allowed on your account.'))
       return reply.code(302).header('cache-control', 'no-store').redirect(approve(checked, first.id, 'all'))
     }
     const requestId = randomBytes(16).toString('base64url')
     for (const [id, entry] of pending) if (entry.expiresAt <= ctx.clock.now()) pending.delete(id)
     pending.set(requestId, {request: checked, expiresAt: ctx.clock.now() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000})
-    return html(reply, 200, consentPage({app: ctx.world.app, accounts: ctx.world.accounts, properties: ctx.world.properties, requestId}))
+    return html(reply, 200, consentPage({app: ctx.world.app, accounts: allowedAccounts(), properties: ctx.world.properties, requestId}))
   })
 
   api.declarePath('POST', '/oauth/authorize/decision')
@@ -189,7 +192,7 @@ export function registerOAuthRoutes(api: ApiServer): void {
     }
     if (form.decision !== 'approve') return html(reply, 400, errorPage('Choose Approve or Deny.'))
     const accountId = typeof form.account_id === 'string' ? form.account_id : ''
-    if (!findAccount(ctx.world, accountId)) return html(reply, 400, errorPage('Choose one of your accounts.'))
+    if (!findAccount(ctx.world, accountId)?.app_allowed) return html(reply, 400, errorPage('Choose one of your accounts the App is allowed on.'))
     let access: 'all' | string[] = 'all'
     if (form.property_access === 'list') {
       const chosen = new Set(Array.isArray(form.property_ids) ? form.property_ids : [form.property_ids])
@@ -198,7 +201,7 @@ export function registerOAuthRoutes(api: ApiServer): void {
         return html(
           reply,
           400,
-          consentPage({app: ctx.world.app, accounts: ctx.world.accounts, properties: ctx.world.properties, requestId, error: 'Choose at least one Property of the chosen account, or all Properties.'}),
+          consentPage({app: ctx.world.app, accounts: allowedAccounts(), properties: ctx.world.properties, requestId, error: 'Choose at least one Property of the chosen account, or all Properties.'}),
         )
       }
     }

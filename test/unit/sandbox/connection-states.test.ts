@@ -1,7 +1,7 @@
 import type {FastifyInstance} from 'fastify'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {UnsentChangeRef} from '../../../src/sandbox/context.js'
-import {connect, errorCode, get, makeSandbox, operator} from './harness.js'
+import {authorizeUrl, connect, errorCode, get, makeSandbox, operator} from './harness.js'
 
 let app: FastifyInstance
 let cancelled: Array<(ref: UnsentChangeRef) => boolean>
@@ -129,5 +129,25 @@ describe('Connection Scope changes', () => {
     expect(cancelled).toHaveLength(1)
     expect(cancelled[0]?.({connectionId: connectionId(), propertyId: drop?.id as string})).toBe(true)
     expect(cancelled[0]?.({connectionId: connectionId(), propertyId: keep?.id as string})).toBe(false)
+  })
+})
+
+describe('a private App', () => {
+  it('an account the operator does not list cannot connect: not on the consent page, refused by the decision and the admin connect', async () => {
+    const second = app.sandbox.ctx.world.accounts[1]?.id as string
+    await operator(app, {action: 'disallow_account', account_id: second})
+    const page = await app.inject({method: 'GET', url: authorizeUrl(app)})
+    expect(page.body).not.toContain(`value="${second}"`)
+    expect(page.body).toContain(`value="${firstAccount()}"`)
+    const refused = await app.inject({method: 'POST', url: '/_sandbox/connect', payload: {account_id: second}})
+    expect(refused.statusCode).toBe(403)
+  })
+
+  it('a suspended App cannot be connected', async () => {
+    await operator(app, {action: 'suspend_app'})
+    const page = await app.inject({method: 'GET', url: authorizeUrl(app)})
+    expect(page.statusCode).toBe(400)
+    expect(page.headers.location).toBeUndefined()
+    expect((await app.inject({method: 'POST', url: '/_sandbox/connect', payload: {}})).statusCode).toBe(403)
   })
 })
