@@ -1,0 +1,135 @@
+import {createHash} from 'node:crypto'
+import {mkdtempSync} from 'node:fs'
+import {createServer, type IncomingMessage, type Server} from 'node:http'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {FileTokenStore} from '../../../src/auth/file-store.js'
+import {login} from '../../../src/auth/login.js'
+import {bufferIo} from '../../../src/cli/io.js'
+
+/**
+ * A minimal OAuth 2.0 server with the contract's three paths and nothing of the sandbox: the
+ * login must work against any server that keeps the contract.
+ */
+interface Seen {
+  challenge?: string
+  tokenBody?: URLSearchParams
+  tokenContentType?: string
+}
+
+let server: Server | undefined
+afterEach(() => server?.close())
+
+async function body(request: IncomingMessage): Promise<string> {
+  let text = ''
+  for await (const chunk of request) text += chunk
+  return text
+}
+
+async function startOAuthServer(seen: Seen, options: {deny?: boolean} = {}): Promise<string> {
+  server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x')
+    if (url.pathname === '/oauth/authorize') {
+      seen.challenge = url.searchParams.get('code_challenge') ?? undefined
+      const target = new URL(url.searchParams.get('redirect_uri') as string)
+      target.searchParams.set(options.deny ? 'error' : 'code', options.deny ? 'access_denied' : 'the-code')
+      target.searchParams.set('state', url.searchParams.get('state') as string)
+      response.writeHead(302, {location: target.toString()}).end()
+    } else if (url.pathname === '/api/oauth/token' && request.method === 'POST') {
+      seen.tokenContentType = request.headers['content-type']
+      seen.tokenBody = new URLSearchParams(await body(request))
+      const verifier = seen.tokenBody.get('code_verifier') ?? ''
+      const ok = createHash('sha256').update(verifier).digest('base64url') === seen.challenge && seen.tokenBody.get('code') === 'the-code'
+      response.writeHead(ok ? 200 : 400, {'content-type': 'application/json'})
+      response.end(JSON.stringify(ok ? {access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt'} : {error: 'invalid_grant'}))
+    } else if (url.pathname === '/api/v1/properties') {
+      const authorized = request.headers.authorization === 'Bearer at'
+      response.writeHead(authorized ? 200 : 401, {'content-type': 'application/json'})
+      response.end(JSON.stringify(authorized ? {data: [], next_cursor: null} : {error: {code: 'unauthorized', message: 'no'}}))
+    } else response.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server!.address() as {port: number}).port}`
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const port = (probe.address() as {port: number}).port
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+describe('login against any OAuth server with the contract paths', () => {
+  it('opens the browser on the authorize address, checks PKCE at the token endpoint and stores the pair', async () => {
+    const seen: Seen = {}
+    const appUrl = await startOAuthServer(seen)
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const {io, stderr} = bufferIo()
+    const opened: string[] = []
+    const result = await login({
+      env: {},
+      configDir,
+      io,
+      appUrl,
+      clientId: 'cid',
+      clientSecret: 'secret',
+      redirectUri: `http://localhost:${await freePort()}/callback`,
+      browser: true,
+      insecureStorage: true,
+      timeoutSeconds: 10,
+      userAgent: 'pms/test',
+      openBrowser: async (url) => {
+        opened.push(url)
+        // The "browser" follows the redirect to the loopback callback.
+        void fetch(url)
+      },
+    })
+    expect(opened).toHaveLength(1)
+    expect(stderr()).toContain(opened[0])
+    expect(seen.tokenContentType).toBe('application/x-www-form-urlencoded')
+    expect(Object.fromEntries(seen.tokenBody ?? [])).toMatchObject({grant_type: 'authorization_code', code: 'the-code', client_id: 'cid', client_secret: 'secret'})
+    expect(result).toMatchObject({profile: 'default', app_url: appUrl, client_id: 'cid', properties: 0})
+    expect(await new FileTokenStore(configDir, 'default').read()).toMatchObject({access_token: 'at', refresh_token: 'rt', client_secret: 'secret'})
+  })
+
+  it('a refusal in the browser becomes OAuthError access_denied with exit 3, nothing stored', async () => {
+    const appUrl = await startOAuthServer({}, {deny: true})
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const error = await login({
+      env: {},
+      configDir,
+      io: bufferIo().io,
+      appUrl,
+      clientId: 'cid',
+      clientSecret: 'secret',
+      redirectUri: `http://localhost:${await freePort()}/callback`,
+      browser: true,
+      insecureStorage: true,
+      timeoutSeconds: 10,
+      userAgent: 'pms/test',
+      openBrowser: async (url) => void fetch(url),
+    }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({code: 'access_denied', exitCode: 3})
+    expect(await new FileTokenStore(configDir, 'default').read()).toBeUndefined()
+  })
+
+  it('times out when the browser never comes back', async () => {
+    const appUrl = await startOAuthServer({})
+    const error = await login({
+      env: {},
+      configDir: mkdtempSync(join(tmpdir(), 'pms-login-flow-')),
+      io: bufferIo().io,
+      appUrl,
+      clientId: 'cid',
+      clientSecret: 'secret',
+      redirectUri: `http://localhost:${await freePort()}/callback`,
+      browser: false,
+      insecureStorage: true,
+      timeoutSeconds: 1,
+      userAgent: 'pms/test',
+    }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({code: 'login_timeout', exitCode: 3})
+  })
+})
