@@ -25,6 +25,6 @@ export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
     const names = this.ctx.json ? new Map<string, string>() : rates.namesOf(await rates.loadProperties(client))
     await client.close()
     this.emit(report!, (r) => rates.renderReport(r, names, (style, text) => paint(this.ctx.io, style, text)))
-    if (rates.isPartial(report!.status)) this.exit(5)
+    if (rates.isPartial(report!.status)) process.exitCode = 5
   }
 }

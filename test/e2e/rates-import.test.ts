@@ -1,0 +1,138 @@
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
+import {runPms} from './support/pms.js'
+import {sandboxAdmin} from './support/sandbox.js'
+
+let world: RatesWorld
+let property: {id: string; name: string}
+const dir = mkdtempSync(join(tmpdir(), 'pms-rates-import-'))
+const d = (offset: number) => dayFromToday(offset)
+/** `2026-12-01..07` within a month, both dates in full across months: how the diff writes runs. */
+const run = (from: string, to: string) => (from.slice(0, 8) === to.slice(0, 8) ? `${from}..${to.slice(8)}` : `${from}..${to}`)
+
+function csv(name: string, text: string): string {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempotency_key !== null)
+let firstBatchId = ''
+
+beforeAll(async () => {
+  world = await startRatesWorld()
+  property = await writableProperty(world)
+})
+afterAll(async () => {
+  await world?.sandbox.stop()
+})
+
+describe('rates import against the sandbox', () => {
+  it('a real import with --yes --wait reaches completed and prints the outcome report', async () => {
+    const file = csv('base.csv', `property_id,from,to,rate,min_stay\n${property.id},${d(5)},${d(7)},100.00,2\n`)
+    const result = await runPms(['rates', 'import', file, '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000})
+    expect(result.code, result.stderr).toBe(0)
+    const id = /Batch ([0-9a-f-]{36}): completed/.exec(result.stdout)?.[1]
+    expect(id).toBeDefined()
+    firstBatchId = id!
+    expect(result.stdout).toContain(`${property.name} (${property.id})`)
+    expect(result.stdout).toMatch(/completed\s+6\s+\d+/)
+    expect(await keyedPosts()).toHaveLength(1)
+  })
+
+  it('running the same import again replays the stored batch: same id, same Idempotency-Key, no second batch', async () => {
+    const file = join(dir, 'base.csv')
+    const result = await runPms(['rates', 'import', file, '--yes', '--json'], {env: await world.env()})
+    expect(result.code, result.stderr).toBe(0)
+    const body = JSON.parse(result.stdout) as {batches: {id: string; idempotency_key: string}[]; preview: {properties: {changes: {changed: number}}[]}}
+    expect(body.batches.map((b) => b.id)).toEqual([firstBatchId])
+    expect(body.preview.properties[0]!.changes.changed).toBe(0)
+    const posts = await keyedPosts()
+    expect(posts).toHaveLength(2)
+    expect(posts[1]!.idempotency_key).toBe(posts[0]!.idempotency_key)
+    expect(posts[1]!.idempotency_key).toBe(body.batches[0]!.idempotency_key)
+  })
+
+  it('--dry-run shows the summary and the changes as runs of nights, and stores nothing', async () => {
+    const file = csv('edit.csv', `property_id,date,rate\n${property.id},${d(5)},135.00\n${property.id},${d(6)},135.00\n${property.id},${d(7)},135\n`)
+    const before = (await world.batchPosts()).length
+    const result = await runPms(['rates', 'import', file, '--dry-run'], {env: await world.env()})
+    expect(result.code, result.stderr).toBe(0)
+    const summary = result.stdout.split('\n').find((line) => line.startsWith(property.name))!
+    expect(summary.trim().split(/\s+/).slice(-4)).toEqual(['3', '3', '0', '0'])
+    expect(result.stdout).toContain(`  ${run(d(5), d(7)).padEnd(22)}  rate 100.00 -> 135.00`)
+    expect(result.stdout).not.toContain('min_stay')
+    expect(result.stderr).toContain('Dry run: nothing was written.')
+    expect(await world.batchPosts()).toHaveLength(before + 1)
+    expect(await keyedPosts()).toHaveLength(2)
+  })
+
+  it('export, then import --dry-run of the exported file, shows zero changes', async () => {
+    const file = join(dir, 'export.csv')
+    const exported = await runPms(['rates', 'export', '--from', d(2), '--to', d(60), '--property', property.id, '-o', file], {env: await world.env()})
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(readFileSync(file, 'utf8')).toContain(`${property.id},${property.name},${d(5)},${d(7)},100.00,2,`)
+    const result = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env: await world.env()})
+    expect(result.code, result.stderr).toBe(0)
+    const preview = JSON.parse(result.stdout) as {properties: {changes: {submitted: number; changed: number; refused: number}; changed: unknown[]}[]}
+    expect(preview.properties).toHaveLength(1)
+    expect(preview.properties[0]!.changes.submitted).toBeGreaterThan(0)
+    expect(preview.properties[0]!.changes.changed).toBe(0)
+    expect(preview.properties[0]!.changes.refused).toBe(0)
+    expect(preview.properties[0]!.changed).toEqual([])
+  })
+
+  it('a file touching a Manual Override shows the refusal with its reason in words', async () => {
+    await sandboxAdmin(world.appUrl, '/_sandbox/host', {action: 'set_manual_override', property_id: property.id, field: 'rate', from: d(20), to: d(21)})
+    const file = csv('override.csv', `property_id,from,to,rate\n${property.id},${d(19)},${d(22)},150.00\n`)
+    const result = await runPms(['rates', 'import', file, '--dry-run'], {env: await world.env()})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('Refused (not written)')
+    expect(result.stdout).toContain(`${run(d(20), d(21))}`.padEnd(22) + '  rate: frozen by the host (Manual Override)')
+    const summary = result.stdout.split('\n').find((line) => line.startsWith(property.name))!
+    expect(summary.trim().split(/\s+/).slice(-4)).toEqual(['4', '2', '0', '2'])
+
+    const calendar = await runPms(['restrictions', 'get', '--property', property.id, '--from', d(20), '--to', d(20)], {env: await world.env()})
+    expect(calendar.code, calendar.stderr).toBe(0)
+    expect(calendar.stdout).toContain('rate: frozen by the host (Manual Override)')
+  })
+
+  it('off a terminal without --yes the import stops before any call and names --yes', async () => {
+    const before = (await world.batchPosts()).length
+    const result = await runPms(['rates', 'import', join(dir, 'edit.csv')], {env: await world.env()})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--yes')
+    expect(await world.batchPosts()).toHaveLength(before)
+  })
+
+  it('batches get and batches wait print the outcome report of a stored batch', async () => {
+    const got = await runPms(['batches', 'get', firstBatchId], {env: await world.env()})
+    expect(got.code, got.stderr).toBe(0)
+    expect(got.stdout).toContain(`Batch ${firstBatchId}: completed`)
+    expect(got.stdout).toMatch(/applied/)
+    const waited = await runPms(['batches', 'wait', firstBatchId, '--json'], {env: await world.env()})
+    expect(waited.code, waited.stderr).toBe(0)
+    const report = JSON.parse(waited.stdout) as {id: string; status: string; properties: {property_id: string}[]}
+    expect(report).toMatchObject({id: firstBatchId, status: 'completed'})
+    expect(report.properties.map((p) => p.property_id)).toEqual([property.id])
+  })
+
+  it('--wait exits 5 when the batch fails, and the report lists the failures as runs of dates', async () => {
+    await sandboxAdmin(world.appUrl, '/_sandbox/faults', {channel_outage_seconds: 7200})
+    try {
+      const file = csv('outage.csv', `property_id,from,to,min_stay\n${property.id},${d(30)},${d(33)},4\n`)
+      const result = await runPms(['rates', 'import', file, '--yes', '--wait', '--no-preview'], {env: await world.env(), timeoutMs: 120_000})
+      expect(result.code, result.stderr).toBe(5)
+      expect(result.stdout).toMatch(/Batch [0-9a-f-]{36}: failed/)
+      expect(result.stdout).toContain(`${run(d(30), d(33))}`.padEnd(22) + '  min_stay: the Sales Channels stayed unavailable')
+      const id = /Batch ([0-9a-f-]{36}): failed/.exec(result.stdout)![1]!
+      const waited = await runPms(['batches', 'wait', id], {env: await world.env()})
+      expect(waited.code).toBe(5)
+    } finally {
+      await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
+    }
+  }, 120_000)
+})
