@@ -80,7 +80,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     // oclif's own exit (this.exit) passes through untouched.
-    if ((error as {oclif?: {exit?: number}}).oclif?.exit !== undefined && error.name === 'ExitError') throw error
+    if ((error as {code?: unknown}).code === 'EEXIT') throw error
     const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
     if ((error as {code?: unknown}).code === 'connection_revoked') {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
