@@ -5,6 +5,7 @@
 import Fastify, {type FastifyInstance} from 'fastify'
 import {MAX_REQUEST_BODY_BYTES} from '../contract/limits.js'
 import {registerAdminRoutes} from './admin/routes.js'
+import {registerGuideRoute} from './api/guide.js'
 import {registerOpenApiRoute} from './api/openapi.js'
 import {registerPropertyRoutes} from './api/properties.js'
 import {createSandboxClock, type SandboxClock} from './clock.js'
@@ -97,6 +98,7 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
   registerOAuthRoutes(api)
   registerOpenApiRoute(api)
   registerPropertyRoutes(api)
+  registerGuideRoute(api)
 
   const hooks: SandboxFeatureHooks[] = []
   const savers: Array<{name: string; save: () => unknown}> = []

@@ -1,6 +1,6 @@
 import type {FastifyInstance} from 'fastify'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
-import {PropertiesPageSchema, PropertySchema} from '../../../src/contract/index.js'
+import {PropertiesPageSchema, PropertyGuideSchema, PropertySchema} from '../../../src/contract/index.js'
 import {connect, errorCode, get, makeSandbox, operator} from './harness.js'
 
 let app: FastifyInstance
@@ -114,5 +114,44 @@ describe('GET /properties/{id}', () => {
     const limited = await connect(app, {permissions: ['restrictions.read']})
     const [id] = ownIds()
     expect(errorCode(await get(app, `/api/v1/properties/${id}`, limited.access_token))).toBe('forbidden_permission')
+  })
+})
+
+describe('GET /properties/{id}/guide', () => {
+  it('answers the Property Guide of contract-gaps row 4 with every field present, empty ones null', async () => {
+    const keys = ['property_id', 'address', 'coordinates', 'contact', 'check_in_time', 'check_out_time', 'wifi', 'rooms', 'amenities', 'website_texts', 'welcome_booklet_url', 'custom_shortcodes', 'knowledge']
+    let sawNull = false
+    for (const id of ownIds().slice(0, 30)) {
+      const response = await get(app, `/api/v1/properties/${id}/guide`, accessToken)
+      expect(response.statusCode).toBe(200)
+      const guide = response.json()
+      expect(PropertyGuideSchema.safeParse(guide).success).toBe(true)
+      expect(Object.keys(guide).sort()).toEqual([...keys].sort())
+      expect(guide.property_id).toBe(id)
+      if (guide.wifi === null) sawNull = true
+      for (const entry of guide.knowledge) expect(Object.keys(entry).sort()).toEqual(['content', 'id', 'topic'])
+    }
+    expect(sawNull).toBe(true)
+  })
+
+  it('is the same for the same seed', async () => {
+    const [id] = ownIds()
+    const first = (await get(app, `/api/v1/properties/${id}/guide`, accessToken)).json()
+    const again = makeSandbox({rateLimits: false})
+    try {
+      const tokens = await connect(again)
+      expect((await get(again, `/api/v1/properties/${id}/guide`, tokens.access_token)).json()).toEqual(first)
+    } finally {
+      await again.close()
+    }
+  })
+
+  it('needs property_guide.read and answers 404 outside the Connection Scope', async () => {
+    const [id] = ownIds()
+    const limited = await connect(app, {permissions: ['properties.read']})
+    expect(errorCode(await get(app, `/api/v1/properties/${id}/guide`, limited.access_token))).toBe('forbidden_permission')
+    const full = await connect(app)
+    const other = app.sandbox.ctx.world.properties.find((property) => property.account_id !== app.sandbox.ctx.world.accounts[0]?.id)
+    expect(errorCode(await get(app, `/api/v1/properties/${other?.id}/guide`, full.access_token))).toBe('not_found')
   })
 })
