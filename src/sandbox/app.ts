@@ -18,6 +18,7 @@ import {createApiServer, renderApiError, type ApiServer} from './http.js'
 import {pruneIdempotency} from './idempotency.js'
 import {errorPage} from './oauth/consent-page.js'
 import {registerOAuthRoutes, renderOAuthError} from './oauth/routes.js'
+import {pruneCredentials} from './oauth/tokens.js'
 import {deriveRandom} from './random.js'
 import {RateLimiter} from './rate-limit.js'
 import {RequestLog} from './request-log.js'
@@ -117,6 +118,7 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
     world.clock_now = clock.now()
     for (const saver of savers) world.features[saver.name] = saver.save()
     pruneIdempotency(world, clock.now())
+    pruneCredentials(ctx)
     saveWorld(options.statePath, world)
   }
   app.decorate('sandbox', {ctx, api, clock, saveState})

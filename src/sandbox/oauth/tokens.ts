@@ -245,3 +245,18 @@ export function revokeToken(ctx: SandboxContext, request: {clientId: string; tok
   )
   if (!otherLive) revokeConnection(ctx, connection)
 }
+
+/**
+ * Forgets credentials that can no longer change an answer: expired codes and access tokens, and
+ * refresh tokens past their idle expiry (a rotated one is kept until then, to catch its reuse).
+ * An unknown token answers exactly like an expired one.
+ */
+export function pruneCredentials(ctx: SandboxContext): void {
+  const now = ctx.clock.now()
+  const {world} = ctx
+  for (const [hash, code] of Object.entries(world.codes)) if (code.expires_at <= now) delete world.codes[hash]
+  for (const [hash, token] of Object.entries(world.access_tokens)) if (token.expires_at <= now) delete world.access_tokens[hash]
+  for (const [hash, token] of Object.entries(world.refresh_tokens)) if (token.expires_at <= now) delete world.refresh_tokens[hash]
+  const used = new Set([...Object.values(world.access_tokens), ...Object.values(world.refresh_tokens)].map((token) => token.family_id))
+  for (const id of Object.keys(world.families)) if (!used.has(id)) delete world.families[id]
+}

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {FastifyInstance} from 'fastify'
-import {connect, get, makeSandbox, START} from './harness.js'
+import {connect, get, makeSandbox, START, token} from './harness.js'
 import {createSandboxClock} from '../../../src/sandbox/clock.js'
 
 const open: FastifyInstance[] = []
@@ -60,5 +60,28 @@ describe('the sandbox clock', () => {
     expect(() => createSandboxClock({speed: 0})).toThrow()
     expect(() => createSandboxClock({speed: -1})).toThrow()
     expect(() => createSandboxClock().advance(-1)).toThrow()
+  })
+})
+
+describe('saving forgets dead credentials only', () => {
+  it('expired access tokens and codes leave the state file; a rotated refresh token stays until its idle expiry so its reuse is still caught', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'pms-sandbox-')), 'state.json')
+    const first = makeSandbox({statePath})
+    const tokens = await connect(first)
+    const rotated = await token(first, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token})
+    expect(rotated.statusCode).toBe(200)
+    first.sandbox.clock.advance(2 * 3600 * 1000)
+    await first.close()
+    const saved = JSON.parse(readFileSync(statePath, 'utf8')).world
+    expect(Object.keys(saved.access_tokens)).toHaveLength(0)
+    expect(Object.keys(saved.codes)).toHaveLength(0)
+    expect(Object.keys(saved.refresh_tokens)).toHaveLength(2)
+
+    const second = makeSandbox({statePath, now: undefined})
+    open.push(second)
+    const reuse = await token(second, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token})
+    expect(reuse.json().error).toBe('invalid_grant')
+    const afterReuse = await token(second, {grant_type: 'refresh_token', refresh_token: rotated.json().refresh_token})
+    expect(afterReuse.json().error).toBe('invalid_grant')
   })
 })
