@@ -1,0 +1,148 @@
+import {describe, expect, it} from 'vitest'
+import type {Clock} from '../../../src/client/clock.js'
+import type {BatchReport, RestrictionBatchPreview, RestrictionBatchRequest} from '../../../src/contract/index.js'
+import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
+import {parseRange} from '../../../src/rates/calendar.js'
+import {planBatches} from '../../../src/rates/planner.js'
+import type {RatesClient} from '../../../src/rates/service.js'
+import {waitForBatches} from '../../../src/rates/service.js'
+import {SetInvalidError, storeForSet} from '../../../src/rates/set.js'
+import {NightStore} from '../../../src/rates/store.js'
+import {A, B, NOW, PROPERTIES} from './helpers.js'
+
+const fakeClock = (): Clock & {slept: number[]} => {
+  const slept: number[] = []
+  return {slept, now: () => NOW, sleep: async (ms) => void slept.push(ms)}
+}
+
+function fakeClient(statuses: string[] = ['completed']) {
+  const calls: {kind: string; request?: RestrictionBatchRequest; key?: string}[] = []
+  let reads = 0
+  const client: RatesClient = {
+    properties: {
+      async *list() {
+        yield* PROPERTIES.map((p) => ({...p, currency: 'EUR', pricing_modifiers: []}))
+      },
+    },
+    restrictionBatches: {
+      async preview(request): Promise<RestrictionBatchPreview> {
+        calls.push({kind: 'preview', request})
+        const ids = [...new Set(request.entries.map((e) => e.property_id))]
+        return {dry_run: true, properties: ids.map((property_id) => ({property_id, changes: {submitted: 1, changed: 1, unchanged: 0, refused: 0}, changed: [], refused_fields: []}))}
+      },
+      async create(request, opts) {
+        calls.push({kind: 'create', request, key: opts.idempotencyKey})
+        return {id: `50000000-0000-4000-8000-00000000000${calls.length}`, status: 'queued'}
+      },
+      async get(id): Promise<BatchReport> {
+        const status = statuses[Math.min(reads++, statuses.length - 1)]!
+        return {id, status, created_at: '', updated_at: '', completed_at: null, changes: {submitted: 1, pending: 0, applied: 1, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}, properties: []}
+      },
+    },
+  }
+  return {client, calls}
+}
+
+function ui(answer = true): ApplyUi & {stdout: string[]; asked: string[]} {
+  const stdout: string[] = []
+  const asked: string[] = []
+  return {
+    stdout,
+    asked,
+    out: (text) => void stdout.push(text),
+    talk: () => {},
+    progress: () => ({tick() {}, done() {}}),
+    confirm: async (q) => {
+      asked.push(q)
+      return answer
+    },
+    paint: (_s, t) => t,
+  }
+}
+
+const names = new Map(PROPERTIES.map((p) => [p.id, p.name]))
+const plan = () => planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120', availability: 'yes'}, NOW))
+const options = (over: Partial<Parameters<typeof applyPlan>[3]> = {}) => ({dryRun: false, preview: true, wait: false, connectionKey: 'k', clock: fakeClock(), ...over})
+
+describe('applying a plan', () => {
+  it('a dry run sends only dry runs, one per batch, and never asks or submits', async () => {
+    const {client, calls} = fakeClient()
+    const u = ui()
+    const result = await applyPlan(client, plan(), names, options({dryRun: true}), u)
+    expect(calls.map((c) => c.kind)).toEqual(['preview'])
+    expect(u.asked).toEqual([])
+    expect(result.submitted).toBe(false)
+    expect(result.preview?.properties).toHaveLength(2)
+  })
+
+  it('previews, asks, then submits every batch with its Idempotency-Key', async () => {
+    const {client, calls} = fakeClient()
+    const result = await applyPlan(client, plan(), names, options(), ui())
+    expect(calls.map((c) => c.kind)).toEqual(['preview', 'create'])
+    expect(calls[1]!.key).toMatch(/^pms-batch-[0-9a-f]{64}$/)
+    expect(result.batches[0]!.id).toBeDefined()
+    const again = fakeClient()
+    await applyPlan(again.client, plan(), names, options(), ui())
+    expect(again.calls[1]!.key).toBe(calls[1]!.key)
+  })
+
+  it('sends nothing when the confirmation is declined', async () => {
+    const {client, calls} = fakeClient()
+    const result = await applyPlan(client, plan(), names, options(), ui(false))
+    expect(calls.map((c) => c.kind)).toEqual(['preview'])
+    expect(result.submitted).toBe(false)
+  })
+
+  it('--no-preview submits without dry runs and shows the planned counts', async () => {
+    const {client, calls} = fakeClient()
+    const u = ui()
+    await applyPlan(client, plan(), names, options({preview: false}), u)
+    expect(calls.map((c) => c.kind)).toEqual(['create'])
+    expect(u.stdout[0]).toContain('1 batch (the limits allow no fewer than 1)')
+  })
+
+  it('--wait follows the batches to a final status and exits 5 on partially_failed', async () => {
+    const {client} = fakeClient(['queued', 'processing', 'partially_failed'])
+    const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
+    expect(result.reports?.map((r) => r.status)).toEqual(['partially_failed'])
+    expect(result.exitCode).toBe(5)
+  })
+})
+
+describe('following batches', () => {
+  it('backs off between reads and stops at the first final status', async () => {
+    const {client} = fakeClient(['queued', 'processing', 'processing', 'completed'])
+    const clock = fakeClock()
+    const reports = await waitForBatches(client, ['x'], {clock, initialDelayMs: 1000, maxDelayMs: 2000})
+    expect(reports[0]!.status).toBe('completed')
+    expect(clock.slept).toEqual([1000, 1500, 2000])
+  })
+})
+
+describe('restrictions set values', () => {
+  it('refuses flags outside the bounds, Properties outside the scope and nights outside the window, all at once', () => {
+    let error: unknown
+    try {
+      storeForSet(PROPERTIES, [A, 'nope'], parseRange('2026-11-20', '2026-11-25'), {rate: '1.234', min_stay: '0'}, NOW)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(SetInvalidError)
+    const message = (error as Error).message
+    expect(message).toContain('--rate: rate 1.234 has more than two decimals')
+    expect(message).toContain('--min-stay: min_stay 0 is outside 1..365')
+    expect(message).toContain('--property: nope is not a Property of this App Connection')
+    expect(message).toContain(`--from/--to: ${A}: writable nights run 2026-11-22 to 2028-11-21`)
+    expect((error as SetInvalidError).exitCode).toBe(2)
+  })
+
+  it('needs at least one value', () => {
+    expect(() => storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-01'), {}, NOW)).toThrow(/give at least one of --rate/)
+  })
+
+  it('sets every night of the range for every Property given', () => {
+    const store: NightStore = storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {closed_to_arrival: 'TRUE'}, NOW)
+    const request = planBatches(store)
+    expect(request.totals).toEqual({properties: 2, entries: 2, changes: 6})
+  })
+})

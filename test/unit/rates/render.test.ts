@@ -1,0 +1,188 @@
+import {describe, expect, it} from 'vitest'
+import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../../../src/contract/index.js'
+import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
+import {dayFromCivil} from '../../../src/rates/days.js'
+import {exportRows} from '../../../src/rates/export.js'
+import {changeRuns, mergePreviews, renderPreview, renderReport} from '../../../src/rates/render.js'
+import {A, B} from './helpers.js'
+
+const names = new Map([
+  [A, 'Sea View'],
+  [B, 'Loft'],
+])
+
+function preview(properties: RestrictionBatchPreview['properties']): RestrictionBatchPreview {
+  return {dry_run: true, properties}
+}
+
+const change = (date: string, field: string, current: number | boolean | null, next: number | boolean | null) => ({date, field, current, new: next})
+
+describe('rendering a dry run', () => {
+  const sample = preview([
+    {
+      property_id: A,
+      changes: {submitted: 12, changed: 9, unchanged: 1, refused: 2},
+      changed: [
+        ...['01', '02', '03', '04', '05', '06', '07'].map((day) => change(`2026-12-${day}`, 'rate', 120, 135)),
+        change('2026-12-31', 'min_stay', null, 3),
+        change('2027-01-01', 'min_stay', null, 3),
+      ],
+      refused_fields: [{field: 'rate', reason: 'manual_override', from: '2026-12-08', to: '2026-12-09'}],
+    },
+  ])
+
+  it('groups changes into runs of nights with the same old and new value', () => {
+    const text = renderPreview(sample, names)
+    expect(text).toContain('  2026-12-01..07          rate 120.00 -> 135.00\n')
+    expect(text).toContain('  2026-12-31..2027-01-01  min_stay (unset) -> 3\n')
+  })
+
+  it('starts with a summary per Property: submitted, changed, unchanged, refused', () => {
+    const [header, row] = renderPreview(sample, names).split('\n')
+    expect(header!.split(/\s{2,}/)).toEqual(['Property', 'submitted', 'changed', 'unchanged', 'refused'])
+    expect(row!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, '12', '9', '1', '2'])
+  })
+
+  it('lists refused fields with the reason in words', () => {
+    expect(renderPreview(sample, names)).toContain('  2026-12-08..09          rate: frozen by the host (Manual Override)')
+  })
+
+  it('says so when nothing would change', () => {
+    const text = renderPreview(preview([{property_id: A, changes: {submitted: 3, changed: 0, unchanged: 3, refused: 0}, changed: [], refused_fields: []}]), names)
+    expect(text).toContain('No changes')
+  })
+
+  it('paints old values red and new values green when colours are on', () => {
+    const painted = renderPreview(sample, names, (style, text) => `<${style}>${text}</${style}>`)
+    expect(painted).toContain('rate <red>120.00</red> -> <green>135.00</green>')
+  })
+
+  it('breaks a run where the old value differs or a night is missing', () => {
+    const runs = changeRuns([change('2026-12-01', 'rate', 100, 135), change('2026-12-02', 'rate', 110, 135), change('2026-12-04', 'rate', 110, 135)])
+    expect(runs.map((r) => [r.from, r.to])).toEqual([
+      [dayFromCivil(2026, 12, 1), dayFromCivil(2026, 12, 1)],
+      [dayFromCivil(2026, 12, 2), dayFromCivil(2026, 12, 2)],
+      [dayFromCivil(2026, 12, 4), dayFromCivil(2026, 12, 4)],
+    ])
+  })
+
+  it('merges the previews of a Property split over two batches', () => {
+    const merged = mergePreviews(
+      [
+        preview([{property_id: B, changes: {submitted: 2, changed: 1, unchanged: 1, refused: 0}, changed: [change('2026-12-02', 'rate', 1, 2)], refused_fields: []}]),
+        preview([
+          {property_id: B, changes: {submitted: 1, changed: 1, unchanged: 0, refused: 0}, changed: [change('2026-12-01', 'rate', 1, 2)], refused_fields: []},
+          {property_id: A, changes: {submitted: 1, changed: 0, unchanged: 1, refused: 0}, changed: [], refused_fields: []},
+        ]),
+      ],
+      [A, B],
+    )
+    expect(merged.properties.map((p) => p.property_id)).toEqual([A, B])
+    expect(merged.properties[1]!.changes).toEqual({submitted: 3, changed: 2, unchanged: 1, refused: 0})
+    expect(merged.properties[1]!.changed.map((c) => c.date)).toEqual(['2026-12-01', '2026-12-02'])
+  })
+})
+
+describe('rendering an outcome report', () => {
+  const counts = (over: Partial<Record<string, number>>) => ({submitted: 0, pending: 0, applied: 0, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0, ...over})
+  const report: BatchReport = {
+    id: '40000000-0000-4000-8000-000000000001',
+    status: 'partially_failed',
+    created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:05:00.000Z',
+    completed_at: '2026-11-22T10:05:00.000Z',
+    changes: counts({submitted: 10, applied: 6, refused: 2, failed: 2}),
+    properties: [
+      {property_id: A, status: 'completed', changes: counts({submitted: 8, applied: 6, refused: 2}), refused_fields: [{field: 'availability', reason: 'blocked_by_linked_property', from: '2026-12-01', to: '2026-12-02'}], failures: []},
+      {property_id: B, status: 'failed', changes: counts({submitted: 2, failed: 2}), refused_fields: [], failures: [{field: 'rate', code: 'sales_channel_unavailable', from: '2026-12-01', to: '2026-12-02'}]},
+    ],
+  }
+
+  it('counts applied, unchanged, superseded, refused, failed and cancelled per Property', () => {
+    const lines = renderReport(report, names).split('\n')
+    expect(lines[0]).toBe(`Batch ${report.id}: partially_failed`)
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'])
+    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, 'completed', '8', '6', '0', '0', '2', '0', '0', '0'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '0', '0', '2', '2', '0', '0'])
+  })
+
+  it('lists refusals and failures as runs of dates with words', () => {
+    const text = renderReport(report, names)
+    expect(text).toContain('2026-12-01..02          availability: closed because a linked Property is booked or closed')
+    expect(text).toContain('2026-12-01..02          rate: the Sales Channels stayed unavailable through every retry')
+  })
+})
+
+const record = (property: string, date: string, values: Partial<RestrictionRecord>): RestrictionRecord => ({
+  property_id: property,
+  date,
+  rate: null,
+  min_stay: null,
+  closed_to_arrival: null,
+  closed_to_departure: null,
+  availability: null,
+  unwritable_fields: [],
+  ...values,
+})
+
+describe('exporting the calendar in the import format', () => {
+  it('merges equal consecutive nights, leaves unset values empty and writes rates with two decimals', () => {
+    const rows = exportRows(
+      [
+        record(A, '2026-12-01', {rate: 120, min_stay: 2, availability: true}),
+        record(A, '2026-12-02', {rate: 120, min_stay: 2, availability: true}),
+        record(A, '2026-12-03', {rate: 120.5, min_stay: 2, availability: true}),
+        record(B, '2026-12-04', {rate: 120.5, min_stay: 2, availability: true}),
+      ],
+      names,
+    )
+    expect(rows).toEqual([
+      {property_id: A, property: 'Sea View', from: '2026-12-01', to: '2026-12-02', rate: '120.00', min_stay: '2', closed_to_arrival: '', closed_to_departure: '', availability: 'true'},
+      {property_id: A, property: 'Sea View', from: '2026-12-03', to: '2026-12-03', rate: '120.50', min_stay: '2', closed_to_arrival: '', closed_to_departure: '', availability: 'true'},
+      {property_id: B, property: 'Loft', from: '2026-12-04', to: '2026-12-04', rate: '120.50', min_stay: '2', closed_to_arrival: '', closed_to_departure: '', availability: 'true'},
+    ])
+  })
+
+  it('leaves unwritable fields empty so that importing the export unchanged is refused nothing', () => {
+    const rows = exportRows([record(A, '2026-12-01', {rate: 99, availability: false, unwritable_fields: [{field: 'rate', reason: 'manual_override'}]})], names)
+    expect(rows[0]).toMatchObject({rate: '', availability: 'false'})
+    expect(exportRows([record(A, '2026-12-01', {rate: 99, unwritable_fields: [{field: 'rate', reason: 'manual_override'}]})], names)).toEqual([])
+  })
+})
+
+describe('reading the calendar', () => {
+  it('splits reads into calls of at most 100 Properties and 366 nights', () => {
+    const ids = Array.from({length: 250}, (_, i) => `p${i}`)
+    const calls = splitCalendarCalls(ids, parseRange('2026-12-01', '2028-11-30'))
+    expect(calls).toHaveLength(3 * 2)
+    expect(calls.every((c) => c.propertyIds.length <= 100)).toBe(true)
+    expect(calls[0]).toMatchObject({from: '2026-12-01', to: '2027-12-01'})
+    expect(calls[1]).toMatchObject({from: '2027-12-02', to: '2028-11-30'})
+  })
+
+  it('refuses a --to before --from and dates not in YYYY-MM-DD form', () => {
+    expect(() => parseRange('2026-12-02', '2026-12-01')).toThrow(/before --from/)
+    expect(() => parseRange('12/01/2026', '2026-12-01')).toThrow(/--from 12\/01\/2026/)
+  })
+
+  it('shows unwritable fields grouped by reason', () => {
+    const [row] = calendarRows(
+      [
+        record(A, '2026-12-01', {
+          rate: 100,
+          unwritable_fields: [
+            {field: 'rate', reason: 'managed_by_another_pricing_tool'},
+            {field: 'min_stay', reason: 'managed_by_another_pricing_tool'},
+            {field: 'availability', reason: 'manual_override'},
+          ],
+        }),
+      ],
+      names,
+    )
+    expect(row!.unwritable).toBe(
+      'rate, min_stay: the Property is priced by another pricing tool; only availability is writable; availability: frozen by the host (Manual Override); the value is ignored until the host lifts it',
+    )
+    expect(row!.rate).toBe('100.00')
+    expect(row!.min_stay).toBe('')
+  })
+})
