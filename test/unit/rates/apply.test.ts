@@ -7,7 +7,7 @@ import {planBatches} from '../../../src/rates/planner.js'
 import type {RatesClient} from '../../../src/rates/service.js'
 import {waitForBatches} from '../../../src/rates/service.js'
 import {SetInvalidError, storeForSet} from '../../../src/rates/set.js'
-import {NightStore} from '../../../src/rates/store.js'
+import type {NightStore} from '../../../src/rates/store.js'
 import {A, B, NOW, PROPERTIES} from './helpers.js'
 
 const fakeClock = (): Clock & {slept: number[]} => {
