@@ -42,6 +42,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
         autoApprove: flags['auto-approve'],
         rateLimits: flags['rate-limits'] === 'on',
         statePath: flags.state,
+        trace: this.ctx.debug ? (line) => this.ctx.io.err(`${line}\n`) : undefined,
       })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

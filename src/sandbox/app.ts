@@ -113,6 +113,13 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
   }
   registerAdminRoutes(api, hooks)
 
+  const {trace} = options
+  if (trace) {
+    app.addHook('onResponse', async (request, reply) => {
+      trace(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`)
+    })
+  }
+
   const saveState = () => {
     if (!options.statePath) return
     world.clock_now = clock.now()

@@ -16,6 +16,8 @@ export interface SandboxOptions {
   statePath?: string
   /** Sandbox start instant (epoch ms); default now. */
   now?: number
+  /** Receives one line per request answered (`--debug`): method, path, status, time. Never bodies or headers. */
+  trace?: (line: string) => void
 }
 
 /** One change waiting to be sent, as the cancel hooks see it. */

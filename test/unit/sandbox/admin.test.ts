@@ -80,3 +80,18 @@ describe('admin API', () => {
     expect(data).toEqual([expect.objectContaining({type: 'app_connection.created', created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)})])
   })
 })
+
+describe('--debug trace', () => {
+  it('gives one line per request with method, path and status, never the token', async () => {
+    const lines: string[] = []
+    const traced = makeSandbox({trace: (line) => lines.push(line)})
+    try {
+      const tokens = await connect(traced)
+      await traced.inject({method: 'GET', url: '/api/v1/properties?limit=1', headers: {authorization: `Bearer ${tokens.access_token}`}})
+      expect(lines.at(-1)).toMatch(/^GET \/api\/v1\/properties 200 \d+\.\dms$/)
+      expect(lines.join('\n')).not.toContain(tokens.access_token)
+    } finally {
+      await traced.close()
+    }
+  })
+})
