@@ -231,7 +231,9 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
         }
         const routeKey = `${definition.method} ${request.url.split('?')[0]}`
         const start = startIdempotent(ctx.world, connection.id, keyHeader, routeKey, fingerprint(routeKey, body), now)
-        if (start.kind === 'replay') return send(request, reply, {...start.answer, headers: {'idempotent-replayed': 'true'}})
+        if (start.kind === 'replay') {
+          return send(request, reply, {...start.answer, headers: {...start.answer.headers, 'idempotent-replayed': 'true'}})
+        }
         if (start.kind === 'in_use') {
           throw new ApiFailure(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry in a few seconds.')
         }
@@ -248,7 +250,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
           } else abandonIdempotent(ctx.world, connection.id, keyHeader, start.record)
           throw error
         }
-        start.record.answer = {status: answer.status, body: answer.body}
+        start.record.answer = {status: answer.status, body: answer.body, ...(answer.headers ? {headers: answer.headers} : {})}
         return send(request, reply, answer)
       },
     })

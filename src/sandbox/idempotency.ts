@@ -9,7 +9,7 @@ import type {IdempotencyRecord, World} from './state.js'
 
 export type IdempotencyStart =
   | {kind: 'new'; record: IdempotencyRecord}
-  | {kind: 'replay'; answer: {status: number; body: unknown}}
+  | {kind: 'replay'; answer: NonNullable<IdempotencyRecord['answer']>}
   | {kind: 'in_use'}
   | {kind: 'reused'}
 

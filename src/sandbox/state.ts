@@ -104,7 +104,7 @@ export interface IdempotencyRecord {
   route: string
   created_at: number
   /** Null while the first request is still being processed. */
-  answer: {status: number; body: unknown} | null
+  answer: {status: number; body: unknown; headers?: Record<string, string>} | null
 }
 
 export interface World {
