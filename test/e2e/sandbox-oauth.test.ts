@@ -139,3 +139,37 @@ describe('pms sandbox start over real HTTP', () => {
     expect(result.stderr).toMatch(/--speed/)
   })
 })
+
+describe('rate limits through the built binary', () => {
+  it('the 61st read answers 429 with Retry-After in real seconds; at --speed 20 waiting it out takes at most 3 s', async () => {
+    const sandbox = await started(['--speed', '20'])
+    const tokens = await connect(sandbox.appUrl)
+    const statuses: number[] = []
+    let refused: Response | undefined
+    for (let i = 0; i < 61; i++) {
+      const response = await properties(sandbox.appUrl, tokens.access_token)
+      statuses.push(response.status)
+      if (response.status === 429) refused = response
+      else await response.arrayBuffer()
+    }
+    // a sandbox minute lasts 3 real seconds, far more than 61 local calls take
+    expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true)
+    expect(refused?.status).toBe(429)
+    if (!refused) return
+    const retryAfter = Number(refused.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(3)
+    expect(((await refused.json()) as {error: {details: {retry_after_seconds: number}}}).error.details.retry_after_seconds).toBe(retryAfter)
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
+    expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(200)
+  })
+
+  it('at real speed the 61st read within a minute is refused', async () => {
+    const sandbox = await started()
+    const tokens = await connect(sandbox.appUrl)
+    for (let i = 0; i < 60; i++) expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(200)
+    const refused = await properties(sandbox.appUrl, tokens.access_token)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50)
+  })
+})
