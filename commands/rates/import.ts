@@ -47,7 +47,7 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
       client,
       plan,
       rates.namesOf(properties),
-      {dryRun, preview: this.flags.preview, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock},
+      {dryRun, preview: this.flags.preview, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock, keepChanges: this.ctx.json},
       {
         out: (text) => (this.ctx.json ? undefined : io.out(text)),
         talk: (text) => io.err(text),

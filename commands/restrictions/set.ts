@@ -55,7 +55,7 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
       client,
       rates.planBatches(store),
       rates.namesOf(properties),
-      {dryRun, preview: true, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock},
+      {dryRun, preview: true, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock, keepChanges: this.ctx.json},
       {
         out: (text) => (this.ctx.json ? undefined : io.out(text)),
         talk: (text) => io.err(text),

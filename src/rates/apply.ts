@@ -29,6 +29,8 @@ export interface ApplyOptions {
   wait: boolean
   connectionKey: string
   clock: Clock
+  /** --json: keep every change of the previews for the document; otherwise only runs are kept. */
+  keepChanges?: boolean
 }
 
 export interface ApplyResult {
@@ -65,12 +67,13 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 
   if (options.dryRun || options.preview) {
     const bar = ui.progress('dry runs', plan.batchCount)
+    const runs = options.keepChanges ? undefined : new Map()
     try {
-      result.preview = await previewPlan(client, plan, () => bar.tick())
+      result.preview = await previewPlan(client, plan, () => bar.tick(), runs)
     } finally {
       bar.done()
     }
-    ui.out(renderPreview(result.preview, names, ui.paint))
+    ui.out(renderPreview(result.preview, names, ui.paint, runs))
   } else {
     ui.out(renderPlanSummary(planned, plan.lowerBound))
   }

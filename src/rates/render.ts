@@ -109,6 +109,27 @@ export function changeRuns(changes: readonly PreviewChange[]): ChangeRun[] {
   return runs.sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
 }
 
+/** Runs of changes per Property, kept instead of every change when a preview is only displayed. */
+export type RunsByProperty = Map<string, ChangeRun[]>
+
+/**
+ * Folds the changes of a preview into runs and drops the change lists, so that the dry run of a
+ * million-night file holds runs, not millions of change objects. Runs of a Property split over
+ * batches are joined where they meet.
+ */
+export function foldIntoRuns(preview: RestrictionBatchPreview, runs: RunsByProperty): void {
+  for (const property of preview.properties) {
+    const known = runs.get(property.property_id) ?? []
+    for (const run of changeRuns(property.changed)) {
+      const before = known.findLast((r) => r.field === run.field)
+      if (before && before.to === run.from - 1 && before.current === run.current && before.new === run.new) before.to = run.to
+      else known.push(run)
+    }
+    runs.set(property.property_id, known)
+    property.changed = []
+  }
+}
+
 function runText(from: number, to: number): string {
   return formatRun(from, to)
 }
@@ -123,7 +144,7 @@ function refusalLines(refused: readonly PreviewRefusedField[], paint: Paint, ind
 }
 
 /** The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in words. */
-export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain): string {
+export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty): string {
   const totals = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
   const rows = preview.properties.map((p) => {
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += p.changes[key]
@@ -132,13 +153,15 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   if (preview.properties.length > 1) rows.push(['Total', totals.submitted, totals.changed, totals.unchanged, totals.refused])
   const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
 
-  const withChanges = preview.properties.filter((p) => p.changed.length > 0)
+  const runsOf = (p: PreviewProperty) =>
+    folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
+  const withChanges = preview.properties.filter((p) => (folded ? (folded.get(p.property_id)?.length ?? 0) > 0 : p.changed.length > 0))
   out.push('')
   if (withChanges.length === 0) out.push('No changes: every submitted value equals the current one or is refused.')
   else out.push(paint('bold', 'Changes'))
   for (const property of withChanges) {
     out.push(propertyLabel(names, property.property_id))
-    for (const run of changeRuns(property.changed)) {
+    for (const run of runsOf(property)) {
       const from = formatValue(run.field, run.current)
       const to = formatValue(run.field, run.new)
       out.push(`  ${runText(run.from, run.to).padEnd(22)}  ${run.field} ${paint('red', from)} -> ${paint('green', to)}`)

@@ -7,7 +7,7 @@ import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPr
 import type {Clock} from '../client/clock.js'
 import {batchIdempotencyKey} from './idempotency.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
-import {mergePreviews, type PlannedBatchSummary} from './render.js'
+import {foldIntoRuns, mergePreviews, type PlannedBatchSummary, type RunsByProperty} from './render.js'
 import type {PropertyInfo} from './store.js'
 
 export interface RatesClient {
@@ -41,10 +41,14 @@ export async function previewPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
   onBatch: (done: number) => void = () => {},
+  /** When given, changes are folded into these runs and dropped from the preview. */
+  runs?: RunsByProperty,
 ): Promise<RestrictionBatchPreview> {
   const previews: RestrictionBatchPreview[] = []
   for (let b = 0; b < plan.batchCount; b++) {
-    previews.push(await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest))
+    const preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
+    if (runs) foldIntoRuns(preview, runs)
+    previews.push(preview)
     onBatch(b + 1)
   }
   return mergePreviews(

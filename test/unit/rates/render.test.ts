@@ -3,7 +3,7 @@ import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../.
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/rates/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {changeRuns, mergePreviews, renderPreview, renderReport} from '../../../src/rates/render.js'
+import {changeRuns, foldIntoRuns, mergePreviews, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'
 
 const names = new Map([
@@ -64,6 +64,21 @@ describe('rendering a dry run', () => {
       [dayFromCivil(2026, 12, 2), dayFromCivil(2026, 12, 2)],
       [dayFromCivil(2026, 12, 4), dayFromCivil(2026, 12, 4)],
     ])
+  })
+
+  it('folding changes into runs batch by batch renders the same diff, joining runs that meet across batches', () => {
+    const days = ['01', '02', '03', '04', '05', '06', '07']
+    const part = (list: string[]) =>
+      preview([{property_id: A, changes: {submitted: list.length, changed: list.length, unchanged: 0, refused: 0}, changed: list.map((day) => change(`2026-12-${day}`, 'rate', 120, 135)), refused_fields: []}])
+    const runs: RunsByProperty = new Map()
+    const first = part(days.slice(0, 4))
+    const second = part(days.slice(4))
+    foldIntoRuns(first, runs)
+    foldIntoRuns(second, runs)
+    expect(first.properties[0]!.changed).toEqual([])
+    const folded = renderPreview(mergePreviews([first, second]), names, undefined, runs)
+    expect(folded).toBe(renderPreview(mergePreviews([part(days.slice(0, 4)), part(days.slice(4))]), names))
+    expect(folded).toContain('  2026-12-01..07          rate 120.00 -> 135.00\n')
   })
 
   it('merges the previews of a Property split over two batches', () => {
