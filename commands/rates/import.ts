@@ -58,6 +58,6 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
     )
     if (this.ctx.json) this.emit(dryRun ? result.preview : result, () => '')
     await client.close()
-    if (result.exitCode !== 0) process.exitCode = result.exitCode
+    if (result.exit_code !== 0) process.exitCode = result.exit_code
   }
 }

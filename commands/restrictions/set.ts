@@ -66,6 +66,6 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     )
     if (this.ctx.json) this.emit(dryRun ? result.preview : result, () => '')
     await client.close()
-    if (result.exitCode !== 0) process.exitCode = result.exitCode
+    if (result.exit_code !== 0) process.exitCode = result.exit_code
   }
 }

@@ -41,7 +41,7 @@ export interface ApplyResult {
   batches: PlannedBatchSummary[]
   reports?: BatchReport[]
   /** 5 when a batch ended partially_failed, failed or cancelled. */
-  exitCode: 0 | 5
+  exit_code: 0 | 5
 }
 
 export async function applyPlan(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi): Promise<ApplyResult> {
@@ -57,7 +57,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     },
     submitted: false,
     batches: planned,
-    exitCode: 0,
+    exit_code: 0,
   }
   const batchWord = plan.batchCount === 1 ? '1 batch' : `${plan.batchCount} batches`
   ui.talk(
@@ -99,7 +99,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     ui.talk('Waiting for every batch to reach a final status...\n')
     result.reports = await waitForBatches(client, result.batches.map((b) => b.id!), {clock: options.clock})
     for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
-    if (result.reports.some((report) => isPartial(report.status))) result.exitCode = 5
+    if (result.reports.some((report) => isPartial(report.status))) result.exit_code = 5
   } else {
     ui.talk('Follow them with: pms batches wait ID\n')
   }

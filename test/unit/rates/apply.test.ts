@@ -105,7 +105,7 @@ describe('applying a plan', () => {
     const {client} = fakeClient(['queued', 'processing', 'partially_failed'])
     const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
     expect(result.reports?.map((r) => r.status)).toEqual(['partially_failed'])
-    expect(result.exitCode).toBe(5)
+    expect(result.exit_code).toBe(5)
   })
 })
 
