@@ -1,4 +1,5 @@
 import js from '@eslint/js'
+import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
@@ -13,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'bench/**/*.js'],
-    languageOptions: {globals: {process: 'readonly', console: 'readonly'}},
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: {globals: globals.node},
   },
 )

@@ -1,4 +1,3 @@
-/* global process, console, URL, fetch */
 // How many GET /properties calls per second the sandbox answers, rate limits off.
 // Run after `npm run build`: node bench/sandbox.mjs [--seconds 5] [--connections 16]
 import {spawn} from 'node:child_process'
