@@ -65,7 +65,6 @@ function isProblem(value: number | CellProblem): value is CellProblem {
 
 class RowChecker {
   private headers: string[] = []
-  private column: (Column | undefined)[] = []
   private idxPropertyId = -1
   private idxProperty = -1
   private idxDate = -1
@@ -110,7 +109,6 @@ class RowChecker {
     this.headers.forEach((header, index) => {
       if (header === '') return
       const column = columnOf(header)
-      this.column[index] = column
       if (!column) {
         this.problem(1, index, `unknown column "${header}"; known columns: ${Object.keys(COLUMN_ALIASES).join(', ')} (see docs/csv-format.md for aliases)`)
         return
@@ -118,7 +116,6 @@ class RowChecker {
       const earlier = seen.get(column)
       if (earlier !== undefined) {
         this.problem(1, index, `column "${header}" names ${column} again (already column ${earlier + 1}, "${this.headers[earlier]}")`)
-        this.column[index] = undefined
         return
       }
       seen.set(column, index)
