@@ -2,6 +2,7 @@ import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {renderFixture} from '../fixtures/rates/catalogue.js'
 import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {runPms} from './support/pms.js'
 import {sandboxAdmin} from './support/sandbox.js'
@@ -19,6 +20,7 @@ function csv(name: string, text: string): string {
   return file
 }
 
+const fixture = (name: string) => renderFixture(name, {P1: property.id, P1_NAME: property.name, OUT: world.outOfScope, now: Date.now()})
 const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempotency_key !== null)
 let firstBatchId = ''
 
@@ -32,7 +34,7 @@ afterAll(async () => {
 
 describe('rates import against the sandbox', () => {
   it('a real import with --yes --wait reaches completed and prints the outcome report', async () => {
-    const file = csv('base.csv', `property_id,from,to,rate,min_stay\n${property.id},${d(5)},${d(7)},100.00,2\n`)
+    const file = csv('base.csv', fixture('good/rates-baseline.csv'))
     const result = await runPms(['rates', 'import', file, '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000})
     expect(result.code, result.stderr).toBe(0)
     const id = /Batch ([0-9a-f-]{36}): completed/.exec(result.stdout)?.[1]
@@ -56,8 +58,8 @@ describe('rates import against the sandbox', () => {
     expect(posts[1]!.idempotency_key).toBe(body.batches[0]!.idempotency_key)
   })
 
-  it('--dry-run shows the summary and the changes as runs of nights, and stores nothing', async () => {
-    const file = csv('edit.csv', `property_id,date,rate\n${property.id},${d(5)},135.00\n${property.id},${d(6)},135.00\n${property.id},${d(7)},135\n`)
+  it('--dry-run of a spreadsheet file (BOM, CRLF, semicolons, aliases, decimal comma) shows the summary and the changes as runs of nights, and stores nothing', async () => {
+    const file = csv('edit.csv', fixture('good/rates-spreadsheet-edit.csv'))
     const before = (await world.batchPosts()).length
     const result = await runPms(['rates', 'import', file, '--dry-run'], {env: await world.env()})
     expect(result.code, result.stderr).toBe(0)
