@@ -11,7 +11,7 @@ import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import type {Plan} from './planner.js'
 import {type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {isPartial, previewPlan, type RatesClient, submitPlan, summarizePlan, waitForBatches} from './service.js'
+import {isFinal, isPartial, previewPlan, type RatesClient, submitPlan, summarizePlan, waitForBatches} from './service.js'
 
 export interface ApplyUi {
   /** Results (stdout); not called with --json. */
@@ -97,7 +97,21 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 
   if (options.wait) {
     ui.talk('Waiting for every batch to reach a final status...\n')
-    result.reports = await waitForBatches(client, result.batches.map((b) => b.id!), {clock: options.clock})
+    const waiting = ui.progress('batches final', result.batches.length)
+    const final = new Set<string>()
+    try {
+      result.reports = await waitForBatches(client, result.batches.map((b) => b.id!), {
+        clock: options.clock,
+        onReport: (report) => {
+          if (isFinal(report.status) && !final.has(report.id)) {
+            final.add(report.id)
+            waiting.tick()
+          }
+        },
+      })
+    } finally {
+      waiting.done()
+    }
     for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
     if (result.reports.some((report) => isPartial(report.status))) result.exit_code = 5
   } else {
