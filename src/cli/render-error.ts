@@ -9,7 +9,7 @@ export interface RenderedError {
 }
 
 /** Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. */
-export function renderError(error: unknown, options: {debug?: boolean} = {}): RenderedError {
+export function renderError(error: unknown, options: {debug?: boolean; commandId?: string} = {}): RenderedError {
   if (error instanceof PmsError) {
     const lines = [`Error: ${error.message}${error.code && !error.message.includes(error.code) ? ` (${error.code})` : ''}`]
     if (error.suggestion) lines.push(`Try: ${error.suggestion}`)
@@ -24,8 +24,10 @@ export function renderError(error: unknown, options: {debug?: boolean} = {}): Re
   const message = error instanceof Error ? error.message : String(error)
   if (oclifExit !== undefined) {
     // oclif's own parse errors (unknown flag, missing argument): usage errors, nothing was sent.
-    const lines = [`Error: ${firstLine(message)}`, `Try: pms ${'--help'} for the flags and arguments of this command`]
-    return {exitCode: ExitCode.usage, text: lines.join('\n') + '\n', json: {error: {code: 'usage', message: firstLine(message)}}}
+    const what = parseMessage(message)
+    const command = options.commandId ? `pms ${options.commandId.replaceAll(':', ' ')} --help` : 'pms --help'
+    const lines = [`Error: ${what}`, `Try: ${command} for the flags and arguments of this command`]
+    return {exitCode: ExitCode.usage, text: lines.join('\n') + '\n', json: {error: {code: 'usage', message: what}}}
   }
   const lines = [`Error: ${message}`, 'Try: run again with --debug and report the output if it keeps failing']
   if (options.debug && error instanceof Error && error.stack) lines.push(error.stack)
@@ -42,6 +44,13 @@ function oclifExitCode(error: unknown): number | undefined {
   return undefined
 }
 
-function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+/** oclif's parse messages span lines ("Missing 1 required arg:\nfile  CSV file\nSee more help with --help"): keep what names the problem. */
+function parseMessage(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^See more help with/.test(line))
+  if (lines.length <= 1) return lines[0] ?? text
+  const [head, ...rest] = lines
+  return `${head!.replace(/:$/, '')}: ${rest.map((line) => line.replace(/\s{2,}/, ' (') + (/\s{2,}/.test(line) ? ')' : '')).join(', ')}`
 }

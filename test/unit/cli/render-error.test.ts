@@ -24,3 +24,23 @@ describe('error rendering', () => {
     expect(renderError(new TypeError('boom'), {debug: true}).text).toContain('TypeError')
   })
 })
+
+describe('usage errors from flag parsing', () => {
+  const parseError = (message: string) => Object.assign(new Error(message), {parse: {}, oclif: {exit: 2}})
+
+  it('names the missing argument and the help of the command itself', () => {
+    const rendered = renderError(parseError('Missing 1 required arg:\nfile  CSV file, or - for standard input\nSee more help with --help'), {
+      commandId: 'rates:import',
+    })
+    expect(rendered.exitCode).toBe(2)
+    expect(rendered.text).toBe(
+      'Error: Missing 1 required arg: file (CSV file, or - for standard input)\nTry: pms rates import --help for the flags and arguments of this command\n',
+    )
+  })
+
+  it('keeps a one-line message as it is', () => {
+    expect(renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'properties:list'}).json).toEqual({
+      error: {code: 'usage', message: 'Nonexistent flag: --bogus'},
+    })
+  })
+})
