@@ -1,7 +1,8 @@
 /**
  * Per-connection rate limits of the contract: a sliding 60-second window per limit class, on the
- * sandbox clock. Calls refused with 429 are not counted, so that a client which waits `Retry-After`
- * always gets through.
+ * sandbox clock. Every call with a valid token counts, those refused with 429 too (the contract's
+ * words, and the stricter reading: a client that keeps calling instead of waiting stays refused).
+ * `Retry-After` is the wait after which one call gets through if nothing else is sent meanwhile.
  */
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type LimitClass} from '../contract/limits.js'
 import type {SandboxClock} from './clock.js'
@@ -26,12 +27,13 @@ export class RateLimiter {
     let expired = 0
     while (expired < calls.length && (calls[expired] as number) <= now - this.windowMs) expired++
     if (expired > 0) calls.splice(0, expired)
-    if (calls.length >= RATE_LIMITS[limitClass]) {
-      const waitMs = (calls[0] as number) + this.windowMs - now
-      // Retry-After is read by clients on their own (real) clock; a fast sandbox clock shortens it.
-      return {ok: false, retryAfterSeconds: Math.max(1, Math.ceil(this.clock.toRealMs(waitMs) / 1000))}
-    }
+    const limit = RATE_LIMITS[limitClass]
+    const allowed = calls.length < limit
     calls.push(now)
-    return {ok: true}
+    if (allowed) return {ok: true}
+    // The next call passes once no more than limit - 1 counted calls remain in its window.
+    const waitMs = (calls[calls.length - limit] as number) + this.windowMs - now
+    // Retry-After is read by clients on their own (real) clock; a fast sandbox clock shortens it.
+    return {ok: false, retryAfterSeconds: Math.max(1, Math.ceil(this.clock.toRealMs(waitMs) / 1000))}
   }
 }

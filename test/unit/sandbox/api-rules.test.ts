@@ -129,6 +129,38 @@ describe('rate limits per App Connection', () => {
     expect(errorCode(await get(app, '/api/v1/properties', full.access_token))).toBe('rate_limited')
   })
 
+  it('calls refused with 429 count too: a client that keeps calling stays refused, one that waits Retry-After gets through', async () => {
+    const tokens = await connect(app)
+    const read = () => get(app, '/api/v1/properties?limit=1', tokens.access_token)
+    for (let i = 0; i < 60; i++) expect((await read()).statusCode).toBe(200)
+    advance(app, 59)
+    for (let i = 0; i < 60; i++) expect(errorCode(await read())).toBe('rate_limited')
+    // the first 60 reads left the window, the 60 refused calls have not
+    advance(app, 1)
+    const still = await read()
+    expect(errorCode(still)).toBe('rate_limited')
+    expect(still.headers['retry-after']).toBe('59')
+    advance(app, 59)
+    expect((await read()).statusCode).toBe(200)
+  })
+
+  it('Retry-After is exact: waiting one second less is refused, waiting it out passes', async () => {
+    const tokens = await connect(app)
+    const read = () => get(app, '/api/v1/properties?limit=1', tokens.access_token)
+    for (let i = 0; i < 60; i++) {
+      expect((await read()).statusCode).toBe(200)
+      advance(app, 0.5)
+    }
+    const refused = await read()
+    const wait = Number(refused.headers['retry-after'])
+    expect(refused.json().error.details.retry_after_seconds).toBe(wait)
+    advance(app, wait - 1)
+    const early = await read()
+    expect(errorCode(early)).toBe('rate_limited')
+    advance(app, Number(early.headers['retry-after']))
+    expect((await read()).statusCode).toBe(200)
+  })
+
   it('writes are limited to 10 and sends to 30 per 60 s, each class on its own', async () => {
     const tokens = await connect(app)
     for (let i = 0; i < 10; i++) expect((await post('/api/v1/test-writes', tokens.access_token, {value: i})).statusCode).toBe(201)
