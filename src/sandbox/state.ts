@@ -74,6 +74,8 @@ export interface AuthorizationCodeRecord {
   consent_id: string
   expires_at: number
   used: boolean
+  /** The token family the code was exchanged for: a second presentation revokes it (RFC 6749 4.1.2). */
+  family_id?: string
 }
 
 /** Every token issued from one authorization code, through all its refreshes. */

@@ -136,7 +136,15 @@ export function exchangeCode(
 ): TokenPair {
   const record = ctx.world.codes[hashToken(request.code)]
   if (!record || record.client_id !== request.clientId) throw new GrantRefused('The authorization code is unknown.')
-  if (record.used) throw new GrantRefused('The authorization code was already used.')
+  if (record.used) {
+    // Someone else may hold the code: what it gave is revoked too (RFC 6749 4.1.2), as for a reused refresh token.
+    const issued = record.family_id === undefined ? undefined : ctx.world.families[record.family_id]
+    if (issued) {
+      issued.revoked = true
+      issued.live_refresh_hash = null
+    }
+    throw new GrantRefused('The authorization code was already used; the tokens issued from it are revoked. Connect again.')
+  }
   // Single use: any presentation by its client spends it, even one that fails below.
   record.used = true
   if (ctx.clock.now() >= record.expires_at) throw new GrantRefused('The authorization code expired.')
@@ -154,6 +162,7 @@ export function exchangeCode(
     revoked: false,
   }
   ctx.world.families[family.id] = family
+  record.family_id = family.id
   return issuePair(ctx, family)
 }
 

@@ -226,6 +226,18 @@ describe('POST /api/oauth/token', () => {
     expect(oauthError(await token(app, params))).toEqual({status: 400, error: 'invalid_grant'})
   })
 
+  it('a code presented again revokes the tokens issued from it (RFC 6749 4.1.2), access and refresh', async () => {
+    const {verifier, challenge} = pkce()
+    const params = {grant_type: 'authorization_code', code: await codeFor(challenge), redirect_uri: clientOf(app).redirectUri, code_verifier: verifier}
+    const pair = (await token(app, params)).json()
+    expect((await get(app, '/api/v1/properties?limit=1', pair.access_token)).statusCode).toBe(200)
+    expect(oauthError(await token(app, params))).toEqual({status: 400, error: 'invalid_grant'})
+    const read = await get(app, '/api/v1/properties?limit=1', pair.access_token)
+    expect(read.statusCode).toBe(401)
+    expect(read.json().error.code).toBe('unauthorized')
+    expect(oauthError(await token(app, {grant_type: 'refresh_token', refresh_token: pair.refresh_token}))).toEqual({status: 400, error: 'invalid_grant'})
+  })
+
   it('an authorization code expires after 10 minutes', async () => {
     const fresh = pkce()
     const code = await codeFor(fresh.challenge)
