@@ -9,8 +9,12 @@ export default class PropertiesGet extends BaseCommand<typeof PropertiesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {renderProperty}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
-    const property = await (await createClient(this.ctx)).properties.get(this.args.id)
-    this.emit(property, renderProperty)
+    const [{createClient}, {getProperty, renderProperty}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const client = await createClient(this.ctx)
+    try {
+      this.emit(await getProperty(client, this.args.id), renderProperty)
+    } finally {
+      await client.close()
+    }
   }
 }

@@ -10,8 +10,12 @@ export default class PropertiesGuide extends BaseCommand<typeof PropertiesGuide>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {renderGuide}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
-    const guide = await (await createClient(this.ctx)).properties.guide(this.args.id)
-    this.emit(guide, renderGuide)
+    const [{createClient}, {getGuide, renderGuide}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const client = await createClient(this.ctx)
+    try {
+      this.emit(await getGuide(client, this.args.id), renderGuide)
+    } finally {
+      await client.close()
+    }
   }
 }

@@ -16,7 +16,12 @@ export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
       import('../../src/cli/views/properties.js'),
       import('../../src/cli/output.js'),
     ])
-    const properties = await listProperties(await createClient(this.ctx))
-    this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows)))
+    const client = await createClient(this.ctx)
+    try {
+      const properties = await listProperties(client)
+      this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows)))
+    } finally {
+      await client.close()
+    }
   }
 }

@@ -90,6 +90,8 @@ export interface ApiErrorInit {
   allow?: string
   /** The answer's body as it came, for `pms api`. */
   body?: unknown
+  /** Replaces the generic advice of the code where the caller knows better (e.g. which id was missing). */
+  suggestion?: string
 }
 
 /** Every JSON error answer of {base_url}, known code or not. */
@@ -102,7 +104,7 @@ export class ApiError extends PmsError {
     super(init.message || `The service answered ${init.status} ${init.code}`, {
       code: init.code,
       exitCode: apiErrorExitCode(init.status, init.code),
-      suggestion: apiErrorSuggestion(init),
+      suggestion: init.suggestion ?? apiErrorSuggestion(init),
       details: init.details,
     })
     this.status = init.status
