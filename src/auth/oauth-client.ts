@@ -29,11 +29,46 @@ export interface OAuthEndpointOptions {
   trace?: (line: string) => void
 }
 
-/** The OAuth endpoint could not be reached or answered nonsense: worth retrying later. */
+/**
+ * The OAuth endpoint could not be reached or its answer was lost or unreadable: worth retrying
+ * later, except for a refresh whose request may have arrived (see `mayHaveArrived`).
+ */
 export class OAuthTransportError extends PmsError {
-  constructor(message: string, cause?: unknown) {
-    super(message, {code: 'network_error', exitCode: ExitCode.tempFailure, suggestion: 'check the network and --app-url, then run the command again', cause})
+  /**
+   * False only when the request certainly never reached the service (refused connection, unknown
+   * host, failed TLS handshake). When true, the service may have acted on it: for a refresh, the
+   * refresh token sent may already be rotated.
+   */
+  readonly mayHaveArrived: boolean
+
+  constructor(message: string, options: {cause?: unknown; mayHaveArrived: boolean}) {
+    super(message, {code: 'network_error', exitCode: ExitCode.tempFailure, suggestion: 'check the network and --app-url, then run the command again', cause: options.cause})
+    this.mayHaveArrived = options.mayHaveArrived
   }
+}
+
+/** Socket errors raised before a single byte of the request left this machine. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+export function requestNeverSent(error: unknown): boolean {
+  const code = (error as {code?: unknown}).code
+  return typeof code === 'string' && NOT_SENT_CODES.has(code)
 }
 
 export function exchangeCode(
@@ -67,7 +102,7 @@ async function tokenRequest(options: OAuthEndpointOptions, during: string, field
   const answer = await post(options, '/api/oauth/token', fields, during)
   if (answer.status !== 200) throw oauthErrorFrom(answer, during)
   const parsed = TokenResponseSchema.safeParse(answer.json)
-  if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered 200 without a token pair`)
+  if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered 200 without a token pair`, {mayHaveArrived: true})
   return {
     accessToken: parsed.data.access_token,
     refreshToken: parsed.data.refresh_token,
@@ -102,7 +137,9 @@ async function post(options: OAuthEndpointOptions, path: string, fields: Record<
     status = response.statusCode
     text = await response.body.text()
   } catch (error) {
-    throw new OAuthTransportError(`${during}: could not reach ${url}: ${(error as Error).message}`, error)
+    const reason = (error as Error).message
+    if (requestNeverSent(error)) throw new OAuthTransportError(`${during}: could not reach ${url}: ${reason}`, {cause: error, mayHaveArrived: false})
+    throw new OAuthTransportError(`${during}: the answer of ${url} was lost (${reason})`, {cause: error, mayHaveArrived: true})
   }
   options.trace?.(`< ${status} ${url}`)
   let json: unknown
@@ -118,5 +155,6 @@ function oauthErrorFrom(answer: Answer, during: string): PmsError {
   const parsed = OAuthErrorBodySchema.safeParse(answer.json)
   if (parsed.success) return new OAuthError(parsed.data.error, parsed.data.error_description, {status: answer.status, during})
   if (answer.status >= 500) return new OAuthError('server_error', `HTTP ${answer.status}`, {status: answer.status, during})
-  return new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} without an OAuth error body`)
+  // A refusal, however odd its shape, rotated nothing.
+  return new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} without an OAuth error body`, {mayHaveArrived: false})
 }

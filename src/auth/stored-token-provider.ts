@@ -1,6 +1,6 @@
 import type {TokenProvider} from '../client/token-provider.js'
 import {LoginRequiredError, OAuthError} from './errors.js'
-import type {TokenPair} from './oauth-client.js'
+import {OAuthTransportError, type TokenPair} from './oauth-client.js'
 import type {StoredCredentials, TokenStore} from './token-store.js'
 
 /** Refresh when the access token has less than this left, so that it cannot expire mid-call. */
@@ -87,6 +87,7 @@ export class StoredTokenProvider implements TokenProvider {
         pair = await this.options.refresh(stored.refresh_token, stored.client_secret)
       } catch (error) {
         if (error instanceof OAuthError && error.error === 'invalid_grant') return this.afterInvalidGrant(stored, error)
+        if (error instanceof OAuthTransportError && error.mayHaveArrived) return this.afterLostAnswer(stored, error)
         throw error
       }
       const next: StoredCredentials = {
@@ -100,6 +101,20 @@ export class StoredTokenProvider implements TokenProvider {
       this.current = next
       return pair.accessToken
     })
+  }
+
+  /**
+   * The refresh may have been carried out and its new pair lost with the answer. Sending the same
+   * refresh token again (this run or the next one) would then present a rotated token and revoke
+   * the whole family, so it is forgotten now and the user is sent to a new login.
+   */
+  private async afterLostAnswer(sent: StoredCredentials, cause: OAuthTransportError): Promise<never> {
+    await clearTokens(this.options.store, sent)
+    throw new LoginRequiredError(
+      `${cause.message}. The service may already have replaced the refresh token of profile "${this.options.profile}", ` +
+        'and sending the old one again would revoke the whole token family, so pms has forgotten it',
+      {code: 'refresh_answer_lost', cause},
+    )
   }
 
   private async afterInvalidGrant(sent: StoredCredentials, cause: OAuthError): Promise<string> {

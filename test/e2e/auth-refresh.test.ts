@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
-import {connect, sandboxRequests, startSandbox, type StartedSandbox, type TokenPair} from './support/sandbox.js'
+import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox, type TokenPair} from './support/sandbox.js'
 
 const NO_KEYCHAIN = {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}
 
@@ -104,6 +104,29 @@ describe('refresh of a stored login', () => {
     expect(result.stderr).toContain('Try: pms login')
     expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
     expect(result.stdout).toBe('')
+  })
+
+  it('a refresh whose answer was lost is never sent again with the same refresh token: pms login is asked for (exit 3)', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() - 1000)
+    const before = await tokenCalls(sandbox)
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
+    let lost
+    try {
+      lost = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    expect(lost.code, lost.stderr).toBe(3)
+    expect(lost.stderr).toContain('revoke the whole token family')
+    expect(lost.stderr).toContain('Try: pms login')
+    expect(lost.stdout).toBe('')
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The next runs (a cron job, another terminal) do not present the rotated token either.
+    const next = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    expect(next.code).toBe(3)
+    expect(next.stderr).toContain('Try: pms login')
+    expect(await tokenCalls(sandbox)).toBe(before + 1)
   })
 
   it('connection_revoked: auth status reports it, exits 3 and drops the tokens', async () => {

@@ -120,15 +120,29 @@ describe('invalid_grant', () => {
 })
 
 describe('failures that are not invalid_grant', () => {
-  it('a lost refresh answer is not retried with the same refresh token, and the tokens stay', async () => {
+  it('a lost refresh answer is not retried with the same refresh token: it is forgotten and pms login is asked for (exit 3)', async () => {
     const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
     let calls = 0
     const refresh = async (): Promise<TokenPair> => {
       calls++
-      throw new OAuthTransportError('connection reset')
+      throw new OAuthTransportError('Refreshing the access token: the answer was lost (other side closed)', {mayHaveArrived: true})
+    }
+    const tokens = provider(store, refresh)
+    await expect(tokens.getToken()).rejects.toMatchObject({code: 'refresh_answer_lost', exitCode: ExitCode.loginNeeded, suggestion: 'pms login'})
+    expect(calls).toBe(1)
+    // The possibly rotated refresh token is never presented again, by this run or the next one.
+    expect(await store.read()).toEqual({client_secret: 'cs'})
+    await expect(tokens.getToken()).rejects.toBeInstanceOf(LoginRequiredError)
+    await expect(provider(store, refresh).getToken()).rejects.toMatchObject({exitCode: ExitCode.loginNeeded})
+    expect(calls).toBe(1)
+  })
+
+  it('a refresh that never left the machine (connection refused) keeps the tokens for the next run, exit 75', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const refresh = async (): Promise<TokenPair> => {
+      throw new OAuthTransportError('Refreshing the access token: could not reach the service', {mayHaveArrived: false})
     }
     await expect(provider(store, refresh).getToken()).rejects.toMatchObject({exitCode: ExitCode.tempFailure})
-    expect(calls).toBe(1)
     expect((await store.read())?.refresh_token).toBe('rt_0')
   })
 

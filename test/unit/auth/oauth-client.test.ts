@@ -1,0 +1,65 @@
+import {createServer, type Server, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {OAuthError} from '../../../src/auth/errors.js'
+import {OAuthTransportError, refreshTokens} from '../../../src/auth/oauth-client.js'
+import {ExitCode} from '../../../src/client/errors.js'
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
+})
+
+/** A token endpoint on 127.0.0.1 that counts the requests it received. */
+async function tokenEndpoint(answer: (body: string, response: ServerResponse) => void): Promise<{appUrl: string; bodies: string[]}> {
+  const bodies: string[] = []
+  const server = createServer((request, response) => {
+    let body = ''
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+    request.on('end', () => {
+      bodies.push(body)
+      answer(body, response)
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {appUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies}
+}
+
+const client = {clientId: 'client', clientSecret: 'cs_secret'}
+
+describe('refresh at the token endpoint', () => {
+  it('sends exactly one POST even when the answer is lost, and says the request may have arrived', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.socket?.destroy())
+    const error = await refreshTokens({appUrl: endpoint.appUrl, client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OAuthTransportError)
+    expect((error as OAuthTransportError).mayHaveArrived).toBe(true)
+    expect(endpoint.bodies).toHaveLength(1)
+    expect(new URLSearchParams(endpoint.bodies[0]).get('refresh_token')).toBe('rt_secret')
+  })
+
+  it('a refused connection is known not to have arrived', async () => {
+    const endpoint = await tokenEndpoint(() => undefined)
+    await new Promise((resolve) => servers.pop()!.close(resolve))
+    const error = await refreshTokens({appUrl: endpoint.appUrl, client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toMatchObject({mayHaveArrived: false, exitCode: ExitCode.tempFailure})
+  })
+
+  it('a 200 without a token pair counts as a lost answer', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(200, {'content-type': 'application/json'}).end('{}'))
+    const error = await refreshTokens({appUrl: endpoint.appUrl, client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toMatchObject({mayHaveArrived: true})
+  })
+
+  it('an OAuth error answer never echoes the secrets sent', async () => {
+    const endpoint = await tokenEndpoint((_body, response) =>
+      response.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({error: 'invalid_grant', error_description: 'The refresh token is unknown.'})),
+    )
+    const error = (await refreshTokens({appUrl: endpoint.appUrl, client}, 'rt_secret').catch((caught: unknown) => caught)) as OAuthError
+    expect(error).toBeInstanceOf(OAuthError)
+    expect(error.exitCode).toBe(ExitCode.loginNeeded)
+    const shown = JSON.stringify({message: error.message, details: error.details, suggestion: error.suggestion})
+    expect(shown).not.toContain('rt_secret')
+    expect(shown).not.toContain('cs_secret')
+  })
+})
