@@ -7,12 +7,17 @@ export interface FaultState {
   fail_status: 500 | 502 | 429
   /** Sandbox instant until which the Sales Channels are down (0: up). */
   channel_outage_until: number
+  /**
+   * Sandbox milliseconds each /api/v1 request spends in process before its work is done, so that a
+   * second request with the same Idempotency-Key meets the first one still running (409).
+   */
+  delay_ms: number
 }
 
 export const FAIL_STATUSES = [500, 502, 429] as const
 
 export function noFaults(): FaultState {
-  return {drop_response: 0, fail: 0, fail_status: 500, channel_outage_until: 0}
+  return {drop_response: 0, fail: 0, fail_status: 500, channel_outage_until: 0, delay_ms: 0}
 }
 
 /** True while the Sales Channels are down (for the batch sender). */

@@ -220,6 +220,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
         const keyHeader = request.headers['idempotency-key']
         const dryRun = typeof body === 'object' && body !== null && (body as {dry_run?: unknown}).dry_run === true
         if (!definition.idempotent || keyHeader === undefined || dryRun) {
+          await inProcessDelay()
           const answer = await definition.handler(input)
           return send(request, reply, answer)
         }
@@ -242,6 +243,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
         }
         let answer: ApiAnswer
         try {
+          await inProcessDelay()
           answer = await definition.handler(input)
         } catch (error) {
           // A refusal is the first answer and is replayed; a failure is not, so a retry does the work.
@@ -254,6 +256,13 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
         return send(request, reply, answer)
       },
     })
+  }
+
+  /** Fault `delay_seconds`: the request stays in process that long (sandbox clock) before its work. */
+  const inProcessDelay = (): Promise<void> | undefined => {
+    const {delay_ms: delayMs} = ctx.faults
+    if (delayMs <= 0) return undefined
+    return new Promise((resolve) => ctx.clock.setTimeout(resolve, delayMs))
   }
 
   const send = (request: FastifyRequest, reply: FastifyReply, answer: ApiAnswer) => {

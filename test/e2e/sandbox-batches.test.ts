@@ -185,6 +185,29 @@ describe('POST /restriction-batches and the batch life over HTTP', () => {
     })
   })
 
+  it('an Idempotency-Key whose first request is still in process answers 409 idempotency_key_in_use; afterwards the first answer is replayed', async () => {
+    const id = c.ids[35]!
+    const body = {entries: [{property_id: id, from: c.night(40), to: c.night(40), values: {min_stay: 6}}]}
+    const key = {'idempotency-key': 'batch-e2e-409'}
+    await c.faults({delay_seconds: 1.5})
+    try {
+      const first = c.post('/restriction-batches', body, key)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const concurrent = await c.post('/restriction-batches', body, key)
+      expect(concurrent.status).toBe(409)
+      expect(concurrent.body.error.code).toBe('idempotency_key_in_use')
+      const answer = await first
+      expect(answer.status).toBe(202)
+      await c.faults({})
+      expect(await c.post('/restriction-batches', body, key)).toEqual(answer)
+    } finally {
+      await c.faults({})
+    }
+    const tooLong = await c.post('/restriction-batches', body, {'idempotency-key': 'k'.repeat(256)})
+    expect(tooLong.status).toBe(422)
+    expect(tooLong.body.error).toMatchObject({code: 'validation_failed', details: {issues: [{path: 'Idempotency-Key', maximum: 255}]}})
+  })
+
   it('rejects the whole batch over the limits, and stores nothing', async () => {
     const id = c.ids[11]!
     const before = await c.record(id, c.night(30))

@@ -116,12 +116,15 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     if (!(FAIL_STATUSES as readonly unknown[]).includes(failStatus)) throw validationFailed([{path: 'fail_status', message: 'must be 500, 502 or 429'}])
     const outage = body.channel_outage_seconds ?? 0
     if (typeof outage !== 'number' || !(outage >= 0)) throw validationFailed([{path: 'channel_outage_seconds', message: 'must be a number >= 0'}])
+    const delay = body.delay_seconds ?? 0
+    if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
     // Each call replaces the whole fault set: {} clears everything.
     Object.assign(ctx.faults, {
       drop_response: probability('drop_response'),
       fail: probability('fail'),
       fail_status: failStatus,
       channel_outage_until: outage > 0 ? ctx.clock.now() + outage * 1000 : 0,
+      delay_ms: delay * 1000,
     })
     return faultsView()
   })
@@ -131,6 +134,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     fail: ctx.faults.fail,
     fail_status: ctx.faults.fail_status,
     channel_outage_until: ctx.faults.channel_outage_until > ctx.clock.now() ? new Date(ctx.faults.channel_outage_until).toISOString() : null,
+    delay_seconds: ctx.faults.delay_ms / 1000,
   })
 
   app.post('/_sandbox/operator', async (request) => {

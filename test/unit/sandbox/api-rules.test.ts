@@ -305,6 +305,38 @@ describe('faults', () => {
   it('refuses fault values out of range', async () => {
     expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {fail: 2}})).statusCode).toBe(422)
     expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {fail_status: 503}})).statusCode).toBe(422)
+    expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_seconds: -1}})).statusCode).toBe(422)
+    expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_seconds: 601}})).statusCode).toBe(422)
+  })
+
+  it('delay_seconds keeps each request in process that long on the sandbox clock; {} lifts it', async () => {
+    const fast = withTestRoutes(makeSandbox({speed: 10}))
+    try {
+      const tokens = await connect(fast)
+      expect((await fast.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_seconds: 3}})).json()).toMatchObject({delay_seconds: 3})
+      const started = Date.now()
+      const first = fast.inject({
+        method: 'POST',
+        url: '/api/v1/test-writes',
+        headers: {authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', 'idempotency-key': 'slow-1'},
+        payload: JSON.stringify({value: 1}),
+      })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const concurrent = await fast.inject({
+        method: 'POST',
+        url: '/api/v1/test-writes',
+        headers: {authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', 'idempotency-key': 'slow-1'},
+        payload: JSON.stringify({value: 1}),
+      })
+      expect(errorCode(concurrent)).toBe('idempotency_key_in_use')
+      expect((await first).statusCode).toBe(201)
+      // 3 sandbox seconds at speed 10
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250)
+      await fast.inject({method: 'POST', url: '/_sandbox/faults', payload: {}})
+      expect((await fast.inject({method: 'GET', url: '/_sandbox/faults'})).json()).toMatchObject({delay_seconds: 0})
+    } finally {
+      await fast.close()
+    }
   })
 
   it('channel_outage_seconds takes the Sales Channels down for that long on the sandbox clock', async () => {
