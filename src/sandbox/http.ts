@@ -129,6 +129,11 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
     entry.methods.add(method)
   }
 
+  // Every route, admin and OAuth ones included, answers another method with 405 and Allow.
+  app.addHook('onRoute', (options) => {
+    for (const method of [options.method].flat()) if (method !== 'HEAD') declarePath(method as HttpMethod, options.url)
+  })
+
   app.decorateRequest('pmsConnectionId', null)
   app.decorateRequest('pmsConnection', null)
   app.decorateRequest('pmsLogged', false)

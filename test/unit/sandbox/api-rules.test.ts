@@ -83,6 +83,32 @@ describe('authentication and the error shape', () => {
     expect(token.headers.allow).toBe('POST')
   })
 
+  it('every endpoint, OAuth and admin ones included, answers another method with 405 and the Allow header', async () => {
+    const tokens = await connect(app)
+    const cases: Array<[string, string, string]> = [
+      ['POST', '/api/v1/properties', 'GET'],
+      ['PUT', '/api/v1/properties/6f1c2a7e-4b1d-4c55-9a0e-2f3b8d9e1a01', 'GET'],
+      ['DELETE', '/api/v1/properties/6f1c2a7e-4b1d-4c55-9a0e-2f3b8d9e1a01/guide', 'GET'],
+      ['POST', '/api/v1/restrictions', 'GET'],
+      ['GET', '/api/v1/restriction-batches', 'POST'],
+      ['DELETE', '/api/v1/restriction-batches/6f1c2a7e-4b1d-4c55-9a0e-2f3b8d9e1a01', 'GET'],
+      ['POST', '/api/v1/openapi.json', 'GET'],
+      ['HEAD', '/api/v1/properties', 'GET'],
+      ['POST', '/oauth/authorize', 'GET'],
+      ['GET', '/oauth/authorize/decision', 'POST'],
+      ['GET', '/api/oauth/revoke', 'POST'],
+      ['GET', '/_sandbox/connect', 'POST'],
+      ['POST', '/_sandbox/connections', 'GET'],
+      ['PUT', '/_sandbox/requests', 'GET, DELETE'],
+      ['GET', '/_sandbox/operator', 'POST'],
+    ]
+    for (const [method, url, allow] of cases) {
+      const response = await app.inject({method: method as 'GET', url, headers: {authorization: `Bearer ${tokens.access_token}`}})
+      expect({url, method, status: response.statusCode, allow: response.headers.allow}).toEqual({url, method, status: 405, allow})
+      if (method !== 'HEAD') expect(errorCode(response)).toBe('method_not_allowed')
+    }
+  })
+
   it('a body that is not JSON answers 422 validation_failed with details.issues', async () => {
     const tokens = await connect(app)
     const response = await app.inject({
