@@ -4,16 +4,22 @@ import {BaseCommand} from '../src/cli/base-command.js'
 export default class Api extends BaseCommand<typeof Api> {
   static override summary = 'Call any endpoint of the Partner API with the login of the profile'
   static override description = `Like \`gh api\`: the path is relative to {app_url}/api/v1 unless it starts with /api/ or /oauth.
-The call gets the same pacing, retries and errors as every other command. Fields build a JSON body
-for POST and query parameters for GET; \`name[]=value\` appends to a list (property_id[]=ID).
--f turns true, false, null and numbers into JSON values; --raw-field keeps strings as written.
-The answer is printed as pretty JSON; error answers exit with the code of their error.`
+The call gets the same pacing, retries and errors as every other command.
+
+Fields build a JSON body for POST and query parameters for GET (with --input they go to the query);
+\`name[]=value\` appends to a list (property_id[]=ID) and \`name[sub]=value\` nests.
+As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks like; -F/--field
+turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
+
+The answer is printed as pretty JSON; error answers print their body on stdout and exit with the
+code of their error. A POST is retried on 5xx or a broken connection only with --idempotency-key.`
 
   static override examples = [
     '<%= config.bin %> api GET /properties --paginate',
     '<%= config.bin %> api GET /restrictions -f property_id[]=ID -f from=2026-12-01 -f to=2026-12-31',
+    '<%= config.bin %> api POST /restriction-batches -F dry_run=true -f entries[][property_id]=ID -f entries[][from]=2026-12-01 -f entries[][to]=2026-12-07 -F entries[][values][min_stay]=3',
     '<%= config.bin %> api POST /restriction-batches --input batch.json --idempotency-key 2026-12-rates',
-    '<%= config.bin %> api POST /bookings/ID/messages -f channel=platform --raw-field text=Welcome --idempotency-key k1',
+    '<%= config.bin %> api POST /bookings/ID/messages -f channel=platform -F text=@welcome.txt --idempotency-key k1',
   ]
 
   static override args = {
@@ -22,8 +28,8 @@ The answer is printed as pretty JSON; error answers exit with the code of their 
   }
 
   static override flags = {
-    field: Flags.string({char: 'f', description: 'key=value: a body field (POST) or query parameter (GET); repeatable', multiple: true}),
-    'raw-field': Flags.string({description: 'key=value kept as a string; repeatable', multiple: true}),
+    'raw-field': Flags.string({char: 'f', description: 'key=value sent as a string: a body field (POST) or query parameter (GET); repeatable', multiple: true}),
+    field: Flags.string({char: 'F', description: 'key=value typed: true, false, null and numbers as JSON, @FILE read from a file; repeatable', multiple: true}),
     header: Flags.string({char: 'H', description: "Extra request header 'Name: value'; repeatable", multiple: true}),
     input: Flags.string({description: 'JSON body from a file, or - for stdin (fields then go to the query)'}),
     include: Flags.boolean({char: 'i', description: 'Print the status line and headers before the body', default: false}),
@@ -32,15 +38,15 @@ The answer is printed as pretty JSON; error answers exit with the code of their 
   }
 
   async run(): Promise<void> {
-    const [{buildRawRequest, readInput, runRaw}, {createClient}] = await Promise.all([
+    const [{buildRawRequest, readInput, resolveFieldFiles, runRaw}, {createClient}] = await Promise.all([
       import('../src/client/raw.js'),
       import('../src/cli/session.js'),
     ])
+    const fields = await resolveFieldFiles({fields: this.flags.field, rawFields: this.flags['raw-field']}, {stdinTaken: this.flags.input === '-'})
     const request = buildRawRequest({
       method: this.args.method,
       path: this.args.path,
-      fields: this.flags.field,
-      rawFields: this.flags['raw-field'],
+      ...fields,
       headers: this.flags.header,
       input: this.flags.input === undefined ? undefined : await readInput(this.flags.input),
       idempotencyKey: this.flags['idempotency-key'],

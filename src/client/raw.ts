@@ -7,9 +7,12 @@ import type {PmsClient, RawRequest, RawResponse} from './index.js'
 export interface RawCommandInput {
   method: string
   path: string
-  /** `key=value`: true, false, null and numbers become JSON values in a body. */
+  /**
+   * `-F key=value`, typed as `gh api` does: true, false, null and numbers become JSON values in a
+   * body; `@FILE` (`@-` for stdin) must be replaced by the file's text first (resolveFieldFiles).
+   */
   fields?: string[]
-  /** `key=value` kept as strings. */
+  /** `-f key=value`, kept as strings whatever they look like (`gh api`'s --raw-field). */
   rawFields?: string[]
   /** `Name: value` */
   headers?: string[]
@@ -70,13 +73,45 @@ interface Field {
 
 export function parseField(spec: string, typed: boolean): Field {
   const eq = spec.indexOf('=')
-  if (eq <= 0) throw new UsageError(`Field "${spec}" is not key=value`, {suggestion: '-f limit=10 or -f property_id[]=ID'})
+  if (eq <= 0) throw new UsageError(`Field "${spec}" is not key=value`, {suggestion: '-f limit=10, -f property_id[]=ID or -F values[rate]=120.5'})
   const key = spec.slice(0, eq)
   const text = spec.slice(eq + 1)
   const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key)
   if (!match) throw new UsageError(`Field name "${key}" is not name, name[] or name[sub]`)
   const path = [match[1] as string, ...[...(match[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string)]
   return {path, key, value: typed ? typedValue(text) : text, text}
+}
+
+/**
+ * `-F key=@FILE` takes the value from a file, `@-` from stdin, as `gh api` does; the text is used
+ * as is, a string, so it joins the raw fields. Runs before buildRawRequest so that building stays pure.
+ */
+export async function resolveFieldFiles(
+  input: Pick<RawCommandInput, 'fields' | 'rawFields'>,
+  options: {read?: (spec: string) => Promise<string>; stdinTaken?: boolean} = {},
+): Promise<Pick<RawCommandInput, 'fields' | 'rawFields'>> {
+  const read = options.read ?? ((spec: string) => readInput(spec))
+  const fields: string[] = []
+  const rawFields = [...(input.rawFields ?? [])]
+  let stdinUsed = options.stdinTaken ?? false
+  for (const spec of input.fields ?? []) {
+    const eq = spec.indexOf('=')
+    if (eq <= 0 || spec[eq + 1] !== '@') {
+      fields.push(spec)
+      continue
+    }
+    const file = spec.slice(eq + 2)
+    if (file === '-') {
+      if (stdinUsed) {
+        throw new UsageError(`-F ${spec.slice(0, eq)}=@- cannot read stdin: it is already read (by --input - or another @-)`, {
+          suggestion: 'read the other values from files: -F key=@FILE',
+        })
+      }
+      stdinUsed = true
+    }
+    rawFields.push(`${spec.slice(0, eq)}=${await read(file)}`)
+  }
+  return {fields, rawFields}
 }
 
 function typedValue(text: string): unknown {
@@ -107,8 +142,11 @@ function toBody(fields: Field[]): Record<string, unknown> {
       if (Array.isArray(node)) {
         if (last) node.push(field.value)
         else {
-          const child = nextIsAppend ? [] : {}
-          node.push(child)
+          // As Rack and `gh api` read `entries[][from]`: fill the last object until a key comes again.
+          const tail = node.at(-1)
+          const reuse = !nextIsAppend && isObject(tail) && !hasPath(tail, field.path.slice(i + 1))
+          const child = reuse ? tail : nextIsAppend ? [] : {}
+          if (!reuse) node.push(child)
           node = child
         }
         return
@@ -125,6 +163,19 @@ function toBody(fields: Field[]): Record<string, unknown> {
     })
   }
   return body
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Whether `path` (names only; an append `[]` never collides) already leads to a value. */
+function hasPath(node: Record<string, unknown>, path: string[]): boolean {
+  const [head, ...rest] = path
+  if (head === undefined || head === '' || !Object.hasOwn(node, head)) return false
+  if (rest.length === 0) return true
+  const child = node[head]
+  return isObject(child) && hasPath(child, rest)
 }
 
 /**

@@ -70,6 +70,18 @@ describe('pms api and pms openapi against the sandbox', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({dry_run: true, properties: [{property_id: property?.id}]})
   })
 
+  it('as in gh api, -F types its values and -f sends strings: -F dry_run=true previews, -f dry_run=true is refused', async () => {
+    const [property] = JSON.parse((await runPms(['api', 'GET', '/properties', '-f', 'limit=1'], {env})).stdout).data as Array<{id: string}>
+    const day = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10)
+    const entry = ['-f', `entries[][property_id]=${property?.id}`, '-f', `entries[][from]=${day}`, '-f', `entries[][to]=${day}`, '-F', 'entries[][values][min_stay]=3']
+    const typed = await runPms(['api', 'POST', '/restriction-batches', '-F', 'dry_run=true', ...entry], {env})
+    expect(typed.code, typed.stderr).toBe(0)
+    expect(JSON.parse(typed.stdout)).toMatchObject({dry_run: true, properties: [{property_id: property?.id, changes: {submitted: 1}}]})
+    const asString = await runPms(['api', 'POST', '/restriction-batches', '-f', 'dry_run=true', ...entry], {env})
+    expect(asString.code).toBe(2)
+    expect(JSON.parse(asString.stdout)).toMatchObject({error: {code: 'validation_failed'}})
+  })
+
   describe('with the service failing every call', () => {
     beforeAll(async () => {
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {fail: 1, fail_status: 500})

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
-import {buildRawRequest, formatHead, runRaw} from '../../../src/client/raw.js'
+import {buildRawRequest, formatHead, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
 
 describe('pms api request building', () => {
   it('GET fields become query parameters; name[] repeats', () => {
@@ -24,6 +24,32 @@ describe('pms api request building', () => {
       values: {rate: 120.5, note: null},
       text: '123',
     })
+  })
+
+  it('entries[][name] fills the last object of the list until a name comes again, as gh api and Rack read it', () => {
+    const request = buildRawRequest({
+      method: 'POST',
+      path: '/restriction-batches',
+      fields: ['entries[][values][min_stay]=3'],
+      rawFields: ['entries[][property_id]=p1', 'entries[][from]=2026-12-01', 'entries[][property_id]=p2', 'entries[][values][rate]=9'],
+    })
+    expect(request.body).toEqual({
+      entries: [
+        {values: {min_stay: 3}, property_id: 'p1', from: '2026-12-01'},
+        {property_id: 'p2', values: {rate: '9'}},
+      ],
+    })
+  })
+
+  it('-F key=@FILE reads the value as a string, never typed; stdin (@-) can be read only once', async () => {
+    const files: Record<string, string> = {'n.txt': '123', '-': 'from stdin'}
+    const read = async (spec: string) => files[spec] as string
+    const resolved = await resolveFieldFiles({fields: ['limit=5', 'text=@n.txt', 'subject=@-'], rawFields: ['channel=email']}, {read})
+    expect(resolved).toEqual({fields: ['limit=5'], rawFields: ['channel=email', 'text=123', 'subject=from stdin']})
+    const request = buildRawRequest({method: 'POST', path: '/x', ...resolved})
+    expect(request.body).toEqual({limit: 5, channel: 'email', text: '123', subject: 'from stdin'})
+    await expect(resolveFieldFiles({fields: ['a=@-', 'b=@-']}, {read})).rejects.toThrow(UsageError)
+    await expect(resolveFieldFiles({fields: ['a=@-']}, {read, stdinTaken: true})).rejects.toThrow(/already read/)
   })
 
   it('--input gives the body and fields then go to the query', () => {
