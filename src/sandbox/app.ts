@@ -50,6 +50,9 @@ export const SANDBOX_DEFAULTS = {
   rateLimits: true,
 } as const
 
+/** How often (real time) --state FILE is written while something changes. */
+export const STATE_AUTOSAVE_MS = 1000
+
 export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstance {
   const options: SandboxOptions = {...SANDBOX_DEFAULTS, ...input}
   const loaded = options.statePath ? loadWorld(options.statePath) : undefined
@@ -129,7 +132,30 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
     saveWorld(options.statePath, world)
   }
   app.decorate('sandbox', {ctx, api, clock, saveState})
+  // Saved every second after a request (and every 10 s regardless, for batches moving on their
+  // own), so that a crash or a kill -9 loses about a second. A save takes a millisecond or so.
+  let autosave: NodeJS.Timeout | undefined
+  if (options.statePath) {
+    let dirty = false
+    let ticks = 0
+    app.addHook('onResponse', async () => {
+      dirty = true
+    })
+    autosave = setInterval(() => {
+      ticks++
+      if (!dirty && ticks % 10 !== 0) return
+      dirty = false
+      try {
+        saveState()
+      } catch {
+        // A failing disk is reported by the save on close; the service keeps answering meanwhile.
+        dirty = true
+      }
+    }, STATE_AUTOSAVE_MS)
+    autosave.unref()
+  }
   app.addHook('onClose', async () => {
+    if (autosave) clearInterval(autosave)
     for (const featureHooks of hooks) featureHooks.close?.()
     saveState()
   })

@@ -88,6 +88,18 @@ describe('pms sandbox start over real HTTP', () => {
     expect(second.clientSecret).toBe(first.clientSecret)
   })
 
+  it('--state FILE is saved while running: after a kill -9 the connection and its tokens survive', async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), 'pms-sandbox-e2e-')), 'state.json')
+    const first = await startSandbox(['--state', statePath])
+    const tokens = await connect(first.appUrl)
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    const exited = new Promise((resolve) => first.child.once('exit', resolve))
+    first.child.kill('SIGKILL')
+    await exited
+    const second = await started(['--state', statePath])
+    expect((await properties(second.appUrl, tokens.access_token)).status).toBe(200)
+  })
+
   it('--speed makes tokens expire in sandbox time: at x3600 an access token dies within about a second', async () => {
     const sandbox = await started(['--speed', '3600'])
     const tokens = await connect(sandbox.appUrl)
