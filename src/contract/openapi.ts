@@ -36,7 +36,7 @@ const SCHEMA_REF_PREFIX = '#/components/schemas/'
 const ref = (id: string): Json => ({$ref: SCHEMA_REF_PREFIX + id})
 const jsonContent = (schema: Json): Json => ({'application/json': {schema}})
 
-const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
+export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   'properties.read': 'read the Properties',
   'restrictions.read': 'read Restrictions',
   'restrictions.write': 'write Restrictions',

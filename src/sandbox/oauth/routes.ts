@@ -174,7 +174,7 @@ export function registerOAuthRoutes(api: ApiServer): void {
     const requestId = randomBytes(16).toString('base64url')
     for (const [id, entry] of pending) if (entry.expiresAt <= ctx.clock.now()) pending.delete(id)
     pending.set(requestId, {request: checked, expiresAt: ctx.clock.now() + AUTHORIZATION_CODE_LIFETIME_SECONDS * 1000})
-    return html(reply, 200, consentPage({app: ctx.world.app, accounts: allowedAccounts(), properties: ctx.world.properties, requestId}))
+    return html(reply, 200, consentPage({app: ctx.world.app, accounts: allowedAccounts(), properties: ctx.world.properties, requestId, redirectUri: checked.redirectUri}))
   })
 
   api.declarePath('POST', '/oauth/authorize/decision')
@@ -201,7 +201,14 @@ export function registerOAuthRoutes(api: ApiServer): void {
         return html(
           reply,
           400,
-          consentPage({app: ctx.world.app, accounts: allowedAccounts(), properties: ctx.world.properties, requestId, error: 'Choose at least one Property of the chosen account, or all Properties.'}),
+          consentPage({
+            app: ctx.world.app,
+            accounts: allowedAccounts(),
+            properties: ctx.world.properties,
+            requestId,
+            redirectUri: authRequest.redirectUri,
+            error: 'Choose at least one Property of the chosen account, or all Properties.',
+          }),
         )
       }
     }

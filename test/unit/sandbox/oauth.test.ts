@@ -40,6 +40,15 @@ describe('GET /oauth/authorize: the consent page', () => {
     expect(response.body).toContain('value="deny"')
   })
 
+  it('tells the owner who is signed in, what each Permission allows in words, and where the decision goes back to', async () => {
+    const response = await app.inject({method: 'GET', url: authorizeUrl(app)})
+    const {world} = app.sandbox.ctx
+    expect(response.body).toContain(`Signed in as <strong>${world.accounts[0]?.owner_name}</strong>`)
+    expect(response.body).toContain('Read booking access codes (lock codes and static codes)')
+    expect(response.body).toContain(`go back to <strong>${new URL(clientOf(app).redirectUri).origin}</strong>`)
+    expect(response.body).toContain('no live calendar')
+  })
+
   it('escapes every value it shows', async () => {
     const property = app.sandbox.ctx.world.properties[0]
     await operator(app, {action: 'rename_property', property_id: property?.id, name: '<script>alert("x")</script>'})
