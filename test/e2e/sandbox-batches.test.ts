@@ -2,6 +2,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {PERMISSIONS} from '../../src/contract/error-codes.js'
 import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 /**
@@ -16,18 +17,6 @@ interface Answer {
 
 const DAY = 86_400_000
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-const ALL_PERMISSIONS = [
-  'properties.read',
-  'restrictions.read',
-  'restrictions.write',
-  'bookings.read',
-  'guests.read',
-  'prices.read',
-  'messages.read',
-  'messages.write',
-  'property_guide.read',
-  'lock_codes.read',
-]
 
 class Client {
   token = ''
@@ -403,7 +392,7 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     const forbidden = await c.report(batch)
     expect(forbidden.status).toBe(403)
     expect(forbidden.body.error.code).toBe('forbidden_permission')
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'set_permissions', permissions: ALL_PERMISSIONS})
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'set_permissions', permissions: PERMISSIONS})
     await release()
     expect((await c.report(batch)).body).toMatchObject({status: 'cancelled', changes: {cancelled: 1, applied: 0}})
   })

@@ -1,5 +1,6 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {createInterface} from 'node:readline'
+import type {LoggedRequest as SandboxLoggedRequest} from '../../../src/sandbox/request-log.js'
 import {PMS_BIN} from './pms.js'
 
 export interface StartedSandbox {
@@ -23,16 +24,8 @@ export interface TokenPair {
   refresh_token: string
 }
 
-export interface LoggedRequest {
-  at: string
-  method: string
-  path: string
-  query: string
-  status: number
-  idempotency_key: string | null
-  connection_id: string | null
-  dropped: boolean
-}
+/** An entry of GET /_sandbox/requests, as the sandbox serves it (times as ISO strings). */
+export type LoggedRequest = Omit<SandboxLoggedRequest, 'at'> & {at: string}
 
 /** Spawns the built binary: `pms sandbox start --port 0 --json ...args`, resolved once it listens. */
 export function startSandbox(args: string[] = [], options: {timeoutMs?: number} = {}): Promise<StartedSandbox> {
