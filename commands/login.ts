@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {login, DEFAULT_LOGIN_TIMEOUT_SECONDS} from '../src/auth/login.js'
+import {authRunOptions} from '../src/auth/run-options.js'
 import {DEFAULT_REDIRECT_URI} from '../src/auth/urls.js'
 import {BaseCommand} from '../src/cli/base-command.js'
 
@@ -27,10 +28,7 @@ export default class Login extends BaseCommand<typeof Login> {
 
   async run(): Promise<void> {
     const result = await login({
-      env: this.ctx.env,
-      configDir: this.ctx.configDir,
-      profile: this.ctx.profile,
-      io: this.ctx.io,
+      ...authRunOptions(this.ctx),
       appUrl: this.flags['app-url'],
       clientId: this.flags['client-id'],
       clientSecret: this.flags['client-secret'],
@@ -38,9 +36,7 @@ export default class Login extends BaseCommand<typeof Login> {
       browser: this.flags.browser,
       timeoutSeconds: this.flags.timeout,
       insecureStorage: this.flags['insecure-storage'],
-      userAgent: `pms/${this.ctx.version}`,
       input: process.stdin,
-      trace: this.ctx.debug ? (line) => this.ctx.io.err(line + '\n') : undefined,
     })
     this.emit(result, (r) =>
       [

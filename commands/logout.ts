@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {logout} from '../src/auth/logout.js'
+import {authRunOptions} from '../src/auth/run-options.js'
 import {BaseCommand} from '../src/cli/base-command.js'
 import {confirm} from '../src/cli/confirm.js'
 
@@ -26,14 +27,7 @@ export default class Logout extends BaseCommand<typeof Logout> {
         return
       }
     }
-    const result = await logout({
-      env: this.ctx.env,
-      configDir: this.ctx.configDir,
-      profile: this.ctx.profile,
-      io: this.ctx.io,
-      revoke: this.flags.revoke,
-      userAgent: `pms/${this.ctx.version}`,
-    })
+    const result = await logout({...authRunOptions(this.ctx), revoke: this.flags.revoke})
     this.emit(result, (r) =>
       [
         r.revoked ? `Revoked the App Connection of profile "${r.profile}": its unsent Restriction changes are cancelled.` : '',

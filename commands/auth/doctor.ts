@@ -1,5 +1,6 @@
 import {ExitCode} from '../../src/client/errors.js'
 import {doctor} from '../../src/auth/doctor.js'
+import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 const MARK = {ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'} as const
@@ -10,14 +11,7 @@ export default class AuthDoctor extends BaseCommand<typeof AuthDoctor> {
     'In order: config present, keychain reachable, token store readable, app_url reachable, token valid, refresh working, and which read Permissions the connection holds (one cheap read each). Refreshes the token once. Exits 1 when a check fails.'
 
   async run(): Promise<void> {
-    const report = await doctor({
-      env: this.ctx.env,
-      configDir: this.ctx.configDir,
-      profile: this.ctx.profile,
-      io: this.ctx.io,
-      clock: this.ctx.clock,
-      userAgent: `pms/${this.ctx.version}`,
-    })
+    const report = await doctor(authRunOptions(this.ctx))
     this.emit(report, (r) => {
       const lines = [`Profile "${r.profile}"`]
       for (const c of r.checks) {

@@ -1,5 +1,6 @@
 import {ExitCode} from '../../src/client/errors.js'
 import {authStatus} from '../../src/auth/status.js'
+import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
@@ -7,14 +8,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   static override description = 'Makes one cheap call (GET /properties?limit=1) to tell the state of the App Connection. Exits 3 when a login is needed.'
 
   async run(): Promise<void> {
-    const status = await authStatus({
-      env: this.ctx.env,
-      configDir: this.ctx.configDir,
-      profile: this.ctx.profile,
-      io: this.ctx.io,
-      clock: this.ctx.clock,
-      userAgent: `pms/${this.ctx.version}`,
-    })
+    const status = await authStatus(authRunOptions(this.ctx))
     this.emit(status, (s) =>
       [
         `Profile:      ${s.profile}`,

@@ -1,4 +1,5 @@
 import {currentAccessToken} from '../../src/auth/status.js'
+import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
@@ -7,14 +8,7 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
     'The only command that prints a secret: for scripts that call the API themselves, e.g. curl -H "Authorization: Bearer $(pms auth token)". Safe to run from many processes at once: one refreshes, the others wait and reuse its token.'
 
   async run(): Promise<void> {
-    const token = await currentAccessToken({
-      env: this.ctx.env,
-      configDir: this.ctx.configDir,
-      profile: this.ctx.profile,
-      io: this.ctx.io,
-      clock: this.ctx.clock,
-      userAgent: `pms/${this.ctx.version}`,
-    })
+    const token = await currentAccessToken(authRunOptions(this.ctx))
     this.emit({access_token: token}, (r) => r.access_token)
   }
 }

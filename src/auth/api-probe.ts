@@ -8,8 +8,16 @@ export interface ProbeAnswer {
   json?: unknown
 }
 
-export async function probeGet(appUrl: string, path: string, token: string | undefined, options: {userAgent?: string; timeoutMs?: number} = {}): Promise<ProbeAnswer> {
-  const response = await request(`${appUrl}/api/v1${path}`, {
+export interface ProbeOptions {
+  userAgent?: string
+  timeoutMs?: number
+  trace?: (line: string) => void
+}
+
+export async function probeGet(appUrl: string, path: string, token: string | undefined, options: ProbeOptions = {}): Promise<ProbeAnswer> {
+  const url = `${appUrl}/api/v1${path}`
+  options.trace?.(`> GET ${url}${token ? ' (authorization: Bearer, redacted)' : ''}`)
+  const response = await request(url, {
     method: 'GET',
     headers: {
       accept: 'application/json',
@@ -27,5 +35,6 @@ export async function probeGet(appUrl: string, path: string, token: string | und
     json = undefined
   }
   const code = (json as {error?: {code?: unknown}} | undefined)?.error?.code
+  options.trace?.(`< ${response.statusCode}${typeof code === 'string' ? ` ${code}` : ''} ${url}`)
   return {status: response.statusCode, json, ...(typeof code === 'string' ? {code} : {})}
 }

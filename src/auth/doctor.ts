@@ -1,4 +1,4 @@
-import {probeGet, type ProbeAnswer} from './api-probe.js'
+import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
 import {configPath} from './config.js'
 import {openProfileSession, type ProfileSession, type TokenProviderOptions} from './index.js'
 import {KeychainTokenStore} from './keychain-store.js'
@@ -38,6 +38,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   const checks: DoctorCheck[] = []
   const add = (check: DoctorCheck) => checks.push(check)
   const profile = loadProfile(options)
+  const probe = {userAgent: options.userAgent, trace: options.trace}
   const report = (permissions: PermissionCheck[] = []): DoctorReport => ({
     profile: profile.name,
     checks,
@@ -94,7 +95,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   // 4. app_url reachable
   if (!appUrl) return report()
   try {
-    const answer = await probeGet(appUrl, '/openapi.json', undefined, {userAgent: options.userAgent})
+    const answer = await probeGet(appUrl, '/openapi.json', undefined, probe)
     add({check: 'app_url', status: 'ok', detail: `${appUrl} answers (HTTP ${answer.status})`})
   } catch (error) {
     add({check: 'app_url', status: 'fail', detail: `${appUrl} cannot be reached: ${(error as Error).message}`, fix: 'check the network, HTTPS_PROXY/NO_PROXY and app_url'})
@@ -108,7 +109,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   } else if (!options.env.PMS_ACCESS_TOKEN && stored && expiresSoon(stored, Date.now(), 0)) {
     add({check: 'token', status: 'warn', detail: `the access token expired at ${new Date(stored.expires_at ?? 0).toISOString()}; a refresh replaces it`})
   } else {
-    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent: options.userAgent})
+    const answer = await probeGet(appUrl, '/properties?limit=1', token, probe)
     add(tokenCheck(answer))
   }
 
@@ -125,7 +126,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
 
   // 7. permissions
   if (!token) return report()
-  return report(await permissionChecks(appUrl, token, options.userAgent))
+  return report(await permissionChecks(appUrl, token, probe))
 }
 
 function tokenCheck(answer: ProbeAnswer): DoctorCheck {
@@ -137,11 +138,11 @@ function tokenCheck(answer: ProbeAnswer): DoctorCheck {
   return {check: 'token', status: 'warn', detail: `GET /properties answered HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ''}`}
 }
 
-async function permissionChecks(appUrl: string, token: string, userAgent?: string): Promise<PermissionCheck[]> {
+async function permissionChecks(appUrl: string, token: string, probe: ProbeOptions): Promise<PermissionCheck[]> {
   const results: PermissionCheck[] = []
   const read = async (permission: string, path: string): Promise<ProbeAnswer | undefined> => {
     try {
-      const answer = await probeGet(appUrl, path, token, {userAgent})
+      const answer = await probeGet(appUrl, path, token, probe)
       if (answer.status === 200) results.push({permission, held: true, detail: `GET ${path.split('?')[0]} answered 200`})
       else if (answer.code === 'forbidden_permission') results.push({permission, held: false, detail: `GET ${path.split('?')[0]} answered forbidden_permission`})
       else results.push({permission, held: null, detail: `GET ${path.split('?')[0]} answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}: cannot tell`})

@@ -5,7 +5,7 @@ import {staticTokenProvider, type TokenProvider} from '../client/token-provider.
 import {LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
-import {loadProfile, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
+import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
 import {selectStore} from './store-select.js'
 import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
 import type {TokenStore} from './token-store.js'
@@ -48,12 +48,10 @@ export interface ProfileSession {
 /** The stored login of a profile with everything needed to refresh it. */
 export async function openProfileSession(options: TokenProviderOptions): Promise<ProfileSession> {
   const profile = loadProfile(options)
+  // Only a login records a store: without one there is nothing to read, and no keychain to wake.
+  if (!profile.settings.credential_store) throw notLoggedIn(profile, options.env)
   const appUrl = options.appUrl ?? resolveAppUrl(options)
   const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
-  // Only a login records a store: without one there is nothing to read, and no keychain to wake.
-  if (!profile.settings.credential_store) {
-    throw new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in'})
-  }
   if (!clientId) {
     throw new UsageError(`No client_id is known for profile "${profile.name}"`, {
       code: 'client_id_missing',

@@ -133,7 +133,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   if (!config.default_profile) config.default_profile = profile.name
   saveConfig(options.configDir, config, profile.loaded)
 
-  const counted = await countProperties(serviceRoot, pair.accessToken, options.userAgent, profile.name)
+  const counted = await countProperties(serviceRoot, pair.accessToken, options, profile.name)
   return {profile: profile.name, app_url: serviceRoot, client_id: clientId, store: selected.store.description, ...counted}
 }
 
@@ -186,8 +186,13 @@ async function openInBrowser(url: string): Promise<void> {
 }
 
 /** The one call that proves the connection works, and how many Properties it may act on. */
-async function countProperties(appUrl: string, accessToken: string, userAgent: string, profile: string): Promise<{properties: number | null; note?: string}> {
-  const client = new PmsClient({appUrl, tokens: staticTokenProvider(accessToken), userAgent, connectionKey: profile})
+async function countProperties(
+  appUrl: string,
+  accessToken: string,
+  options: Pick<LoginOptions, 'userAgent' | 'trace'>,
+  profile: string,
+): Promise<{properties: number | null; note?: string}> {
+  const client = new PmsClient({appUrl, tokens: staticTokenProvider(accessToken), userAgent: options.userAgent, trace: options.trace, connectionKey: profile})
   try {
     let count = 0
     for await (const page of client.properties.pages({limit: 100})) count += page.data.length

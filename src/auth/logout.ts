@@ -13,6 +13,7 @@ export interface LogoutOptions {
   /** Revoke the refresh token at the service first (ends the App Connection). */
   revoke: boolean
   userAgent: string
+  trace?: (line: string) => void
 }
 
 export interface LogoutResult {
@@ -51,7 +52,7 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
         })
       }
       const appUrl = resolveAppUrl(options)
-      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent}, stored.refresh_token, 'refresh_token')
+      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace}, stored.refresh_token, 'refresh_token')
       revoked = true
     }
     if (hadTokens) await clearTokens(store, stored)

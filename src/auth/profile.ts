@@ -1,4 +1,5 @@
 import {UsageError} from '../client/errors.js'
+import {LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
 import {normalizeAppUrl} from './urls.js'
 
@@ -44,8 +45,19 @@ export function resolveAppUrl(options: ProfileOptions & {appUrl?: string}): stri
   if (options.env.PMS_APP_URL) return normalizeAppUrl(options.env.PMS_APP_URL, 'PMS_APP_URL')
   const profile = loadProfile(options)
   if (profile.settings.app_url) return normalizeAppUrl(profile.settings.app_url, `app_url of profile "${profile.name}"`)
+  // A profile that never logged in needs a login first (exit 3), which also records the app_url.
+  if (!profile.settings.credential_store && !options.env.PMS_ACCESS_TOKEN) throw notLoggedIn(profile, options.env)
   throw new UsageError(`No app_url is known for profile "${profile.name}"`, {
     code: 'app_url_missing',
-    suggestion: 'pass --app-url, set PMS_APP_URL, or pms config set app_url https://... (pms login stores it too)',
+    suggestion: 'set PMS_APP_URL, or pms config set app_url https://... (pms login --app-url stores it too)',
+  })
+}
+
+/** The profile has no stored login; the suggestion says what the first login needs. */
+export function notLoggedIn(profile: LoadedProfile, env: NodeJS.ProcessEnv): LoginRequiredError {
+  if (profile.settings.app_url || env.PMS_APP_URL) return new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in'})
+  return new LoginRequiredError(`No login is stored for profile "${profile.name}", and no app_url is known`, {
+    code: 'not_logged_in',
+    suggestion: 'pms login --app-url https://... --client-id ... --client-secret ... (or set PMS_APP_URL, or pms config set app_url https://...)',
   })
 }

@@ -1,5 +1,5 @@
 import {PmsError} from '../client/errors.js'
-import {probeGet, type ProbeAnswer} from './api-probe.js'
+import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
 import {openProfileSession, type TokenProviderOptions} from './index.js'
 import {LoginRequiredError} from './errors.js'
 import {loadProfile, resolveAppUrl} from './profile.js'
@@ -58,8 +58,9 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
     access_token_expires_at: null,
     connection: 'login_needed',
   }
-  if (!base.app_url) return {...base, connection: 'unknown', detail: 'no app_url: run pms login or pms config set app_url ...'}
-  if (envToken) return {...base, ...(await check(base.app_url, envToken, options.userAgent))}
+  if (!base.app_url && !envToken && !profile.settings.credential_store) return {...base, detail: 'not logged in: run pms login --app-url https://...'}
+  if (!base.app_url) return {...base, connection: 'unknown', detail: 'no app_url: set PMS_APP_URL or pms config set app_url https://...'}
+  if (envToken) return {...base, ...(await check(base.app_url, envToken, options))}
   if (!profile.settings.credential_store) return {...base, detail: 'not logged in'}
   let session
   try {
@@ -77,12 +78,12 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
     if (error instanceof PmsError && error.exitCode === 75) return {...withStore, connection: 'unreachable', detail: error.message}
     throw error
   }
-  let checked = await check(base.app_url, token, options.userAgent)
+  let checked = await check(base.app_url, token, options)
   if (checked.connection === 'login_needed') {
     const fresh = await session.provider.refresh(token).catch(() => undefined)
     if (fresh) {
       token = fresh
-      checked = await check(base.app_url, token, options.userAgent)
+      checked = await check(base.app_url, token, options)
     }
   }
   if (checked.connection === 'revoked') await clearTokens(session.store)
@@ -90,9 +91,9 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
   return {...withStore, ...checked, access_token_expires_at: expires ? new Date(expires).toISOString() : null}
 }
 
-async function check(appUrl: string, token: string, userAgent?: string): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
+async function check(appUrl: string, token: string, options: ProbeOptions): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
   try {
-    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent})
+    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent: options.userAgent, trace: options.trace})
     const connection = connectionStateOf(answer)
     return connection === 'unknown' ? {connection, detail: `GET /properties answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}`} : {connection}
   } catch (error) {

@@ -164,6 +164,16 @@ describe('refresh of a stored login', () => {
     expect(result.stderr).toContain('Try: pms login')
   })
 
+  it('a fresh installation without any config: auth token and auth status exit 3 and name pms login --app-url', async () => {
+    const configDir = tempConfigDir()
+    const token = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
+    expect(token.code).toBe(3)
+    expect(token.stderr).toContain('Try: pms login --app-url')
+    const status = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
+    expect(status.code).toBe(3)
+    expect(JSON.parse(status.stdout)).toMatchObject({connection: 'login_needed', token_source: 'none'})
+  })
+
   it('auth doctor checks config, keychain, store, app_url, token, refresh and then the read Permissions, in that order', async () => {
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)

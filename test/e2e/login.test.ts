@@ -3,7 +3,7 @@
  * so they all live in this one file: vitest runs the tests of a file one after the other.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -104,6 +104,16 @@ function storedFile(configDir: string, profile = 'default'): Record<string, unkn
   return JSON.parse(readFileSync(join(configDir, 'credentials', `${profile}.json`), 'utf8')) as Record<string, unknown>
 }
 
+function writeEntry(configDir: string, entry: Record<string, unknown>, profile = 'default'): void {
+  writeFileSync(join(configDir, 'credentials', `${profile}.json`), JSON.stringify(entry), {mode: 0o600})
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, {recursive: true, withFileTypes: true})
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+}
+
 function configOf(configDir: string): {default_profile?: string; profiles: Record<string, Record<string, string>>} {
   return JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'))
 }
@@ -145,6 +155,65 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const paths = (await sandboxRequests(sandbox.appUrl)).map((r) => `${r.method} ${r.path}`)
     expect(paths).toContain('POST /api/oauth/token')
     expect(paths).toContain('GET /api/v1/properties')
+  })
+
+  it('no secret (code, tokens, client secret) reaches the output of login, status, refresh, doctor, config or logout with --debug, nor any file beside the 0600 entry', async () => {
+    const configDir = tempConfigDir()
+    const outputs: string[] = []
+    const secrets = new Set<string>([sandbox.clientSecret])
+    const remember = () => {
+      const entry = storedFile(configDir) as Record<string, string | undefined>
+      for (const key of ['access_token', 'refresh_token', 'client_secret']) if (entry[key]) secrets.add(entry[key] as string)
+    }
+    const run = async (args: string[], expected: number) => {
+      const result = await runPms([...args, '--debug'], {configDir, env: NO_KEYCHAIN})
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(expected)
+      outputs.push(result.stdout, result.stderr)
+      return result
+    }
+
+    const login = startLogin(sandbox, ['--insecure-storage', '--debug'], {configDir})
+    const redirect = await fetch(await login.authorizeUrl, {redirect: 'manual'})
+    const callback = redirect.headers.get('location') as string
+    secrets.add(new URL(callback).searchParams.get('code') as string)
+    expect((await fetch(callback)).status).toBe(200)
+    const loggedIn = await login.done
+    expect(loggedIn.code, loggedIn.stderr).toBe(0)
+    outputs.push(loggedIn.stdout, loggedIn.stderr)
+    // --debug really traces: the token exchange and the confirming GET /properties are on stderr.
+    expect(loggedIn.stderr).toContain('/api/oauth/token')
+    expect(loggedIn.stderr).toContain('/api/v1/properties')
+    remember()
+
+    await run(['auth', 'status'], 0)
+    await run(['auth', 'status', '--json'], 0)
+    // An expired access token: status refreshes it.
+    const expire = () => writeEntry(configDir, {...storedFile(configDir), expires_at: new Date(Date.now() - 1000).toISOString()})
+    expire()
+    const refreshed = await run(['auth', 'status'], 0)
+    expect(refreshed.stderr).toContain('> POST')
+    remember()
+    await run(['auth', 'doctor'], 0)
+    remember()
+    await run(['config', 'list', '--json'], 0)
+    await run(['config', 'list'], 0)
+    await run(['config', 'get', 'client_id'], 0)
+    await run(['logout', '--revoke', '--yes'], 0)
+
+    // An error answer of the token endpoint (invalid_grant for an unknown refresh token).
+    writeEntry(configDir, {...storedFile(configDir), access_token: 'pms_at_secret-expired', refresh_token: 'pms_rt_secret-unknown', expires_at: '2020-01-01T00:00:00Z'})
+    secrets.add('pms_at_secret-expired').add('pms_rt_secret-unknown')
+    const refused = await run(['auth', 'status', '--json'], 3)
+    expect(refused.stdout).toContain('invalid_grant')
+
+    expect(secrets.size).toBeGreaterThanOrEqual(7)
+    const everything = outputs.join('\n')
+    for (const secret of secrets) expect(everything.includes(secret), `a secret appeared in the output`).toBe(false)
+    for (const file of filesUnder(configDir)) {
+      if (file === join(configDir, 'credentials', 'default.json')) continue
+      const text = readFileSync(file, 'utf8')
+      for (const secret of secrets) expect(text.includes(secret), `a secret appeared in ${file}`).toBe(false)
+    }
   })
 
   it('accepts the redirect address pasted on stdin when the browser runs on another machine', async () => {

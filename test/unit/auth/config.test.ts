@@ -5,7 +5,8 @@ import {describe, expect, it} from 'vitest'
 import {configGet, configList, configSet} from '../../../src/auth/config-commands.js'
 import {loadConfig, saveConfig, selectProfile} from '../../../src/auth/config.js'
 import {loadProfile, resolveAppUrl} from '../../../src/auth/profile.js'
-import {UsageError} from '../../../src/client/errors.js'
+import {LoginRequiredError} from '../../../src/auth/errors.js'
+import {ExitCode, UsageError} from '../../../src/client/errors.js'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-config-'))
 
@@ -78,7 +79,7 @@ describe('profiles', () => {
     expect(() => selectProfile(tmp(), '../etc')).toThrow(UsageError)
   })
 
-  it('resolves app_url from PMS_APP_URL first, then the profile, else names --app-url and pms config set', () => {
+  it('resolves app_url from PMS_APP_URL first, then the profile; a profile that never logged in needs pms login --app-url (exit 3)', () => {
     const dir = tmp()
     saveConfig(dir, {profiles: {default: {app_url: 'https://profile.example.com'}}})
     expect(resolveAppUrl({env: {PMS_APP_URL: 'https://env.example.com/'}, configDir: dir})).toBe('https://env.example.com')
@@ -87,11 +88,17 @@ describe('profiles', () => {
       try {
         resolveAppUrl({env: {}, configDir: tmp()})
       } catch (caught) {
-        return caught as UsageError
+        return caught as LoginRequiredError
       }
     })()
-    expect(error).toBeInstanceOf(UsageError)
-    expect(error?.suggestion).toMatch(/--app-url.*pms config set app_url/)
+    expect(error).toBeInstanceOf(LoginRequiredError)
+    expect(error?.exitCode).toBe(ExitCode.loginNeeded)
+    expect(error?.suggestion).toMatch(/^pms login --app-url.*pms config set app_url/)
+
+    // Logged in once, app_url removed by hand: a usage problem, not a login.
+    const loggedIn = tmp()
+    saveConfig(loggedIn, {profiles: {default: {client_id: 'c', credential_store: 'file'}}})
+    expect(() => resolveAppUrl({env: {}, configDir: loggedIn})).toThrow(UsageError)
   })
 })
 
