@@ -1,3 +1,4 @@
+import {join} from 'node:path'
 import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
 import {PmsClient} from '../client/index.js'
 import type {RunContext} from './base-command.js'
@@ -5,7 +6,8 @@ import type {RunContext} from './base-command.js'
 /**
  * The client of the run's profile: app_url from PMS_APP_URL or the profile, the token from
  * PMS_ACCESS_TOKEN or the stored login (refreshed as the contract demands), pacing keyed by the
- * App Connection so that every call of one run shares one budget.
+ * App Connection and kept under the config directory, so that every call of this run and of other
+ * pms runs on the same profile (a cron job beside a terminal) shares one budget.
  */
 export async function createClient(ctx: RunContext): Promise<PmsClient> {
   const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
@@ -20,6 +22,7 @@ export async function createClient(ctx: RunContext): Promise<PmsClient> {
     clock: ctx.clock,
     trace,
     connectionKey: `${appUrl}#${ctx.profile ?? 'default'}`,
+    pacingDir: join(ctx.configDir, 'pacing'),
   })
 }
 

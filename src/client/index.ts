@@ -1,11 +1,9 @@
-import type {Clock} from './clock.js'
 import {BookingsResource} from './resources/bookings.js'
 import {MessageThreadsResource} from './resources/message-threads.js'
 import {MessagesResource} from './resources/messages.js'
 import {PropertiesResource} from './resources/properties.js'
 import {RestrictionBatchesResource} from './resources/restriction-batches.js'
 import {RestrictionsResource} from './resources/restrictions.js'
-import type {TokenProvider} from './token-provider.js'
 import {Transport, type Query, type TransportOptions} from './transport.js'
 
 export type {TokenProvider} from './token-provider.js'
@@ -18,22 +16,8 @@ export type {Attachment, MessagesQuery, Photo, SendOptions} from './resources/me
 export type {PropertiesListOptions} from './resources/properties.js'
 export type {RestrictionsQuery} from './resources/restrictions.js'
 
-export interface ClientOptions {
-  /** Service root; base_url = appUrl + '/api/v1'. */
-  appUrl: string
-  tokens: TokenProvider
-  /** 'pms/<version>' */
-  userAgent: string
-  /** Default: the system clock. */
-  clock?: Clock
-  /** --debug: called with already-redacted lines. */
-  trace?: (line: string) => void
-  /** Default true: client-side pacing per limit class. */
-  pacing?: boolean
-  /** Names the App Connection for pacing (e.g. the profile name). */
-  connectionKey?: string
-  timeoutMs?: number
-}
+/** What a client is built from; the rest of TransportOptions exists for tests. */
+export type ClientOptions = Omit<TransportOptions, 'dispatcher' | 'retry' | 'random' | 'pacer' | 'env'>
 
 export interface RawRequest {
   method: string
@@ -62,8 +46,8 @@ export class PmsClient {
   readonly messages: MessagesResource
   private readonly transport: Transport
 
-  /** `transport` options beyond ClientOptions exist for tests (dispatcher, retry policy, random source). */
-  constructor(options: ClientOptions & Partial<Pick<TransportOptions, 'dispatcher' | 'retry' | 'random' | 'pacer' | 'env'>>) {
+  /** Options beyond ClientOptions exist for tests (dispatcher, retry policy, random source, pacer). */
+  constructor(options: TransportOptions) {
     this.transport = new Transport(options)
     this.properties = new PropertiesResource(this.transport)
     this.restrictions = new RestrictionsResource(this.transport)

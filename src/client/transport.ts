@@ -1,5 +1,5 @@
 import type {Dispatcher} from 'undici'
-import {API_PREFIX, MAX_REQUEST_BODY_BYTES, type LimitClass} from '../contract/limits.js'
+import {API_PREFIX, MAX_REQUEST_BODY_BYTES, RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type LimitClass} from '../contract/limits.js'
 import {backoffDelay, parseRetryAfter} from './backoff.js'
 import {systemClock, type Clock} from './clock.js'
 import {
@@ -13,7 +13,8 @@ import {
   type PmsError,
 } from './errors.js'
 import {createDispatcher, DEFAULT_TIMEOUTS, exchange, toNetworkError, type Exchange} from './http.js'
-import {limitClassOf, Pacer} from './pacer.js'
+import {limitClassOf, Pacer, type PaceStore} from './pacer.js'
+import {PacingFileStore} from './pacing-file.js'
 import {redactBody, redactHeaders, redactUrl, RESPONSE_SECRET_FIELDS} from './redact.js'
 import type {TokenProvider} from './token-provider.js'
 
@@ -70,13 +71,23 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 }
 
 export interface TransportOptions {
+  /** Service root; base_url = appUrl + '/api/v1'. */
   appUrl: string
   tokens: TokenProvider
+  /** 'pms/<version>' */
   userAgent: string
+  /** Default: the system clock. */
   clock?: Clock
+  /** --debug: called with already-redacted lines. */
   trace?: (line: string) => void
+  /** Default true: client-side pacing per limit class. */
   pacing?: boolean
+  /** Names the App Connection for pacing (e.g. app_url and profile). */
   connectionKey?: string
+  /** Where pacing state shared with other pms processes of the same connection lives; none: this process only. */
+  pacingDir?: string
+  /** Hears of every pacing wait before it starts, e.g. for a progress line ("waiting 42 s for the write limit"). */
+  onPacingWait?: (limitClass: LimitClass, ms: number) => void
   timeoutMs?: number
   /** For tests: another dispatcher, a fixed random source, a shorter policy, a shared pacer. */
   dispatcher?: Dispatcher
@@ -113,10 +124,19 @@ export class Transport {
       : DEFAULT_TIMEOUTS
     this.ownsDispatcher = options.dispatcher === undefined
     this.dispatcher = options.dispatcher ?? createDispatcher(timeouts, options.env)
-    this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock))
+    this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock, {store: this.pacingStore()}))
     this.connectionKey = options.connectionKey ?? 'default'
     this.policy = {...DEFAULT_RETRY_POLICY, ...options.retry}
     this.random = options.random ?? Math.random
+  }
+
+  /** With a directory, the budget of the App Connection is shared with other pms processes. */
+  private pacingStore(): PaceStore | undefined {
+    const dir = this.options.pacingDir
+    if (!dir) return undefined
+    return new PacingFileStore(dir, this.options.connectionKey ?? this.appUrl, (reason) =>
+      this.trace(`* pacing shared with other pms processes is off for this run (${reason}); pacing this process alone`),
+    )
   }
 
   async close(): Promise<void> {
@@ -164,13 +184,23 @@ export class Transport {
     let inUseWaits = 0
 
     for (;;) {
-      if (this.pacer && isApi) await this.pacer.acquire(this.connectionKey, limitClass, req.signal)
+      const slot =
+        this.pacer && isApi
+          ? await this.pacer.acquire(this.connectionKey, limitClass, {
+              signal: req.signal,
+              onWait: (ms) => {
+                this.trace(`* pacing: waiting ${Math.ceil(ms / 1000)} s for the ${limitClass} limit (${RATE_LIMITS[limitClass]} per ${RATE_LIMIT_WINDOW_SECONDS} s)`)
+                this.options.onPacingWait?.(limitClass, ms)
+              },
+            })
+          : undefined
       const sent = token === undefined ? headers : {...headers, authorization: `Bearer ${token}`}
 
       let error: PmsError
       let retryAfterMs: number | undefined
       try {
-        const response = await this.exchangeTraced(method, url, sent, body, req)
+        // The service has counted the call by the time its answer starts, whatever that answer is.
+        const response = await this.exchangeTraced(method, url, sent, body, req).finally(() => slot?.done())
         if (response.status < 400) {
           if (req.stream) return {status: response.status, headers: response.headers, body: undefined, stream: response.body}
           const text = await readText(response.body, url)
@@ -212,7 +242,7 @@ export class Transport {
         rateWaits += 1
         rateWaitedMs += waitMs
         this.trace(`* rate limited: waiting ${Math.ceil(waitMs / 1000)} s before retrying`)
-        if (this.pacer && isApi) this.pacer.pause(this.connectionKey, limitClass, waitMs)
+        if (this.pacer && isApi) await this.pacer.pause(this.connectionKey, limitClass, waitMs)
         else await this.clock.sleep(waitMs, req.signal)
         continue
       }

@@ -46,12 +46,25 @@ describe('pacing per App Connection and limit class', () => {
     }
   })
 
-  it('concurrent callers each reserve their own slot', () => {
+  it('concurrent callers each reserve their own slot', async () => {
     const clock = new FakeClock()
     const pacer = new Pacer(clock, {marginMs: 0, limits: {read: 2, write: 10, send: 30}})
-    expect([pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read')]).toEqual([
-      0, 0, 60_000, 60_000,
-    ])
+    expect(
+      await Promise.all([pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read'), pacer.reserve('c', 'read')]),
+    ).toEqual([0, 0, 60_000, 60_000])
+  })
+
+  it('a call counts from when its answer arrived: a slow answer pushes the window back by its latency', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock, {marginMs: 0, limits: {read: 2, write: 10, send: 30}})
+    const start = clock.now()
+    const first = await pacer.acquire('c', 'read')
+    // The service may have counted the first read as late as its answer, 5 s after it left.
+    clock.time += 5_000
+    await first.done()
+    await (await pacer.acquire('c', 'read')).done()
+    await pacer.acquire('c', 'read')
+    expect(clock.now()).toBe(start + 65_000)
   })
 
   it('App Connections are paced apart', async () => {
@@ -65,7 +78,7 @@ describe('pacing per App Connection and limit class', () => {
   it('a pause after a 429 holds the class back', async () => {
     const clock = new FakeClock()
     const pacer = new Pacer(clock, {marginMs: 0})
-    pacer.pause('c', 'read', 5_000)
+    await pacer.pause('c', 'read', 5_000)
     await pacer.acquire('c', 'read')
     expect(clock.sleeps).toEqual([5_000])
   })

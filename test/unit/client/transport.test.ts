@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError, UsageError} from '../../../src/client/errors.js'
 import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'
+import {runRaw} from '../../../src/client/raw.js'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
 import {apiError, FakeClock, startServer, type Script, type TestServer} from './support.js'
 
@@ -179,6 +180,39 @@ describe('pacing through the client', () => {
     const {server, client, clock} = await setup(() => ok)
     for (let i = 0; i < 61; i++) await client.request({method: 'GET', path: '/properties'})
     expect(server.requests).toHaveLength(61)
+    expect(clock.sleeps).toHaveLength(1)
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(60_000)
+  })
+
+  it('a pacing wait is traced under --debug and reported to onPacingWait before it starts', async () => {
+    server = await startServer(() => ok)
+    const lines: string[] = []
+    const waits: Array<[string, number]> = []
+    const clock = new FakeClock()
+    client = new PmsClient({
+      appUrl: server.url,
+      tokens: staticTokenProvider('tok'),
+      userAgent: 'pms/test',
+      clock,
+      trace: (line) => lines.push(line),
+      onPacingWait: (limitClass, ms) => waits.push([limitClass, ms]),
+    })
+    for (let i = 0; i < 11; i++) await client.request({method: 'POST', path: '/bookings/b1/message-thread/close'})
+    expect(waits).toHaveLength(1)
+    expect(waits[0]?.[0]).toBe('write')
+    expect(waits[0]?.[1]).toBeGreaterThanOrEqual(60_000)
+    expect(lines).toContain('* pacing: waiting 61 s for the write limit (10 per 60 s)')
+  })
+
+  it('holds across the pages of pms api --paginate: 70 pages in a row, the 61st waits for the window', async () => {
+    const {server, client, clock} = await setup((req) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('cursor') ?? '0')
+      return {status: 200, body: {data: [page], next_cursor: page < 69 ? String(page + 1) : null}}
+    })
+    let out = ''
+    await runRaw(client, {method: 'GET', path: '/properties', query: {limit: '1'}}, {paginate: true, out: (text) => (out += text)})
+    expect(JSON.parse(out)).toHaveLength(70)
+    expect(server.requests).toHaveLength(70)
     expect(clock.sleeps).toHaveLength(1)
     expect(clock.sleeps[0]).toBeGreaterThanOrEqual(60_000)
   })

@@ -1,0 +1,88 @@
+import {createHash} from 'node:crypto'
+import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {MemoryPaceStore, type PaceState, type PaceStore} from './pacer.js'
+
+/**
+ * Pacing shared by every pms process of one App Connection (a cron job and a terminal, say): the
+ * slots live in a small JSON file under the config directory, changed under a lock. Anything that
+ * goes wrong with the file (read-only directory, lock held too long) falls back to pacing this
+ * process alone, which the 429 handling still backs up: pacing must never stop a command.
+ */
+export class PacingFileStore implements PaceStore {
+  private readonly path: string
+  private readonly fallback = new MemoryPaceStore()
+  private failed = false
+  /** Changes of this process run one at a time: the lock keeps out other processes, not our own callers. */
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly dir: string,
+    connectionKey: string,
+    private readonly onFallback?: (reason: string) => void,
+  ) {
+    const name = createHash('sha256').update(connectionKey).digest('hex').slice(0, 24)
+    this.path = join(dir, `${name}.json`)
+  }
+
+  update<T>(key: string, change: (state: PaceState) => T): Promise<T> {
+    const run = this.queue.then(() => this.updateShared(key, change))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async updateShared<T>(key: string, change: (state: PaceState) => T): Promise<T> {
+    if (this.failed) return this.fallback.update(key, change)
+    let release: (() => Promise<void>) | undefined
+    try {
+      await mkdir(this.dir, {recursive: true, mode: 0o700})
+      const {default: lockfile} = await import('proper-lockfile')
+      release = await lockfile.lock(this.path, {
+        realpath: false,
+        lockfilePath: `${this.path}.lock`,
+        stale: 5_000,
+        retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true},
+      })
+      const states = await this.read()
+      let state = states[key]
+      if (!state) states[key] = state = {calls: [], pausedUntil: 0}
+      const result = change(state)
+      const temporary = `${this.path}.${process.pid}.tmp`
+      await writeFile(temporary, JSON.stringify(states), {mode: 0o600})
+      await rename(temporary, this.path)
+      return result
+    } catch (error) {
+      this.failed = true
+      this.onFallback?.(error instanceof Error ? error.message : String(error))
+      return this.fallback.update(key, change)
+    } finally {
+      await release?.().catch(() => undefined)
+    }
+  }
+
+  /** A missing or damaged file is an empty one: the worst case is one 429, which is waited out. */
+  private async read(): Promise<Record<string, PaceState>> {
+    let text: string
+    try {
+      text = await readFile(this.path, 'utf8')
+    } catch {
+      return {}
+    }
+    try {
+      const parsed = JSON.parse(text) as unknown
+      if (typeof parsed !== 'object' || parsed === null) return {}
+      const states: Record<string, PaceState> = {}
+      for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+        const item = value as Partial<PaceState> | null
+        if (!item || !Array.isArray(item.calls)) continue
+        states[key] = {
+          calls: item.calls.filter((time): time is number => typeof time === 'number').sort((a, b) => a - b),
+          pausedUntil: typeof item.pausedUntil === 'number' ? item.pausedUntil : 0,
+        }
+      }
+      return states
+    } catch {
+      return {}
+    }
+  }
+}
