@@ -28,7 +28,7 @@ export function configSet(options: ProfileOptions, key: string, raw: string): {k
   const config: PmsConfig = profile.loaded.config
   if (isProfileKey(key)) {
     const value =
-      key === 'app_url' ? normalizeAppUrl(raw, 'app_url') : key === 'redirect_uri' ? parseRedirectUri(raw).uri : raw.trim()
+      key === 'app_url' ? normalizeAppUrl(raw, 'app_url') : key === 'redirect_uri' ? parseRedirectUri(raw, 'redirect_uri').uri : raw.trim()
     if (!value) throw new UsageError(`${key} cannot be empty`, {code: 'invalid_setting'})
     config.profiles[profile.name] = {...profile.settings, [key]: value}
     saveConfig(options.configDir, config, profile.loaded)

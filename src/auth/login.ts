@@ -68,7 +68,9 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   if (!clientId) {
     throw new UsageError('No client id for the App', {code: 'client_id_missing', suggestion: 'pass --client-id (or set PMS_CLIENT_ID)'})
   }
-  const redirect = parseRedirectUri(options.redirectUri || settings.redirect_uri || DEFAULT_REDIRECT_URI)
+  const redirect = options.redirectUri
+    ? parseRedirectUri(options.redirectUri)
+    : parseRedirectUri(settings.redirect_uri || DEFAULT_REDIRECT_URI, `redirect_uri of profile "${profile.name}"`)
   const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || (await previousClientSecret(options, profile.name, settings, profile.requireKeychain))
   if (!clientSecret) {
     throw new UsageError('No client secret for the App', {

@@ -44,18 +44,21 @@ export interface RedirectTarget {
   path: string
 }
 
-export function parseRedirectUri(raw: string): RedirectTarget {
+/** `source` names where the value came from (a flag, a setting) so that the error points at it. */
+export function parseRedirectUri(raw: string, source = '--redirect-uri'): RedirectTarget {
+  const suggestion = `use ${DEFAULT_REDIRECT_URI} or another loopback URI registered for the App (--redirect-uri, or pms config set redirect_uri)`
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw new UsageError(`--redirect-uri is not a valid URL: ${raw}`, {code: 'invalid_redirect_uri'})
+    throw new UsageError(`${source} is not a valid URL: ${raw}`, {code: 'invalid_redirect_uri', suggestion})
   }
-  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname) || !url.port || url.search || url.hash) {
-    throw new UsageError(
-      `--redirect-uri must be a loopback http address with an explicit port, such as ${DEFAULT_REDIRECT_URI} (got ${raw})`,
-      {code: 'invalid_redirect_uri', suggestion: `pass --redirect-uri ${DEFAULT_REDIRECT_URI} or another loopback URI registered for the App`},
-    )
+  // A path is required so that the loopback server answers one address only, not every request to the port.
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname) || !url.port || url.pathname === '/' || url.search || url.hash) {
+    throw new UsageError(`${source} must be a loopback http address with an explicit port and path, such as ${DEFAULT_REDIRECT_URI} (got ${raw})`, {
+      code: 'invalid_redirect_uri',
+      suggestion,
+    })
   }
   const hostname = url.hostname.replace(/^\[|\]$/g, '')
   const listenHost = hostname === 'localhost' || hostname.endsWith('.localhost') ? '127.0.0.1' : hostname

@@ -37,8 +37,9 @@ describe('redirect URI', () => {
   })
 
   it('refuses addresses the loopback server cannot serve', () => {
-    for (const bad of ['https://localhost:8765/callback', 'http://example.com:8765/callback', 'http://localhost/callback', 'nope']) {
+    for (const bad of ['https://localhost:8765/callback', 'http://example.com:8765/callback', 'http://localhost/callback', 'http://localhost:9000', 'http://localhost:9000/', 'nope']) {
       expect(() => parseRedirectUri(bad), bad).toThrow(UsageError)
     }
+    expect(() => parseRedirectUri('http://localhost:9000', 'redirect_uri')).toThrow(/^redirect_uri must be .* port and path/)
   })
 })
