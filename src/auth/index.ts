@@ -6,7 +6,7 @@ import {LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
 import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
-import {selectStore} from './store-select.js'
+import {recordedStore} from './store-select.js'
 import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
 import type {TokenStore} from './token-store.js'
 
@@ -58,13 +58,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
       suggestion: 'set PMS_CLIENT_ID or pms config set client_id ..., then pms login',
     })
   }
-  const {store} = await selectStore({
-    configDir: options.configDir,
-    profile: profile.name,
-    recorded: profile.settings.credential_store,
-    requireKeychain: profile.requireKeychain,
-    warn: (line) => options.io.err(line),
-  })
+  const store = await recordedStore(options.configDir, profile, (line) => options.io.err(line))
   const clock = options.clock ?? systemClock
   const provider = new StoredTokenProvider({
     profile: profile.name,
@@ -96,11 +90,6 @@ export async function forgetRevokedConnection(options: TokenProviderOptions): Pr
   if (options.env.PMS_ACCESS_TOKEN) return
   const profile = loadProfile(options)
   if (!profile.settings.credential_store) return
-  const {store} = await selectStore({
-    configDir: options.configDir,
-    profile: profile.name,
-    recorded: profile.settings.credential_store,
-    requireKeychain: profile.requireKeychain,
-  })
+  const store = await recordedStore(options.configDir, profile)
   await withCredentialLock(options.configDir, profile.name, () => clearTokens(store))
 }

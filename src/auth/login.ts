@@ -8,8 +8,8 @@ import {LoginFailedError, OAuthError} from './errors.js'
 import {exchangeCode} from './oauth-client.js'
 import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
-import {loadProfile, type AuthIo} from './profile.js'
-import {selectStore} from './store-select.js'
+import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
+import {recordedStore, selectStore} from './store-select.js'
 import {DEFAULT_REDIRECT_URI, normalizeAppUrl, parseRedirectUri} from './urls.js'
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300
@@ -71,7 +71,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const redirect = options.redirectUri
     ? parseRedirectUri(options.redirectUri)
     : parseRedirectUri(settings.redirect_uri || DEFAULT_REDIRECT_URI, `redirect_uri of profile "${profile.name}"`)
-  const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || (await previousClientSecret(options, profile.name, settings, profile.requireKeychain))
+  const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || (await previousClientSecret(options.configDir, profile))
   if (!clientSecret) {
     throw new UsageError('No client secret for the App', {
       code: 'client_secret_missing',
@@ -170,11 +170,11 @@ function callbackError(params: URLSearchParams, expectedState: string): Error {
   return new LoginFailedError('The callback carried no authorization code', 'missing_code')
 }
 
-async function previousClientSecret(options: LoginOptions, profile: string, settings: ProfileConfig, requireKeychain: boolean): Promise<string | undefined> {
-  if (!settings.credential_store) return undefined
+/** The client secret an earlier login of the profile stored, so that a new login needs no flag for it. */
+async function previousClientSecret(configDir: string, profile: LoadedProfile): Promise<string | undefined> {
+  if (!profile.settings.credential_store) return undefined
   try {
-    const {store} = await selectStore({configDir: options.configDir, profile, recorded: settings.credential_store, requireKeychain})
-    return (await store.read())?.client_secret
+    return (await (await recordedStore(configDir, profile)).read())?.client_secret
   } catch {
     return undefined
   }

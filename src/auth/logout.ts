@@ -2,7 +2,7 @@ import {UsageError} from '../client/errors.js'
 import {withCredentialLock} from './lock.js'
 import {revokeToken} from './oauth-client.js'
 import {loadProfile, resolveAppUrl, type AuthIo} from './profile.js'
-import {selectStore} from './store-select.js'
+import {recordedStore} from './store-select.js'
 import {clearTokens} from './stored-token-provider.js'
 
 export interface LogoutOptions {
@@ -31,13 +31,7 @@ export interface LogoutResult {
 export async function logout(options: LogoutOptions): Promise<LogoutResult> {
   const profile = loadProfile(options)
   if (!profile.settings.credential_store) return {profile: profile.name, forgotten: false, revoked: false}
-  const {store} = await selectStore({
-    configDir: options.configDir,
-    profile: profile.name,
-    recorded: profile.settings.credential_store,
-    requireKeychain: profile.requireKeychain,
-    warn: (line) => options.io.err(line),
-  })
+  const store = await recordedStore(options.configDir, profile, (line) => options.io.err(line))
   return withCredentialLock(options.configDir, profile.name, async () => {
     const stored = await store.read()
     const hadTokens = Boolean(stored?.access_token || stored?.refresh_token)

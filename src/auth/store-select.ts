@@ -2,6 +2,7 @@ import type {StoreKind} from './config.js'
 import {KeychainError} from './errors.js'
 import {FileTokenStore} from './file-store.js'
 import {KeychainTokenStore, type KeychainEntryFactory} from './keychain-store.js'
+import type {LoadedProfile} from './profile.js'
 import type {TokenStore} from './token-store.js'
 
 export interface StoreOptions {
@@ -65,4 +66,16 @@ export async function selectStore(options: StoreOptions): Promise<SelectedStore>
       'Run pms config set require_keychain true to make this an error instead.\n',
   )
   return {store, kind: 'file', fallbackReason: probe.reason}
+}
+
+/** The store a profile's login went to (from its config), under the profile's keychain rule. */
+export async function recordedStore(configDir: string, profile: LoadedProfile, warn?: (line: string) => void): Promise<TokenStore> {
+  const {store} = await selectStore({
+    configDir,
+    profile: profile.name,
+    recorded: profile.settings.credential_store,
+    requireKeychain: profile.requireKeychain,
+    warn,
+  })
+  return store
 }
