@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
-import {login} from '../../../src/auth/login.js'
+import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
 
 /**
@@ -61,6 +61,23 @@ async function freePort(): Promise<number> {
   return port
 }
 
+/** A login against `appUrl` with the flags every test shares; `overrides` adds the test's own. */
+async function loginTo(appUrl: string, overrides: Partial<LoginOptions> & {configDir: string}) {
+  return login({
+    env: {},
+    io: bufferIo().io,
+    appUrl,
+    clientId: 'cid',
+    clientSecret: 'secret',
+    redirectUri: `http://localhost:${await freePort()}/callback`,
+    browser: true,
+    insecureStorage: true,
+    timeoutSeconds: 10,
+    userAgent: 'pms/test',
+    ...overrides,
+  })
+}
+
 describe('login against any OAuth server with the contract paths', () => {
   it('opens the browser on the authorize address, checks PKCE at the token endpoint and stores the pair', async () => {
     const seen: Seen = {}
@@ -68,18 +85,9 @@ describe('login against any OAuth server with the contract paths', () => {
     const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
     const {io, stderr} = bufferIo()
     const opened: string[] = []
-    const result = await login({
-      env: {},
+    const result = await loginTo(appUrl, {
       configDir,
       io,
-      appUrl,
-      clientId: 'cid',
-      clientSecret: 'secret',
-      redirectUri: `http://localhost:${await freePort()}/callback`,
-      browser: true,
-      insecureStorage: true,
-      timeoutSeconds: 10,
-      userAgent: 'pms/test',
       openBrowser: async (url) => {
         opened.push(url)
         // The "browser" follows the redirect to the loopback callback.
@@ -97,39 +105,14 @@ describe('login against any OAuth server with the contract paths', () => {
   it('a refusal in the browser becomes OAuthError access_denied with exit 3, nothing stored', async () => {
     const appUrl = await startOAuthServer({}, {deny: true})
     const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
-    const error = await login({
-      env: {},
-      configDir,
-      io: bufferIo().io,
-      appUrl,
-      clientId: 'cid',
-      clientSecret: 'secret',
-      redirectUri: `http://localhost:${await freePort()}/callback`,
-      browser: true,
-      insecureStorage: true,
-      timeoutSeconds: 10,
-      userAgent: 'pms/test',
-      openBrowser: async (url) => void fetch(url),
-    }).catch((caught: unknown) => caught)
+    const error = await loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)}).catch((caught: unknown) => caught)
     expect(error).toMatchObject({code: 'access_denied', exitCode: 3})
     expect(await new FileTokenStore(configDir, 'default').read()).toBeUndefined()
   })
 
   it('times out when the browser never comes back', async () => {
     const appUrl = await startOAuthServer({})
-    const error = await login({
-      env: {},
-      configDir: mkdtempSync(join(tmpdir(), 'pms-login-flow-')),
-      io: bufferIo().io,
-      appUrl,
-      clientId: 'cid',
-      clientSecret: 'secret',
-      redirectUri: `http://localhost:${await freePort()}/callback`,
-      browser: false,
-      insecureStorage: true,
-      timeoutSeconds: 1,
-      userAgent: 'pms/test',
-    }).catch((caught: unknown) => caught)
+    const error = await loginTo(appUrl, {configDir: mkdtempSync(join(tmpdir(), 'pms-login-flow-')), browser: false, timeoutSeconds: 1}).catch((caught: unknown) => caught)
     expect(error).toMatchObject({code: 'login_timeout', exitCode: 3})
   })
 })
