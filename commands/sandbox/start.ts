@@ -30,7 +30,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     const speed = Number(flags.speed)
     if (!Number.isFinite(speed) || speed <= 0) throw new UsageError(`--speed must be a positive number, got ${flags.speed}`, {suggestion: 'pass --speed 1 for real time or --speed 60 for a minute per second'})
     // Loaded here, not at the top: other commands must not pay for the server at startup.
-    const {startSandbox} = await import('../../src/sandbox/index.js')
+    const {startSandbox, SandboxStateError} = await import('../../src/sandbox/index.js')
     let sandbox
     try {
       sandbox = await startSandbox({
@@ -45,6 +45,9 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
         trace: this.ctx.debug ? (line) => this.ctx.io.err(`${line}\n`) : undefined,
       })
     } catch (error) {
+      if (error instanceof SandboxStateError) {
+        throw new UsageError(error.message, {suggestion: `pass another --state FILE, or remove ${error.path} to start again from the seed`})
+      }
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new PmsError(`Port ${flags.port} on 127.0.0.1 is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass --port 0 to pick a free port'})
       }

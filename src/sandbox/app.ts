@@ -154,6 +154,8 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
     }, STATE_AUTOSAVE_MS)
     autosave.unref()
   }
+  // Written once at start, so that a --state FILE that cannot be written fails now, not at the first save.
+  saveState()
   app.addHook('onClose', async () => {
     if (autosave) clearInterval(autosave)
     for (const featureHooks of hooks) featureHooks.close?.()

@@ -5,6 +5,7 @@ import {DEFAULT_REDIRECT_URI} from './seed.js'
 
 export {buildSandbox, SANDBOX_DEFAULTS, type SandboxOptions} from './app.js'
 export {DEFAULT_REDIRECT_URI} from './seed.js'
+export {SandboxStateError} from './state.js'
 
 export interface RunningSandbox {
   app: FastifyInstance

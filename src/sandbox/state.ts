@@ -131,10 +131,27 @@ export interface World {
 
 const STATE_VERSION = 1
 
+/** The --state FILE cannot be read or written; `path` names it so that the command can say what to do. */
+export class SandboxStateError extends Error {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message)
+    this.name = 'SandboxStateError'
+  }
+}
+
+const reason = (error: unknown) => ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+
 export function saveWorld(path: string, world: World): void {
   const tmp = `${path}.tmp-${process.pid}`
-  writeFileSync(tmp, JSON.stringify({version: STATE_VERSION, world}), {mode: 0o600})
-  renameSync(tmp, path)
+  try {
+    writeFileSync(tmp, JSON.stringify({version: STATE_VERSION, world}), {mode: 0o600})
+    renameSync(tmp, path)
+  } catch (error) {
+    throw new SandboxStateError(`Cannot write the sandbox state to ${path} (${reason(error)}).`, path)
+  }
 }
 
 /** Returns undefined when the file does not exist yet; throws on a file that is not a sandbox state. */
@@ -144,11 +161,16 @@ export function loadWorld(path: string): World | undefined {
     text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
+    throw new SandboxStateError(`Cannot read the sandbox state ${path} (${reason(error)}).`, path)
   }
-  const parsed = JSON.parse(text) as {version?: number; world?: World}
-  if (parsed.version !== STATE_VERSION || !parsed.world || !Array.isArray(parsed.world.properties)) {
-    throw new Error(`${path} is not a sandbox state file of version ${STATE_VERSION}`)
+  let parsed: {version?: number; world?: World}
+  try {
+    parsed = JSON.parse(text) as typeof parsed
+  } catch {
+    throw new SandboxStateError(`${path} is not a sandbox state file: it is not JSON.`, path)
+  }
+  if (parsed?.version !== STATE_VERSION || !parsed.world || !Array.isArray(parsed.world.properties)) {
+    throw new SandboxStateError(`${path} is not a sandbox state file of version ${STATE_VERSION}.`, path)
   }
   return parsed.world
 }

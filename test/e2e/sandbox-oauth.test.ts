@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {mkdtempSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -149,6 +149,21 @@ describe('pms sandbox start over real HTTP', () => {
     const result = await runPms(['sandbox', 'start', '--port', '0', '--speed', '0'])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/--speed/)
+  })
+
+  it('a --state FILE that is not a sandbox state, or cannot be written, is a usage error (exit 2) naming the file and what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-sandbox-e2e-'))
+    const notJson = join(dir, 'notes.txt')
+    writeFileSync(notJson, 'my notes\n')
+    const wrong = await runPms(['sandbox', 'start', '--port', '0', '--state', notJson])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain(`${notJson} is not a sandbox state file`)
+    expect(wrong.stderr).toMatch(/Try: pass another --state FILE, or remove .*notes\.txt/)
+    expect(readFileSync(notJson, 'utf8')).toBe('my notes\n')
+    const unwritable = join(dir, 'missing-dir', 'state.json')
+    const refused = await runPms(['sandbox', 'start', '--port', '0', '--state', unwritable])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(`Cannot write the sandbox state to ${unwritable} (ENOENT)`)
   })
 })
 
