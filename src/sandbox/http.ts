@@ -2,7 +2,7 @@
  * The common rules of every {base_url} endpoint, applied in one place: bearer authentication and the
  * connection states, rate limits, Permissions, idempotency, faults, the JSON error shape, 404 and
  * 405. Endpoint modules (properties, restrictions, batches, ...) only register routes through
- * `registerApiRoute` and write the work itself.
+ * `api.route(...)` and write the work itself.
  */
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import type {ValidationIssue} from '../contract/errors.js'
@@ -301,10 +301,6 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
   }
 
   return {app, ctx, limiter, requestLog, faultRandom, route, drop: dropped, declarePath}
-}
-
-export function registerApiRoute(api: ApiServer, definition: ApiRouteDefinition): void {
-  api.route(definition)
 }
 
 function injectedFailure(status: 500 | 502 | 429): ApiFailure {
