@@ -1,3 +1,4 @@
+import {PmsError} from '../client/errors.js'
 import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
 import {configPath} from './config.js'
 import {openProfileSession, type ProfileSession, type TokenProviderOptions} from './index.js'
@@ -88,7 +89,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
         session = undefined
       }
     } catch (error) {
-      add({check: 'token store', status: 'fail', detail: (error as Error).message, fix: 'pms login'})
+      add({check: 'token store', status: 'fail', detail: (error as Error).message, fix: fixFor(error)})
     }
   }
 
@@ -119,7 +120,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
       token = await session.provider.forceRefresh()
       add({check: 'refresh', status: 'ok', detail: `refreshed; the new access token expires at ${new Date(session.provider.expiresAt ?? 0).toISOString()}`})
     } catch (error) {
-      add({check: 'refresh', status: 'fail', detail: (error as Error).message, fix: 'pms login'})
+      add({check: 'refresh', status: 'fail', detail: (error as Error).message, fix: fixFor(error)})
       return report()
     }
   } else add({check: 'refresh', status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'})
@@ -127,6 +128,11 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   // 7. permissions
   if (!token) return report()
   return report(await permissionChecks(appUrl, token, probe))
+}
+
+/** The error's own advice (a keychain to start, a network to check), else a new login. */
+function fixFor(error: unknown): string {
+  return error instanceof PmsError && error.suggestion ? error.suggestion : 'pms login'
 }
 
 function tokenCheck(answer: ProbeAnswer): DoctorCheck {

@@ -188,6 +188,25 @@ describe('refresh of a stored login', () => {
     expect(readStored(configDir).access_token).not.toBe(pair.access_token)
   })
 
+  it('auth doctor: a refresh refused with server_error says to try again later, not to log in again', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {fail: 1, fail_status: 500})
+    let result
+    try {
+      result = await runPms(['auth', 'doctor', '--json'], {configDir, env: NO_KEYCHAIN})
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    expect(result.code).toBe(1)
+    const report = JSON.parse(result.stdout) as {checks: Array<{check: string; status: string; fix?: string}>}
+    const refresh = report.checks.find((c) => c.check === 'refresh')
+    expect(refresh?.status).toBe('fail')
+    expect(refresh?.fix).toMatch(/run the command again/)
+    // A temporary failure keeps the login.
+    expect(readStored(configDir).refresh_token).toBe(pair.refresh_token)
+  })
+
   it('auth doctor reports a missing Permission as forbidden_permission says', async () => {
     const pair = await connect(sandbox.appUrl, {permissions: ['bookings.read']})
     const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
