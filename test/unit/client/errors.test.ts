@@ -120,3 +120,18 @@ describe('API error answers', () => {
     expect(errorFromAnswer(500, {}, JSON.stringify({error: 'server_error'}), now).exitCode).toBe(ExitCode.tempFailure)
   })
 })
+
+describe('docs/exit-codes.md', () => {
+  it('lists every code of the contract error table with the status and exit code the client gives it', async () => {
+    const {readFileSync} = await import('node:fs')
+    const text = readFileSync(new URL('../../../docs/exit-codes.md', import.meta.url), 'utf8')
+    const rows = new Map<string, {status: number; exit: number}>()
+    for (const match of text.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (\d+)\b/gm)) {
+      rows.set(match[1] as string, {status: Number(match[2]), exit: Number(match[3])})
+    }
+    expect([...rows.keys()].sort()).toEqual(Object.keys(API_ERROR_STATUS).sort())
+    for (const [code, status] of Object.entries(API_ERROR_STATUS)) {
+      expect(rows.get(code), code).toEqual({status, exit: apiErrorExitCode(status, code)})
+    }
+  })
+})
