@@ -13,7 +13,7 @@ import {consent, exchangeCode, GrantRefused, issueCode, refresh, revokeToken, sa
 export interface AuthorizationRequest {
   clientId: string
   redirectUri: string
-  state: string | undefined
+  state: string
   codeChallenge: string
 }
 
@@ -71,11 +71,14 @@ export function checkAuthorizationRequest(api: ApiServer, query: Record<string, 
   if (!redirectUri) return 'The request names no redirect_uri.'
   if (!app.redirect_uris.includes(redirectUri)) return 'The redirect_uri is not registered for this App (it must match exactly).'
   if (get('response_type') !== 'code') return 'response_type must be code.'
+  // The contract asks for a random state that the App checks on return; without it a forged callback passes.
+  const state = get('state')
+  if (!state) return 'The request has no state: the App must send a random state and check it when the owner comes back.'
   const challenge = get('code_challenge')
   if (!challenge) return 'PKCE is required: the request has no code_challenge.'
   if (get('code_challenge_method') !== 'S256') return 'PKCE with code_challenge_method=S256 is required.'
   if (!CODE_CHALLENGE.test(challenge)) return 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).'
-  return {clientId, redirectUri, state: get('state'), codeChallenge: challenge}
+  return {clientId, redirectUri, state, codeChallenge: challenge}
 }
 
 function redirectWith(uri: string, params: Record<string, string | undefined>): string {

@@ -61,6 +61,7 @@ describe('GET /oauth/authorize: the consent page', () => {
     ['an unknown client', {client_id: 'nobody'}, /not a registered App/],
     ['a missing client_id', {client_id: undefined}, /no client_id/],
     ['an unregistered redirect URI', {redirect_uri: 'http://localhost:9999/callback'}, /redirect_uri is not registered/],
+    ['a missing state', {state: undefined}, /no state/],
     ['a redirect URI that only starts like a registered one', {redirect_uri: 'http://localhost:8765/callback/extra'}, /redirect_uri is not registered/],
     ['a missing code_challenge (no PKCE)', {code_challenge: undefined}, /PKCE is required/],
     ['the plain PKCE method', {code_challenge_method: 'plain'}, /S256/],
