@@ -70,7 +70,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     return {data: world.properties.filter((property) => property.account_id === owner.id).map(({account_id: _, ...rest}) => rest)}
   })
 
-  app.post('/_sandbox/connect', async (request) => {
+  app.post('/_sandbox/connect', async (request, reply) => {
     const body = objectBody(request.body)
     const owner = account(body.account_id)
     if (world.app.suspended) throw new ApiFailure(403, 'app_suspended', 'The operator suspended the App: it cannot be connected now.')
@@ -89,7 +89,9 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     const verifier = randomBytes(32).toString('base64url')
     const redirectUri = world.app.redirect_uris[0] as string
     const code = issueCode(ctx, connection, {clientId: world.app.client_id, redirectUri, codeChallenge: s256(verifier)})
-    return exchangeCode(ctx, {clientId: world.app.client_id, code, redirectUri, codeVerifier: verifier})
+    const pair = exchangeCode(ctx, {clientId: world.app.client_id, code, redirectUri, codeVerifier: verifier})
+    // Answered exactly as the token endpoint answers a code exchange.
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(pair)
   })
 
   app.get('/_sandbox/requests', async () => ({

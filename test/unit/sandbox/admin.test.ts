@@ -20,6 +20,18 @@ describe('admin API', () => {
     expect(response.json().accounts.map((account: {property_count: number}) => account.property_count)).toEqual([120, 3])
   })
 
+  it('POST /_sandbox/connect answers a token pair exactly as the token endpoint does', async () => {
+    const response = await app.inject({method: 'POST', url: '/_sandbox/connect', payload: {}})
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.json()).toEqual({
+      access_token: expect.stringMatching(/^pms_at_/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^pms_rt_/),
+    })
+  })
+
   it('POST /_sandbox/connect validates its body', async () => {
     expect((await app.inject({method: 'POST', url: '/_sandbox/connect', payload: {account_id: 'nobody'}})).statusCode).toBe(404)
     expect((await app.inject({method: 'POST', url: '/_sandbox/connect', payload: {permissions: ['everything']}})).statusCode).toBe(422)
