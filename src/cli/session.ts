@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
-import {PmsClient} from '../client/index.js'
+import {type ClientOptions, PmsClient} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
 /**
@@ -9,7 +9,7 @@ import type {RunContext} from './base-command.js'
  * App Connection and kept under the config directory, so that every call of this run and of other
  * pms runs on the same profile (a cron job beside a terminal) shares one budget.
  */
-export async function createClient(ctx: RunContext): Promise<PmsClient> {
+export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, 'onPacingWait'> = {}): Promise<PmsClient> {
   const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
   const appUrl = resolveAppUrl(authOptions)
   const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
@@ -23,6 +23,7 @@ export async function createClient(ctx: RunContext): Promise<PmsClient> {
     trace,
     connectionKey: `${appUrl}#${ctx.profile ?? 'default'}`,
     pacingDir: join(ctx.configDir, 'pacing'),
+    ...hooks,
   })
 }
 
