@@ -1,6 +1,7 @@
 import {STATUS_CODES} from 'node:http'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
 import {UsageError} from './errors.js'
+import {walkPages} from './pagination.js'
 import type {PmsClient, RawRequest, RawResponse} from './index.js'
 
 /** What `pms api` was asked, before anything is sent. */
@@ -182,17 +183,11 @@ function hasPath(node: Record<string, unknown>, path: string[]): boolean {
  * Every page of a cursor-paged GET: follows `next_cursor` until null. Yields each answer so that
  * the caller can print headers as well as data.
  */
-export async function* rawPages(client: Pick<PmsClient, 'request'>, request: RawRequest): AsyncGenerator<RawResponse> {
-  const seen = new Set<string>()
-  let query = {...request.query}
-  for (;;) {
-    const answer = await client.request({...request, query})
-    yield answer
-    const cursor = (answer.body as {next_cursor?: unknown} | undefined)?.next_cursor
-    if (typeof cursor !== 'string' || cursor === '' || seen.has(cursor)) return
-    seen.add(cursor)
-    query = {...query, cursor}
-  }
+export function rawPages(client: Pick<PmsClient, 'request'>, request: RawRequest): AsyncGenerator<RawResponse> {
+  return walkPages(
+    (cursor) => client.request(cursor === undefined ? request : {...request, query: {...request.query, cursor}}),
+    (answer) => (answer.body as {next_cursor?: unknown} | undefined)?.next_cursor,
+  )
 }
 
 /** `--include`: the status line and headers, as curl and `gh api` print them. */

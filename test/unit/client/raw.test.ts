@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
 import {buildRawRequest, formatHead, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
 
@@ -92,6 +92,12 @@ describe('pms api output', () => {
     await runRaw(client, {method: 'GET', path: '/properties', query: {limit: '2'}}, {paginate: true, out: (t) => (out += t)})
     expect(JSON.parse(out)).toEqual([1, 2, 3])
     expect(client.requests.map((r) => r.query)).toEqual([{limit: '2'}, {limit: '2', cursor: 'c2'}])
+  })
+
+  it('--paginate stops with an error when the service hands out a cursor twice, instead of looping', async () => {
+    const looping = {request: async () => ({status: 200, headers: {}, body: {data: [1], next_cursor: 'same'}}) as RawResponse}
+    const error = await runRaw(looping, {method: 'GET', path: '/properties'}, {paginate: true, out: () => undefined}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UnexpectedResponseError)
   })
 
   it('--include prints the status line and headers before the body', async () => {
