@@ -12,7 +12,9 @@ export class LockTimeoutError extends PmsError {
     super(`Another pms process has been refreshing the login for too long (lock ${path})`, {
       code: 'lock_timeout',
       exitCode: ExitCode.tempFailure,
-      suggestion: 'run the command again in a moment; if it persists, remove the stale lock directory',
+      // A lock whose holder died is taken over after 15 s, so a live process holds this one:
+      // removing it by hand would let two processes refresh one token family.
+      suggestion: 'run the command again in a moment, or find the pms process that has been running for long and let it finish',
       cause,
     })
   }
@@ -34,6 +36,9 @@ export async function withCredentialLock<T>(configDir: string, profile: string, 
       stale: 15_000,
       update: 5_000,
       retries: {retries: 300, factor: 1.3, minTimeout: 10, maxTimeout: 200, randomize: true},
+      // The default throws from a timer and kills the process, maybe between a refresh and the
+      // write of its new pair, which is the one outcome worse than finishing the refresh.
+      onCompromised: () => undefined,
     })
   } catch (error) {
     throw new LockTimeoutError(path, error)
