@@ -1,4 +1,4 @@
-import {UsageError} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {PmsClient} from '../client/index.js'
 import {staticTokenProvider} from '../client/token-provider.js'
 import type {Readable} from 'node:stream'
@@ -100,7 +100,8 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       `Open this address in a browser and approve the connection:\n\n  ${authorizeUrl}\n\n` +
         `Waiting for the browser to come back to ${redirect.uri}.\n` +
         `If the browser runs on another machine, forward the port (ssh -L ${redirect.port}:127.0.0.1:${redirect.port} ...) ` +
-        'or paste here the address it was sent to.\n',
+        'or paste here the address it was sent to.\n' +
+        'If the browser shows an error instead of a consent page (unknown client, redirect URI not registered), press Ctrl-C and check --client-id and --redirect-uri.\n',
     )
     if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.io.err(`Could not open a browser (${error.message}): open the address above yourself.\n`))
     const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_LOGIN_TIMEOUT_SECONDS
@@ -202,6 +203,10 @@ async function countProperties(
   } catch (error) {
     if ((error as {code?: string}).code === 'forbidden_permission') {
       return {properties: null, note: 'the App may not read Properties (properties.read), so they were not counted'}
+    }
+    // The login itself is stored by now: a passing failure must not read as a failed login.
+    if (error instanceof PmsError && error.exitCode === ExitCode.tempFailure) {
+      return {properties: null, note: `the Properties could not be counted just now (${error.message}); pms auth status checks the connection later`}
     }
     throw error
   } finally {

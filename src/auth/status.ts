@@ -80,11 +80,12 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
   }
   let checked = await check(base.app_url, token, options)
   if (checked.connection === 'login_needed') {
-    const fresh = await session.provider.refresh(token).catch(() => undefined)
+    let refused: string | undefined
+    const fresh = await session.provider.refresh(token).catch((error: Error) => void (refused = error.message))
     if (fresh) {
       token = fresh
       checked = await check(base.app_url, token, options)
-    }
+    } else if (refused) checked = {...checked, detail: `the access token was refused and the refresh failed: ${refused}`}
   }
   if (checked.connection === 'revoked') await clearTokens(session.store)
   const expires = session.provider.expiresAt

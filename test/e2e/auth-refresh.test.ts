@@ -95,6 +95,16 @@ describe('refresh of a stored login', () => {
     expect(await tokenCalls(sandbox)).toBe(before + 1)
   })
 
+  it('auth status: a refused access token whose refresh fails too says why, exits 3 and clears the tokens', async () => {
+    const configDir = seedLogin(sandbox, {access_token: 'pms_at_not-a-real-token', refresh_token: 'pms_rt_unknown'}, Date.now() + 30 * 60_000)
+    const result = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code).toBe(3)
+    const status = JSON.parse(result.stdout) as {connection: string; detail: string}
+    expect(status.connection).toBe('login_needed')
+    expect(status.detail).toMatch(/refresh failed: .*invalid_grant/)
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+  })
+
   it('a real invalid_grant clears the stored tokens and says to run pms login (exit 3)', async () => {
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, {...pair, refresh_token: 'pms_rt_unknown'}, Date.now() - 1000)

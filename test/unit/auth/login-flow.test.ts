@@ -27,7 +27,7 @@ async function body(request: IncomingMessage): Promise<string> {
   return text
 }
 
-async function startOAuthServer(seen: Seen, options: {deny?: boolean} = {}): Promise<string> {
+async function startOAuthServer(seen: Seen, options: {deny?: boolean; propertiesDown?: boolean} = {}): Promise<string> {
   server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://x')
     if (url.pathname === '/oauth/authorize') {
@@ -43,6 +43,8 @@ async function startOAuthServer(seen: Seen, options: {deny?: boolean} = {}): Pro
       const ok = createHash('sha256').update(verifier).digest('base64url') === seen.challenge && seen.tokenBody.get('code') === 'the-code'
       response.writeHead(ok ? 200 : 400, {'content-type': 'application/json'})
       response.end(JSON.stringify(ok ? {access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt'} : {error: 'invalid_grant'}))
+    } else if (url.pathname === '/api/v1/properties' && options.propertiesDown) {
+      response.writeHead(500, {'content-type': 'application/json'}).end(JSON.stringify({error: {code: 'internal_error', message: 'down'}}))
     } else if (url.pathname === '/api/v1/properties') {
       const authorized = request.headers.authorization === 'Bearer at'
       response.writeHead(authorized ? 200 : 401, {'content-type': 'application/json'})
@@ -109,6 +111,14 @@ describe('login against any OAuth server with the contract paths', () => {
     expect(error).toMatchObject({code: 'access_denied', exitCode: 3})
     expect(await new FileTokenStore(configDir, 'default').read()).toBeUndefined()
   })
+
+  it('a confirming GET /properties that fails for a moment leaves a stored login and says so, not a failed login', async () => {
+    const appUrl = await startOAuthServer({}, {propertiesDown: true})
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const result = await loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)})
+    expect(result).toMatchObject({properties: null, note: expect.stringContaining('pms auth status')})
+    expect(await new FileTokenStore(configDir, 'default').read()).toMatchObject({access_token: 'at', refresh_token: 'rt'})
+  }, 30_000)
 
   it('times out when the browser never comes back', async () => {
     const appUrl = await startOAuthServer({})
