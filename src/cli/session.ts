@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
-import {type ClientOptions, PmsClient} from '../client/index.js'
+import {anonymousTokenProvider, type ClientOptions, ExitCode, PmsClient, PmsError} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
 /**
@@ -9,12 +9,20 @@ import type {RunContext} from './base-command.js'
  * App Connection and kept under the config directory, so that every call of this run and of other
  * pms runs on the same profile (a cron job beside a terminal) shares one budget.
  */
-export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, 'onPacingWait'> = {}): Promise<PmsClient> {
+export async function createClient(
+  ctx: RunContext,
+  {loginOptional = false, ...hooks}: Pick<ClientOptions, 'onPacingWait'> & {loginOptional?: boolean} = {},
+): Promise<PmsClient> {
   const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
   const appUrl = resolveAppUrl(authOptions)
   const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
   const userAgent = `pms/${ctx.version}`
-  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace})
+  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace}).catch((error: unknown) => {
+    // Without a login a public document can still be read; the service says so if it is not public.
+    if (!loginOptional || !(error instanceof PmsError) || error.exitCode !== ExitCode.loginNeeded) throw error
+    trace?.(`* ${error.message}: calling without a token`)
+    return anonymousTokenProvider
+  })
   return new PmsClient({
     appUrl,
     tokens,

@@ -7,7 +7,7 @@ import {RestrictionsResource} from './resources/restrictions.js'
 import {Transport, type Query, type TransportOptions} from './transport.js'
 
 export type {TokenProvider} from './token-provider.js'
-export {staticTokenProvider} from './token-provider.js'
+export {anonymousTokenProvider, staticTokenProvider} from './token-provider.js'
 export * from './errors.js'
 export type {Page} from './pagination.js'
 export type {BookingsQuery} from './resources/bookings.js'

@@ -122,4 +122,11 @@ describe('pms api and pms openapi against the sandbox', () => {
     expect(remote.code, remote.stderr).toBe(0)
     expect((JSON.parse(remote.stdout) as {openapi: string}).openapi).toMatch(/^3\.1/)
   })
+  it('pms openapi --from-service reads the public document without a login, sending no Authorization', async () => {
+    const result = await runPms(['openapi', '--from-service', '--debug'], {env: {PMS_APP_URL: sandbox.appUrl}})
+    expect(result.code, result.stderr).toBe(0)
+    expect((JSON.parse(result.stdout) as {openapi: string}).openapi).toMatch(/^3\.1/)
+    expect(result.stderr).toContain('calling without a token')
+    expect(result.stderr).not.toContain('authorization:')
+  })
 })
