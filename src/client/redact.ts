@@ -23,9 +23,12 @@ export const REQUEST_SECRET_FIELDS: ReadonlySet<string> = new Set([
  * In answers `code` names error codes and Sales Channels, which a trace must show; the
  * authorization code never travels in an answer body.
  */
-export const RESPONSE_SECRET_FIELDS: ReadonlySet<string> = new Set(
-  [...REQUEST_SECRET_FIELDS].filter((field) => field !== 'code'),
-)
+export const RESPONSE_SECRET_FIELDS: ReadonlySet<string> = new Set([
+  ...[...REQUEST_SECRET_FIELDS].filter((field) => field !== 'code'),
+  // Door codes of GET /bookings/{id}/lock-codes: printed on stdout when asked for, never in a debug log.
+  'lock_code',
+  'static_code',
+])
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {}

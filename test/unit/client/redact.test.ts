@@ -47,6 +47,13 @@ describe('redaction of the --debug trace', () => {
     })
   })
 
+  it('hides the door codes of lock-code answers, which a debug log pasted elsewhere must not carry', () => {
+    const answer = {data: [{static_code: '4711', lock_code: null}, {static_code: null, lock_code: '0815', status: 'pending'}]}
+    expect(redactJson(answer, RESPONSE_SECRET_FIELDS)).toEqual({
+      data: [{static_code: REDACTED, lock_code: null}, {static_code: null, lock_code: REDACTED, status: 'pending'}],
+    })
+  })
+
   it('hides credentials of form-encoded bodies', () => {
     const shown = redactBody('grant_type=authorization_code&code=abc&code_verifier=xyz&client_id=app', 'application/x-www-form-urlencoded')
     expect(shown).toBe(`grant_type=authorization_code&code=${REDACTED}&code_verifier=${REDACTED}&client_id=app`)
