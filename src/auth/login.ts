@@ -5,6 +5,7 @@ import type {Readable} from 'node:stream'
 import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError, OAuthError} from './errors.js'
+import {withCredentialLock} from './lock.js'
 import {exchangeCode} from './oauth-client.js'
 import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
@@ -124,7 +125,11 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
 
   const oauth = {appUrl: serviceRoot, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace}
   const pair = await exchangeCode(oauth, {code, redirectUri: redirect.uri, codeVerifier: pkce.verifier})
-  await selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: clientSecret})
+  // Under the refresh lock: a refresh of the previous login running in another process would
+  // otherwise write its (now dead) pair over this one.
+  await withCredentialLock(options.configDir, profile.name, () =>
+    selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: clientSecret}),
+  )
 
   // The entry of an earlier login in the other store would only confuse: it goes.
   if (settings.credential_store && settings.credential_store !== selected.kind) {

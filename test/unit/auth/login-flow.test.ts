@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
+import {withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
 
@@ -119,6 +120,23 @@ describe('login against any OAuth server with the contract paths', () => {
     expect(result).toMatchObject({properties: null, note: expect.stringContaining('pms auth status')})
     expect(await new FileTokenStore(configDir, 'default').read()).toMatchObject({access_token: 'at', refresh_token: 'rt'})
   }, 30_000)
+
+  it('waits for a refresh of the same profile running meanwhile, so that its pair of the old login cannot overwrite the new one', async () => {
+    const appUrl = await startOAuthServer({})
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const store = new FileTokenStore(configDir, 'default')
+    let finishRefresh!: () => void
+    const refreshing = withCredentialLock(configDir, 'default', async () => {
+      await new Promise<void>((resolve) => (finishRefresh = resolve))
+      await store.write({access_token: 'old_login_at', refresh_token: 'old_login_rt', client_secret: 'secret'})
+    })
+    const loggingIn = loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)})
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    finishRefresh()
+    await refreshing
+    await loggingIn
+    expect(await store.read()).toMatchObject({access_token: 'at', refresh_token: 'rt'})
+  })
 
   it('times out when the browser never comes back', async () => {
     const appUrl = await startOAuthServer({})
