@@ -42,9 +42,13 @@ export function buildRawRequest(input: RawCommandInput): RawRequest {
   }
 
   if (input.idempotencyKey !== undefined) {
-    if (method === 'GET' || method === 'HEAD') throw new UsageError('--idempotency-key is for POST requests')
+    if (method === 'GET' || method === 'HEAD') {
+      throw new UsageError(`--idempotency-key is for POST requests, not ${method}`, {suggestion: `leave it out: a ${method} is always safe to retry`})
+    }
     if (input.idempotencyKey.length === 0 || input.idempotencyKey.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-      throw new UsageError(`An Idempotency-Key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`)
+      throw new UsageError(`--idempotency-key has ${input.idempotencyKey.length} characters; a key has 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH}`, {
+        suggestion: 'use a shorter key, e.g. a uuid or a hash of what the request writes',
+      })
     }
   }
 
@@ -54,7 +58,9 @@ export function buildRawRequest(input: RawCommandInput): RawRequest {
     try {
       request.body = JSON.parse(input.input)
     } catch (error) {
-      throw new UsageError(`The --input body is not valid JSON: ${(error as Error).message}`)
+      throw new UsageError(`The --input body is not valid JSON: ${(error as Error).message}`, {
+        suggestion: 'fix the JSON document given to --input (pms api sends JSON bodies only)',
+      })
     }
   }
   if (fieldsInQuery) {
@@ -78,7 +84,7 @@ export function parseField(spec: string, typed: boolean): Field {
   const key = spec.slice(0, eq)
   const text = spec.slice(eq + 1)
   const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key)
-  if (!match) throw new UsageError(`Field name "${key}" is not name, name[] or name[sub]`)
+  if (!match) throw new UsageError(`Field name "${key}" is not name, name[] or name[sub]`, {suggestion: '-f property_id[]=ID or -F entries[][values][rate]=120.5'})
   const path = [match[1] as string, ...[...(match[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string)]
   return {path, key, value: typed ? typedValue(text) : text, text}
 }
@@ -91,7 +97,7 @@ export async function resolveFieldFiles(
   input: Pick<RawCommandInput, 'fields' | 'rawFields'>,
   options: {read?: (spec: string) => Promise<string>; stdinTaken?: boolean} = {},
 ): Promise<Pick<RawCommandInput, 'fields' | 'rawFields'>> {
-  const read = options.read ?? ((spec: string) => readInput(spec))
+  const read = options.read ?? ((spec: string) => readInput(spec, {flag: '-F'}))
   const fields: string[] = []
   const rawFields = [...(input.rawFields ?? [])]
   let stdinUsed = options.stdinTaken ?? false
@@ -152,7 +158,7 @@ function toBody(fields: Field[]): Record<string, unknown> {
         }
         return
       }
-      if (part === '') throw new UsageError(`Field name "${field.key}" has [] where a name is needed`)
+      if (part === '') throw new UsageError(`Field name "${field.key}" has [] where a name is needed`, {suggestion: 'start the field with a name: entries[][from]=...'})
       if (last) {
         node[part] = field.value
         return
@@ -218,7 +224,7 @@ export async function runRaw(client: Pick<PmsClient, 'request'>, request: RawReq
     options.out(formatBody(answer.body))
     return
   }
-  if (request.method !== 'GET') throw new UsageError('--paginate follows next_cursor of GET lists only')
+  if (request.method !== 'GET') throw new UsageError(`--paginate follows next_cursor of GET lists only, not ${request.method}`, {suggestion: 'leave out --paginate'})
   const items: unknown[] = []
   let single: unknown
   for await (const answer of rawPages(client, request)) {
@@ -231,17 +237,21 @@ export async function runRaw(client: Pick<PmsClient, 'request'>, request: RawReq
   options.out(formatBody(single !== undefined && items.length === 0 ? single : items))
 }
 
-/** The text of --input: a file, or `-` for stdin. */
-export async function readInput(spec: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<string> {
+/** The text of --input (or of a -F @FILE): a file, or `-` for stdin. */
+export async function readInput(spec: string, options: {flag?: string; stdin?: NodeJS.ReadableStream} = {}): Promise<string> {
   if (spec === '-') {
     const chunks: Buffer[] = []
-    for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+    for await (const chunk of options.stdin ?? process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
     return Buffer.concat(chunks).toString('utf8')
   }
   const {readFile} = await import('node:fs/promises')
   try {
     return await readFile(spec, 'utf8')
   } catch (error) {
-    throw new UsageError(`Cannot read ${spec}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
+    throw new UsageError(`Cannot read ${spec} (${options.flag ?? '--input'}): ${why}`, {
+      suggestion: options.flag === '-F' ? 'check the path after @, or write @- to read standard input' : 'check the path, or pass - to read standard input',
+    })
   }
 }

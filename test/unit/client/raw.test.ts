@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
-import {buildRawRequest, formatHead, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
+import {buildRawRequest, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
 
 describe('pms api request building', () => {
   it('GET fields become query parameters; name[] repeats', () => {
@@ -65,6 +65,14 @@ describe('pms api request building', () => {
     })
     expect(() => buildRawRequest({method: 'GET', path: '/x', idempotencyKey: 'k'})).toThrow(UsageError)
     expect(() => buildRawRequest({method: 'GET', path: '/x', headers: ['nocolon']})).toThrow(UsageError)
+  })
+
+  it('a file that cannot be read names the file, the flag and what to do', async () => {
+    const error = await readInput('/nonexistent/batch.json').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).message).toBe('Cannot read /nonexistent/batch.json (--input): no such file')
+    expect((error as UsageError).suggestion).toMatch(/check the path/)
+    await expect(readInput('/nonexistent/t.txt', {flag: '-F'})).rejects.toThrow('Cannot read /nonexistent/t.txt (-F): no such file')
   })
 
   it('refuses bad fields, bad JSON input and unknown methods before sending', () => {
