@@ -1,9 +1,8 @@
 import {PmsError} from '../client/errors.js'
 import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
-import {openProfileSession, type TokenProviderOptions} from './index.js'
+import {forgetRevokedConnection, openProfileSession, type TokenProviderOptions} from './index.js'
 import {LoginRequiredError} from './errors.js'
 import {loadProfile, resolveAppUrl} from './profile.js'
-import {clearTokens} from './stored-token-provider.js'
 
 export type ConnectionState =
   | 'active'
@@ -87,7 +86,7 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
       checked = await check(base.app_url, token, options)
     } else if (refused) checked = {...checked, detail: `the access token was refused and the refresh failed: ${refused}`}
   }
-  if (checked.connection === 'revoked') await clearTokens(session.store)
+  if (checked.connection === 'revoked') await forgetRevokedConnection(options)
   const expires = session.provider.expiresAt
   return {...withStore, ...checked, access_token_expires_at: expires ? new Date(expires).toISOString() : null}
 }
