@@ -7,6 +7,8 @@ export interface Column<R> {
   header: string
   value: (row: R) => string | number | boolean | null | undefined
   align?: 'left' | 'right'
+  /** Free text that may wrap on a narrow terminal; ids and codes never do unless nothing else can. */
+  wrap?: boolean
 }
 
 function cell(value: string | number | boolean | null | undefined): string {
@@ -14,24 +16,61 @@ function cell(value: string | number | boolean | null | undefined): string {
 }
 
 /**
- * A headed, boxed table on a terminal; tab-separated plain rows (no heading) otherwise, so pipes
- * and `cut`/`awk` get stable fields.
+ * A headed, boxed table on a terminal, fitted to its width (the widest column wraps); tab-separated
+ * plain rows (no heading) otherwise, so pipes and `cut`/`awk` get stable fields.
  */
-export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color'>, columns: Column<R>[], rows: Iterable<R>): string {
+export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>, columns: Column<R>[], rows: Iterable<R>): string {
   if (!io.stdoutIsTTY) {
     const lines: string[] = []
     for (const row of rows) lines.push(columns.map((c) => cell(c.value(row)).replace(/[\t\n]/g, ' ')).join('\t'))
     return lines.length > 0 ? lines.join('\n') + '\n' : ''
   }
+  const cells = [...rows].map((row) => columns.map((c) => cell(c.value(row))))
   // cli-table3 is CommonJS and only needed on a terminal: load it on first use, off the start-up path.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
+  const widths = fitWidths(
+    columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => (line[i] as string).length)) + 2),
+    io.columns,
+    columns.map((c) => c.wrap === true),
+  )
   const table = new Table({
     head: columns.map((c) => c.header),
     colAligns: columns.map((c) => c.align ?? 'left'),
     style: io.color ? {head: ['cyan'], border: ['grey']} : {head: [], border: []},
+    ...(widths ? {colWidths: widths, wordWrap: true, wrapOnWordBoundary: true} : {}),
   })
-  for (const row of rows) table.push(columns.map((c) => cell(c.value(row))))
-  return table.toString() + '\n'
+  for (const line of cells) table.push(line)
+  // One rule under the heading and none between records, which cli-table3 cannot be told.
+  let rules = 0
+  const isRule = (line: string) => line.startsWith('├') || (line.startsWith('\u001B[') && line.slice(line.indexOf('m') + 1).startsWith('├'))
+  const lines = table.toString().split('\n').filter((line) => !isRule(line) || rules++ === 0)
+  return lines.join('\n') + '\n'
+}
+
+/**
+ * Column widths (padding included) that fit `terminalColumns`, taking room from the widest
+ * wrappable column first, then from the widest of all; undefined when the table fits as it is or
+ * the width is unknown.
+ */
+export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
+  if (!terminalColumns) return undefined
+  const borders = natural.length + 1
+  let excess = natural.reduce((sum, width) => sum + width, 0) + borders - terminalColumns
+  if (excess <= 0) return undefined
+  const widths = [...natural]
+  const minimum = 8
+  const widestOf = (candidates: number[]) =>
+    candidates.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), candidates[0] as number)
+  const all = widths.map((_, i) => i)
+  const soft = all.filter((i) => wrappable[i])
+  while (excess > 0) {
+    const softRoom = soft.filter((i) => (widths[i] as number) > minimum)
+    const pick = widestOf(softRoom.length > 0 ? softRoom : all)
+    if ((widths[pick] as number) <= minimum) break
+    widths[pick] = (widths[pick] as number) - 1
+    excess--
+  }
+  return widths
 }
 
 /** RFC 4180 CSV with a heading line; fields quoted only when they need it. */

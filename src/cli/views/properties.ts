@@ -51,10 +51,10 @@ export function modifiersText(property: Property): string {
 
 export const propertyColumns: Column<Property>[] = [
   {header: 'id', value: (p) => p.id},
-  {header: 'name', value: (p) => p.name},
+  {header: 'name', value: (p) => p.name, wrap: true},
   {header: 'currency', value: (p) => p.currency},
   {header: 'timezone', value: (p) => p.timezone},
-  {header: 'pricing_modifiers', value: modifiersText},
+  {header: 'pricing_modifiers', value: modifiersText, wrap: true},
 ]
 
 export function renderProperty(property: Property): string {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {csvField, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
+import {csvField, fitWidths, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
   id: string
@@ -26,6 +26,35 @@ describe('tables', () => {
     expect(text).toContain('ID')
     expect(text).toContain('Sea view')
     expect(text).toMatch(/┌/)
+  })
+
+  it('on a terminal has one line per record and fits the terminal width, wrapping the widest column', () => {
+    const long: Row[] = [
+      {id: '028869c5-c141-417e-a881-632e936dd747', name: 'website -1%, bookingcom +23%, vrbo +22%, expedia +30%, airbnb +9%', count: 1},
+      {id: '0353aee3-e289-454e-a997-3b39c80b9432', name: 'Harbour', count: 2},
+    ]
+    const wrapping = columns.map((c) => (c.header === 'Name' ? {...c, wrap: true} : c))
+    const text = renderTable({stdoutIsTTY: true, color: false, columns: 80}, wrapping, long)
+    const lines = text.trimEnd().split('\n')
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(text).toContain('028869c5-c141-417e-a881-632e936dd747')
+    // Top rule, heading, rule under it, the rows (the first wrapped over three lines), bottom rule.
+    expect(lines.filter((line) => line.startsWith('├'))).toHaveLength(1)
+    expect(lines).toHaveLength(8)
+    expect(lines[3]).toMatch(/^│ 028869c5-c141-417e-a881-632e936dd747 │ website -1%, bookingcom \+23%, +│ +1 │$/)
+  })
+
+  it('in colour, too, only the heading has a rule under it', () => {
+    const text = renderTable({stdoutIsTTY: true, color: true}, columns, rows)
+    expect(text.split('\n').filter((line) => line.includes('├'))).toHaveLength(1)
+  })
+
+  it('fitWidths leaves a table that fits alone and shrinks the widest column first', () => {
+    expect(fitWidths([10, 20], 80)).toBeUndefined()
+    expect(fitWidths([10, 20], undefined)).toBeUndefined()
+    expect(fitWidths([10, 40, 30], 60)).toEqual([10, 23, 23])
+    // A wrappable column gives its room first: the id column keeps its width.
+    expect(fitWidths([38, 40], 70, [false, true])).toEqual([38, 29])
   })
 
   it('an empty list prints nothing off a terminal', () => {
