@@ -234,8 +234,11 @@ export class Transport {
         // Refused before anything happened, like the 401: safe to re-send whatever the method.
         const waitMs = retryAfterMs ?? 60_000
         if (rateWaits >= this.policy.maxRateLimitWaits || rateWaitedMs + waitMs > this.policy.maxRateLimitWaitMs) {
+          const asked = Math.ceil(waitMs / 1000)
           throw new RateLimitError(
-            `Still rate limited after waiting ${Math.round(rateWaitedMs / 1000)} seconds over ${rateWaits} attempts`,
+            rateWaits === 0
+              ? `Rate limited: the service asks to wait ${asked} s, longer than pms waits within one run (${Math.round(this.policy.maxRateLimitWaitMs / 1000)} s)`
+              : `Still rate limited after waiting ${Math.round(rateWaitedMs / 1000)} s over ${rateWaits} attempts; the service asks for ${asked} s more`,
             {retryAfterSeconds: error.retryAfterSeconds, details: error.details},
           )
         }

@@ -166,6 +166,16 @@ describe('429 rate_limited', () => {
     expect(server.requests).toHaveLength(2)
   })
 
+  it('a Retry-After beyond the patience of one run ends at once with RateLimitError saying how long the service asks for', async () => {
+    const {server, client, clock} = await setup(() => apiError(429, 'rate_limited', undefined, {'retry-after': '3600'}))
+    const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as RateLimitError).message).toBe('Rate limited: the service asks to wait 3600 s, longer than pms waits within one run (300 s)')
+    expect((error as RateLimitError).suggestion).toBe('wait 3600 seconds and run again')
+    expect(server.requests).toHaveLength(1)
+    expect(clock.sleeps).toEqual([])
+  })
+
   it('ends with RateLimitError (exit 75) when patience runs out', async () => {
     const {server, client} = await setup(() => apiError(429, 'rate_limited', undefined, {'retry-after': '30'}))
     const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
