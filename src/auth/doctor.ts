@@ -39,7 +39,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   const checks: DoctorCheck[] = []
   const add = (check: DoctorCheck) => checks.push(check)
   const profile = loadProfile(options)
-  const probe = {userAgent: options.userAgent, trace: options.trace}
+  const probe = {userAgent: options.userAgent, trace: options.trace, env: options.env}
   const report = (permissions: PermissionCheck[] = []): DoctorReport => ({
     profile: profile.name,
     checks,

@@ -74,7 +74,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
         })
       }
       return refreshTokens(
-        {appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, now: () => clock.now(), trace: options.trace},
+        {appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, now: () => clock.now(), trace: options.trace, env: options.env},
         refreshToken,
       )
     },

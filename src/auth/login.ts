@@ -123,7 +123,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   if (!outcome.ok) throw callbackError(params, state)
   const code = params.get('code') as string
 
-  const oauth = {appUrl: serviceRoot, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace}
+  const oauth = {appUrl: serviceRoot, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace, env: options.env}
   const pair = await exchangeCode(oauth, {code, redirectUri: redirect.uri, codeVerifier: pkce.verifier})
   // Under the refresh lock: a refresh of the previous login running in another process would
   // otherwise write its (now dead) pair over this one.

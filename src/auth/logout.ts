@@ -46,7 +46,7 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
         })
       }
       const appUrl = resolveAppUrl(options)
-      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace}, stored.refresh_token, 'refresh_token')
+      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace, env: options.env}, stored.refresh_token, 'refresh_token')
       revoked = true
     }
     if (hadTokens) await clearTokens(store, stored)

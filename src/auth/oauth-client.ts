@@ -1,4 +1,5 @@
 import {request} from 'undici'
+import {createDispatcher, DEFAULT_TIMEOUTS} from '../client/http.js'
 import {ExitCode, PmsError} from '../client/errors.js'
 import {OAuthErrorBodySchema, TokenResponseSchema} from '../contract/oauth.js'
 import {OAuthError} from './errors.js'
@@ -27,6 +28,8 @@ export interface OAuthEndpointOptions {
   timeoutMs?: number
   now?: () => number
   trace?: (line: string) => void
+  /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY, like the API client. */
+  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -122,8 +125,11 @@ async function post(options: OAuthEndpointOptions, path: string, fields: Record<
   options.trace?.(`> POST ${url} (form body with ${Object.keys(fields).join(', ')}, client_id, client_secret: redacted)`)
   let status: number
   let text: string
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const dispatcher = createDispatcher({...DEFAULT_TIMEOUTS, headersMs: timeoutMs, bodyMs: timeoutMs}, options.env)
   try {
     const response = await request(url, {
+      dispatcher,
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
@@ -131,8 +137,6 @@ async function post(options: OAuthEndpointOptions, path: string, fields: Record<
         ...(options.userAgent ? {'user-agent': options.userAgent} : {}),
       },
       body: body.toString(),
-      headersTimeout: options.timeoutMs ?? 30_000,
-      bodyTimeout: options.timeoutMs ?? 30_000,
     })
     status = response.statusCode
     text = await response.body.text()
@@ -140,6 +144,8 @@ async function post(options: OAuthEndpointOptions, path: string, fields: Record<
     const reason = (error as Error).message
     if (requestNeverSent(error)) throw new OAuthTransportError(`${during}: could not reach ${url}: ${reason}`, {cause: error, mayHaveArrived: false})
     throw new OAuthTransportError(`${during}: the answer of ${url} was lost (${reason})`, {cause: error, mayHaveArrived: true})
+  } finally {
+    await dispatcher.close().catch(() => undefined)
   }
   options.trace?.(`< ${status} ${url}`)
   let json: unknown
@@ -154,6 +160,8 @@ async function post(options: OAuthEndpointOptions, path: string, fields: Record<
 function oauthErrorFrom(answer: Answer, during: string): PmsError {
   const parsed = OAuthErrorBodySchema.safeParse(answer.json)
   if (parsed.success) return new OAuthError(parsed.data.error, parsed.data.error_description, {status: answer.status, during})
+  // A gateway that timed out had passed the request on: the service may have acted on it.
+  if (answer.status === 504) return new OAuthTransportError(`${during}: the gateway timed out (HTTP 504) waiting for the answer`, {mayHaveArrived: true})
   if (answer.status >= 500) return new OAuthError('server_error', `HTTP ${answer.status}`, {status: answer.status, during})
   // A refusal, however odd its shape, rotated nothing.
   return new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} without an OAuth error body`, {mayHaveArrived: false})

@@ -93,7 +93,7 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
 
 async function check(appUrl: string, token: string, options: ProbeOptions): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
   try {
-    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent: options.userAgent, trace: options.trace})
+    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent: options.userAgent, trace: options.trace, env: options.env})
     const connection = connectionStateOf(answer)
     return connection === 'unknown' ? {connection, detail: `GET /properties answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}`} : {connection}
   } catch (error) {

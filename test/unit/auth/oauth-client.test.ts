@@ -1,6 +1,7 @@
 import {createServer, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
+import {probeGet} from '../../../src/auth/api-probe.js'
 import {OAuthError} from '../../../src/auth/errors.js'
 import {OAuthTransportError, refreshTokens} from '../../../src/auth/oauth-client.js'
 import {ExitCode} from '../../../src/client/errors.js'
@@ -61,5 +62,32 @@ describe('refresh at the token endpoint', () => {
     const shown = JSON.stringify({message: error.message, details: error.details, suggestion: error.suggestion})
     expect(shown).not.toContain('rt_secret')
     expect(shown).not.toContain('cs_secret')
+  })
+})
+
+describe('proxies', () => {
+  it('the token endpoint and the probes go through HTTP_PROXY like the API client', async () => {
+    const seen: string[] = []
+    // The service behind the proxy: it answers whatever reaches it through the tunnel.
+    const service = createServer((request, response) => {
+      seen.push(`${request.method} ${request.headers.host}${request.url}`)
+      const token = request.url?.endsWith('/api/oauth/token')
+      response.writeHead(200, {'content-type': 'application/json'})
+      response.end(JSON.stringify(token ? {access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt'} : {data: []}))
+    })
+    const proxy = createServer()
+    proxy.on('connect', (_request, socket, head) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      if (head.length > 0) socket.unshift(head)
+      service.emit('connection', socket)
+    })
+    servers.push(proxy)
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const env = {HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`}
+    // The host does not resolve: only the proxy can reach it.
+    const appUrl = 'http://service.pms-test.invalid'
+    await expect(refreshTokens({appUrl, client, env}, 'rt_0')).resolves.toMatchObject({accessToken: 'at', refreshToken: 'rt'})
+    await expect(probeGet(appUrl, '/properties?limit=1', 'at', {env})).resolves.toMatchObject({status: 200})
+    expect(seen).toEqual(['POST service.pms-test.invalid/api/oauth/token', 'GET service.pms-test.invalid/api/v1/properties?limit=1'])
   })
 })
