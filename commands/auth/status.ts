@@ -1,5 +1,5 @@
 import {ExitCode} from '../../src/client/errors.js'
-import {authStatus} from '../../src/auth/status.js'
+import {authStatus, describeExpiry} from '../../src/auth/status.js'
 import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
@@ -16,7 +16,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
         `Client id:    ${s.client_id ?? '(none)'}`,
         `Token from:   ${s.token_source === 'PMS_ACCESS_TOKEN' ? 'PMS_ACCESS_TOKEN (store not used)' : s.token_source === 'store' ? 'credential store' : '(nothing)'}`,
         `Store:        ${s.store ?? '(none)'}`,
-        `Token expiry: ${s.access_token_expires_at ?? '(unknown)'}`,
+        `Token expiry: ${describeExpiry(s.access_token_expires_at, this.ctx.clock.now())}`,
         `Connection:   ${s.connection.replaceAll('_', ' ')}${s.detail ? ` (${s.detail})` : ''}`,
       ].join('\n'),
     )

@@ -115,3 +115,12 @@ export async function currentAccessToken(options: TokenProviderOptions): Promise
   const session = await openProfileSession(options)
   return session.provider.getToken()
 }
+
+/** `2026-11-22T12:45:18.878Z (in 59 min)`, `... (expired 3 min ago)`, for the human status. */
+export function describeExpiry(iso: string | null, now: number): string {
+  if (!iso) return '(unknown)'
+  const minutes = Math.round((Date.parse(iso) - now) / 60_000)
+  if (minutes > 0) return `${iso} (in ${minutes} min)`
+  if (minutes === 0) return `${iso} (now)`
+  return `${iso} (expired ${-minutes} min ago)`
+}
