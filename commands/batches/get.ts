@@ -11,15 +11,13 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {paint}, rates] = await Promise.all([
-      import('../../src/cli/session.js'),
-      import('../../src/cli/output.js'),
-      import('../../src/rates/index.js'),
-    ])
+    const [{createClient}, {showReports}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/rates.js')])
     const client = await createClient(this.ctx)
-    const report = await client.restrictionBatches.get(this.args.id)
-    const names = this.ctx.json ? new Map<string, string>() : rates.namesOf(await rates.loadProperties(client))
-    await client.close()
-    this.emit(report, (r) => rates.renderReport(r, names, (style, text) => paint(this.ctx.io, style, text)))
+    try {
+      const report = await client.restrictionBatches.get(this.args.id)
+      this.ctx.io.out(await showReports(this.ctx, client, [report]))
+    } finally {
+      await client.close()
+    }
   }
 }

@@ -1,30 +1,45 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
-  static override summary = 'Wait until a Restriction Batch reaches a final status, then show its outcome report'
+  static override summary = 'Wait until Restriction Batches reach a final status, then show their outcome reports'
   static override description =
-    'Reads the batch with growing pauses (1 s up to 15 s) until it is completed, partially_failed, failed or cancelled. Exits 5 when it ends partially_failed, failed or cancelled.'
-  static override examples = ['<%= config.bin %> batches wait 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e']
+    'Reads each batch with growing pauses (1 s up to 15 s) until it is completed, partially_failed, failed or cancelled. Exits 5 when one ends partially_failed, failed or cancelled. Ctrl-C or --timeout stop the waiting, not the batches: they keep running on the service.'
+  static override examples = [
+    '<%= config.bin %> batches wait 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e',
+    '<%= config.bin %> batches wait 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e 0b6d3f52-8c1e-4f0a-b7a2-5e9c1d2f3a44 --timeout 900',
+  ]
+  static override strict = false
   static override args = {
-    id: Args.string({description: 'Batch id (uuid)', required: true}),
+    id: Args.string({description: 'Batch id (uuid); several may follow', required: true}),
+  }
+  static override flags = {
+    timeout: Flags.integer({description: 'Stop waiting after this many seconds (exit 75); the batches keep running', min: 1}),
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {paint}, rates] = await Promise.all([
+    const [{createClient}, {showReports, watchInterrupt}, rates] = await Promise.all([
       import('../../src/cli/session.js'),
-      import('../../src/cli/output.js'),
+      import('../../src/cli/views/rates.js'),
       import('../../src/rates/index.js'),
     ])
+    const {argv} = await this.parse(BatchesWait)
+    const ids = [...new Set(argv as string[])]
+    const {io, clock} = this.ctx
     const client = await createClient(this.ctx)
-    const [report] = await rates.waitForBatches(client, [this.args.id], {
-      clock: this.ctx.clock,
-      onReport: (r) => (this.ctx.io.stderrIsTTY ? this.ctx.io.err(`\r\u001B[2Kbatch ${r.id}: ${r.status}`) : undefined),
-    })
-    if (this.ctx.io.stderrIsTTY) this.ctx.io.err('\r\u001B[2K')
-    const names = this.ctx.json ? new Map<string, string>() : rates.namesOf(await rates.loadProperties(client))
-    await client.close()
-    this.emit(report!, (r) => rates.renderReport(r, names, (style, text) => paint(this.ctx.io, style, text)))
-    if (rates.isPartial(report!.status)) process.exitCode = 5
+    const interrupt = watchInterrupt()
+    try {
+      const reports = await rates.waitForBatches(client, ids, {
+        clock,
+        timeoutMs: this.flags.timeout === undefined ? undefined : this.flags.timeout * 1000,
+        signal: interrupt.signal,
+        onReport: (r) => (io.stderrIsTTY ? io.err(`\r\u001B[2Kbatch ${r.id}: ${r.status}`) : undefined),
+      }).finally(() => (io.stderrIsTTY ? io.err('\r\u001B[2K') : undefined))
+      io.out(await showReports(this.ctx, client, reports))
+      if (reports.some((report) => rates.isPartial(report.status))) process.exitCode = 5
+    } finally {
+      interrupt.dispose()
+      await client.close()
+    }
   }
 }

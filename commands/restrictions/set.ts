@@ -20,15 +20,14 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     availability: Flags.string({description: 'true opens, false closes the nights for sale'}),
     'dry-run': Flags.boolean({description: 'Send as a dry run and show the diff; nothing is stored'}),
     yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
-    wait: Flags.boolean({description: 'Follow the batches to their final status and print the outcome report'}),
+    wait: Flags.boolean({description: 'Follow the batches to their final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
+    timeout: Flags.integer({description: 'With --wait: stop following after this many seconds (exit 75); the batches keep running', min: 1, dependsOn: ['wait']}),
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {confirm}, {createProgress}, {paint}, rates] = await Promise.all([
-      import('../../src/cli/session.js'),
+    const [{confirm}, {createRatesClient, runApply}, rates] = await Promise.all([
       import('../../src/cli/confirm.js'),
-      import('../../src/cli/progress.js'),
-      import('../../src/cli/output.js'),
+      import('../../src/cli/views/rates.js'),
       import('../../src/rates/index.js'),
     ])
     const {io, clock} = this.ctx
@@ -36,36 +35,29 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     const range = rates.parseRange(this.flags.from, this.flags.to)
     if (!dryRun && !this.flags.yes && !(io.stdinIsTTY && io.stderrIsTTY)) await confirm(io, 'Submit the change?', {yes: false})
 
-    const client = await createClient(this.ctx)
-    const properties = await rates.loadProperties(client)
-    const store = rates.storeForSet(
-      properties,
-      this.flags.property,
-      range,
-      {
+    const session = await createRatesClient(this.ctx)
+    const {client} = session
+    try {
+      const properties = await rates.loadProperties(client)
+      const values = {
         rate: this.flags.rate,
         min_stay: this.flags['min-stay'],
         closed_to_arrival: this.flags['closed-to-arrival'],
         closed_to_departure: this.flags['closed-to-departure'],
         availability: this.flags.availability,
-      },
-      clock.now(),
-    )
-    const result = await rates.applyPlan(
-      client,
-      rates.planBatches(store),
-      rates.namesOf(properties),
-      {dryRun, preview: true, wait: this.flags.wait, connectionKey: `${client.baseUrl}#${this.ctx.profile ?? 'default'}`, clock, keepChanges: this.ctx.json},
-      {
-        out: (text) => (this.ctx.json ? undefined : io.out(text)),
-        talk: (text) => io.err(text),
-        progress: (label, total) => createProgress(io, {label, total, clock}),
-        confirm: (q) => confirm(io, q, {yes: this.flags.yes}),
-        paint: (style, text) => paint(io, style, text),
-      },
-    )
-    if (this.ctx.json) this.emit(dryRun ? result.preview : result, () => '')
-    await client.close()
-    if (result.exit_code !== 0) process.exitCode = result.exit_code
+      }
+      const plan = rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, clock.now()))
+      const result = await runApply(this.ctx, session, plan, rates.namesOf(properties), {
+        dryRun,
+        preview: true,
+        wait: this.flags.wait,
+        yes: this.flags.yes,
+        timeout: this.flags.timeout,
+      })
+      this.emit(dryRun ? result.preview : result, () => '')
+      if (result.exit_code !== 0) process.exitCode = result.exit_code
+    } finally {
+      await client.close()
+    }
   }
 }

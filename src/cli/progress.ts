@@ -15,7 +15,11 @@ const silent: Progress = {tick() {}, status() {}, done() {}}
  * A one-line bar with the time left on stderr, drawn only when stderr is a terminal: pipes and
  * cron logs get nothing, so their output stays stable.
  */
-export function createProgress(io: Io, options: {total: number; label: string; clock?: Clock}): Progress {
+export function createProgress(
+  io: Io,
+  /** `timeLeft` (ms) replaces the average pace where the caller knows better, e.g. a write limit ahead. */
+  options: {total: number; label: string; clock?: Clock; timeLeft?: () => number | undefined},
+): Progress {
   if (!io.stderrIsTTY || options.total <= 0) return silent
   const now = () => options.clock?.now() ?? Date.now()
   const started = now()
@@ -25,7 +29,8 @@ export function createProgress(io: Io, options: {total: number; label: string; c
     const width = 24
     const filled = Math.round((done / options.total) * width)
     const bar = '#'.repeat(filled) + '-'.repeat(width - filled)
-    io.err(`\r\u001B[2K${options.label} [${bar}] ${done}/${options.total}${etaText(started, now(), done, options.total)}${note ? `  ${note}` : ''}`)
+    const left = options.timeLeft ? leftText(options.timeLeft(), done, options.total) : etaText(started, now(), done, options.total)
+    io.err(`\r\u001B[2K${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
   }
   draw()
   return {
@@ -46,7 +51,12 @@ export function createProgress(io: Io, options: {total: number; label: string; c
 /** ` ~1m20s left`, from the average pace so far; empty until there is a pace to go by. */
 export function etaText(started: number, now: number, done: number, total: number): string {
   if (done === 0 || done >= total) return ''
-  const seconds = Math.ceil((((now - started) / done) * (total - done)) / 1000)
+  return leftText(((now - started) / done) * (total - done), done, total)
+}
+
+function leftText(ms: number | undefined, done: number, total: number): string {
+  if (ms === undefined || done >= total) return ''
+  const seconds = Math.ceil(ms / 1000)
   const m = Math.floor(seconds / 60)
   const s = seconds % 60
   return ` ~${m > 0 ? `${m}m` : ''}${s}s left`

@@ -335,7 +335,7 @@ class RowChecker {
       if (conflicts > 0) {
         const field = FIELDS[f]!
         const show = (v: number) => (f === RATE_FIELD ? (v / 100).toFixed(2) : f === MIN_STAY_FIELD ? String(v) : String(v === 1))
-        const more = conflicts > 1 ? ` (and ${conflicts - 1} more nights)` : ''
+        const more = conflicts > 2 ? ` (and ${conflicts - 1} more nights)` : conflicts === 2 ? ' (and 1 more night)' : ''
         this.problem(
           line,
           this.idxField[f]!,

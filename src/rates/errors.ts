@@ -66,3 +66,100 @@ export class CsvInvalidError extends PmsError {
     this.total = problems.total
   }
 }
+
+/** One batch as submitted: its place in the plan, the id the service gave and whether it was a replay. */
+export interface SubmittedBatch {
+  /** 1-based, as printed. */
+  batch: number
+  id: string
+  /** The service returned a batch this machine submitted earlier (same Idempotency-Key, same id). */
+  replayed: boolean
+}
+
+function batchList(numbers: readonly number[]): string {
+  if (numbers.length === 0) return 'none'
+  return `batch ${numberList(numbers)}`
+}
+
+function numberList(numbers: readonly number[]): string {
+  const first = numbers[0]!
+  const last = numbers.at(-1)!
+  if (numbers.length > 2 && last - first + 1 === numbers.length) return `${first}-${last}`
+  return numbers.join(', ')
+}
+
+/**
+ * A batch was refused (or could not be sent) after earlier batches of the same plan were stored.
+ * The message says exactly which were and were not submitted, and that running the same command
+ * again is safe: stored batches replay under their Idempotency-Keys, the rest are submitted.
+ */
+export class SubmitInterruptedError extends PmsError {
+  readonly submitted: SubmittedBatch[]
+
+  constructor(options: {
+    submitted: SubmittedBatch[]
+    failedBatch: number
+    total: number
+    cause: PmsError | Error
+    /** No answer came (network, 5xx): the service may have stored the failed batch anyway. */
+    uncertain?: boolean
+  }) {
+    const {submitted, failedBatch, total, cause, uncertain = false} = options
+    const code = cause instanceof PmsError ? cause.code : 'unexpected'
+    const notSent = Array.from({length: total - failedBatch + 1}, (_, i) => failedBatch + i)
+    const lines = [
+      `batch ${failedBatch} of ${total} ${uncertain ? 'got no answer' : 'was not submitted'}: ${cause.message}${cause instanceof PmsError && !cause.message.includes(code) ? ` (${code})` : ''}`,
+      submitted.length === 0
+        ? '  Submitted: none'
+        : `  Submitted (stored by the service, they will be applied): ${batchList(submitted.map((b) => b.batch))}`,
+      ...submitted.map((b) => `    batch ${b.batch}: ${b.id}${b.replayed ? ' (already submitted by an earlier run)' : ''}`),
+      uncertain
+        ? `  Not submitted: ${batchList(notSent.slice(1))}; batch ${failedBatch} got no answer and may have been stored (a rerun replays it if so)`
+        : `  Not submitted: ${batchList(notSent)}`,
+    ]
+    const causeHint = cause instanceof PmsError && cause.suggestion ? `${cause.suggestion}; then ` : ''
+    const rerun =
+      submitted.length === 0
+        ? 'run the same command again'
+        : 'run the same command again: the submitted batches replay under their Idempotency-Keys (same ids, nothing written twice) and the rest are submitted'
+    // Some batches are stored: "nothing was sent" (2) would be wrong, so a refusal becomes a partial
+    // outcome (5); login, permission and temporary failures keep their own code, the fix is theirs.
+    const causeExit = cause instanceof PmsError ? cause.exitCode : ExitCode.failure
+    const keep: number[] = [ExitCode.loginNeeded, ExitCode.forbidden, ExitCode.tempFailure]
+    const exitCode = submitted.length === 0 || keep.includes(causeExit) ? causeExit : ExitCode.partial
+    super(lines.join('\n'), {
+      code,
+      exitCode,
+      suggestion: `${causeHint}${rerun}`,
+      cause,
+      details: {
+        submitted: submitted.map((b) => ({batch: b.batch, id: b.id, replayed: b.replayed})),
+        not_submitted: uncertain ? notSent.slice(1) : notSent,
+        ...(uncertain ? {unknown: [failedBatch]} : {}),
+        cause: cause instanceof PmsError ? {code: cause.code, message: cause.message, details: cause.details ?? null} : {code, message: cause.message},
+      },
+    })
+    this.submitted = submitted
+  }
+}
+
+/**
+ * Following batches stopped before they all reached a final status (--timeout, or Ctrl-C). The
+ * batches are stored and keep running on the service; the message names the command to follow them.
+ */
+export class WaitStoppedError extends PmsError {
+  readonly pending: string[]
+
+  constructor(reason: 'timeout' | 'interrupted', pending: readonly string[], timeoutMs?: number) {
+    const why = reason === 'timeout' ? `still not final after ${Math.round((timeoutMs ?? 0) / 1000)} s (--timeout)` : 'stopped waiting (interrupted)'
+    const count = pending.length === 1 ? '1 batch is' : `${pending.length} batches are`
+    super(`${why}: ${count} stored and keep running on the service: ${pending.join(' ')}`, {
+      code: reason === 'timeout' ? 'wait_timeout' : 'wait_interrupted',
+      // A timeout is worth another look later (cron); an interrupt is the user's own choice.
+      exitCode: reason === 'timeout' ? ExitCode.tempFailure : (130 as ExitCode),
+      suggestion: `follow them with: pms batches wait ${pending.join(' ')}`,
+      details: {pending},
+    })
+    this.pending = [...pending]
+  }
+}

@@ -1,5 +1,5 @@
 /** What commands use of rates: reading files, planning, applying, calendars and reports. */
-export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi} from './apply.js'
+export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi, type PacingSignal} from './apply.js'
 export {CALENDAR_COLUMNS, calendarRows, parseRange, readCalendar, splitCalendarCalls} from './calendar.js'
 export {toCsvText} from './csv-writer.js'
 export {CsvInvalidError} from './errors.js'
@@ -9,3 +9,6 @@ export {planBatches} from './planner.js'
 export {renderPreview, renderReport, textTable} from './render.js'
 export {isFinal, isPartial, loadProperties, namesOf, waitForBatches} from './service.js'
 export {storeForSet} from './set.js'
+export {SubmissionJournal} from './journal.js'
+export type {Plan} from './planner.js'
+export type {Names} from './render.js'

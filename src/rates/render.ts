@@ -143,14 +143,30 @@ function refusalLines(refused: readonly PreviewRefusedField[], paint: Paint, ind
   })
 }
 
+/** Summary rows shown one per Property before quiet ones are counted together. */
+export const MAX_SUMMARY_ROWS = 20
+
 /** The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in words. */
 export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty): string {
+  const keys = ['submitted', 'changed', 'unchanged', 'refused'] as const
   const totals = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
-  const rows = preview.properties.map((p) => {
-    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += p.changes[key]
-    return [propertyLabel(names, p.property_id), p.changes.submitted, p.changes.changed, p.changes.unchanged, p.changes.refused]
-  })
-  if (preview.properties.length > 1) rows.push(['Total', totals.submitted, totals.changed, totals.unchanged, totals.refused])
+  const quiet = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
+  let quietCount = 0
+  // Past a screenful, Properties where nothing changes and nothing is refused share one line, so
+  // that the few that matter in a month of 1,000 Properties are not lost among the rest.
+  const collapse = preview.properties.length > MAX_SUMMARY_ROWS
+  const rows: (string | number)[][] = []
+  for (const p of preview.properties) {
+    for (const key of keys) totals[key] += p.changes[key]
+    if (collapse && p.changes.changed === 0 && p.changes.refused === 0) {
+      quietCount++
+      for (const key of keys) quiet[key] += p.changes[key]
+      continue
+    }
+    rows.push([propertyLabel(names, p.property_id), ...keys.map((key) => p.changes[key])])
+  }
+  if (quietCount > 0) rows.push([`${quietCount} other ${quietCount === 1 ? 'Property' : 'Properties'}: nothing to change`, ...keys.map((key) => quiet[key])])
+  if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
   const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
 
   const runsOf = (p: PreviewProperty) =>
@@ -190,11 +206,24 @@ function statusPaint(status: string, paint: Paint): string {
 export function renderReport(report: BatchReport, names: Names, paint: Paint = plain): string {
   const out: string[] = [`Batch ${report.id}: ${statusPaint(report.status, paint)}`]
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
-  const rows = report.properties.map((p) => [
-    propertyLabel(names, p.property_id),
-    p.status,
-    ...REPORT_COUNTS.map((key) => count(p.changes as Record<string, unknown>, key)),
-  ])
+  const countsOf = (p: {changes: unknown}) => REPORT_COUNTS.map((key) => count(p.changes as Record<string, unknown>, key))
+  // As in the dry-run summary: past a screenful, Properties that completed with nothing refused,
+  // failed or cancelled share one line, so the ones that need a look stand out.
+  const collapse = report.properties.length > MAX_SUMMARY_ROWS
+  const quietSums = REPORT_COUNTS.map(() => 0)
+  let quietCount = 0
+  const rows: (string | number)[][] = []
+  for (const p of report.properties) {
+    const counts = countsOf(p)
+    const troubled = ['refused', 'failed', 'cancelled'].some((key) => counts[REPORT_COUNTS.indexOf(key as never)]! > 0)
+    if (collapse && p.status === 'completed' && !troubled && p.refused_fields.length === 0 && p.failures.length === 0) {
+      quietCount++
+      counts.forEach((n, i) => (quietSums[i]! += n))
+      continue
+    }
+    rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
+  }
+  if (quietCount > 0) rows.push([`${quietCount} other ${quietCount === 1 ? 'Property' : 'Properties'}: nothing refused or failed`, 'completed', ...quietSums])
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...REPORT_COUNTS.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
@@ -231,11 +260,15 @@ export interface PlannedBatchSummary {
   id?: string
   status?: string
   idempotency_key?: string
+  /** The service returned the batch an earlier run submitted (same key, same id): nothing new was created. */
+  replayed?: boolean
+  first_submitted_at?: string
 }
 
 /** The plan in numbers: one line per batch, and the lower bound it is measured against. */
 export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
-  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, b.status ?? ''] : [])])
+  const status = (b: PlannedBatchSummary) => (b.replayed ? `${b.status ?? ''} (already submitted earlier)` : (b.status ?? ''))
+  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, status(b)] : [])])
   const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
   const count = batches.length === 1 ? '1 batch' : `${batches.length} batches`
   return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`

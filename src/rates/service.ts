@@ -5,7 +5,10 @@
 import {FINAL_BATCH_STATUSES} from '../contract/limits.js'
 import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
+import {ApiError, NetworkError} from '../client/errors.js'
+import {SubmitInterruptedError, WaitStoppedError} from './errors.js'
 import {batchIdempotencyKey} from './idempotency.js'
+import {SubmissionJournal} from './journal.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import {foldIntoRuns, mergePreviews, type PlannedBatchSummary, type RunsByProperty} from './render.js'
 import type {PropertyInfo} from './store.js'
@@ -36,20 +39,27 @@ export function summarizePlan(plan: Plan): PlannedBatchSummary[] {
   return Array.from({length: plan.batchCount}, (_, index) => ({index, ...batchStats(plan, index)}))
 }
 
+/** Called around every write of a plan: before batch `index` (0-based) leaves, and once it is answered. */
+export interface WriteHooks {
+  before?(index: number): void
+  after?(done: number): void
+}
+
 /** Dry runs of every batch (each one a write call), merged into one preview in listing order. */
 export async function previewPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
-  onBatch: (done: number) => void = () => {},
+  hooks: WriteHooks = {},
   /** When given, changes are folded into these runs and dropped from the preview. */
   runs?: RunsByProperty,
 ): Promise<RestrictionBatchPreview> {
   const previews: RestrictionBatchPreview[] = []
   for (let b = 0; b < plan.batchCount; b++) {
+    hooks.before?.(b)
     const preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
     if (runs) foldIntoRuns(preview, runs)
     previews.push(preview)
-    onBatch(b + 1)
+    hooks.after?.(b + 1)
   }
   return mergePreviews(
     previews,
@@ -57,21 +67,53 @@ export async function previewPlan(
   )
 }
 
-/** Submits every batch with its content-derived Idempotency-Key: a rerun replays instead of writing twice. */
+/**
+ * Submits every batch with its content-derived Idempotency-Key: a rerun replays instead of writing
+ * twice. When a batch fails after others were stored, SubmitInterruptedError says which were and
+ * which were not submitted.
+ */
 export async function submitPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
   connectionKey: string,
-  onBatch: (done: number, batch: PlannedBatchSummary) => void = () => {},
+  options: {journal?: SubmissionJournal; clock?: Pick<Clock, 'now'>} & WriteHooks = {},
 ): Promise<PlannedBatchSummary[]> {
+  const journal = options.journal ?? SubmissionJournal.memory()
+  const now = () => options.clock?.now() ?? Date.now()
   const submitted: PlannedBatchSummary[] = []
   for (let b = 0; b < plan.batchCount; b++) {
     const request = batchRequest(plan, b) as RestrictionBatchRequest
     const key = batchIdempotencyKey(connectionKey, request)
-    const accepted = await client.restrictionBatches.create(request, {idempotencyKey: key})
-    const summary: PlannedBatchSummary = {index: b, ...batchStats(plan, b), id: accepted.id, status: accepted.status, idempotency_key: key}
+    options.before?.(b)
+    let accepted: RestrictionBatchAccepted
+    try {
+      accepted = await client.restrictionBatches.create(request, {idempotencyKey: key})
+    } catch (error) {
+      const uncertain = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)
+      // Nothing stored yet: the service's own error says it all (and its exit code is true).
+      if (submitted.length === 0 && !uncertain) throw error
+      throw new SubmitInterruptedError({
+        submitted: submitted.map((s) => ({batch: s.index + 1, id: s.id!, replayed: s.replayed === true})),
+        failedBatch: b + 1,
+        total: plan.batchCount,
+        cause: error as Error,
+        uncertain,
+      })
+    }
+    const earlier = journal.get(key)
+    const replayed = earlier?.id === accepted.id
+    const summary: PlannedBatchSummary = {
+      index: b,
+      ...batchStats(plan, b),
+      id: accepted.id,
+      status: accepted.status,
+      idempotency_key: key,
+      replayed,
+      ...(replayed ? {first_submitted_at: new Date(earlier.at).toISOString()} : {}),
+    }
+    await journal.record(key, accepted.id, now())
     submitted.push(summary)
-    onBatch(b + 1, summary)
+    options.after?.(b + 1)
   }
   return submitted
 }
@@ -91,6 +133,10 @@ export interface WaitOptions {
   initialDelayMs?: number
   maxDelayMs?: number
   onReport?: (report: BatchReport) => void
+  /** Give up after this long (--timeout): WaitStoppedError, the batches keep running. */
+  timeoutMs?: number
+  /** Ctrl-C: stop following at once; the batches keep running. */
+  signal?: AbortSignal
 }
 
 /** Reads every batch until each reaches a final status, backing off between rounds. */
@@ -98,16 +144,27 @@ export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatch
   const reports = new Map<string, BatchReport>()
   let delay = options.initialDelayMs ?? 1000
   const maxDelay = options.maxDelayMs ?? 15_000
+  const deadline = options.timeoutMs === undefined ? Infinity : options.clock.now() + options.timeoutMs
+  const pending = () => ids.filter((id) => !isFinal(reports.get(id)?.status ?? ''))
+  const stop = (reason: 'timeout' | 'interrupted') => new WaitStoppedError(reason, pending(), options.timeoutMs)
   for (;;) {
     for (const id of ids) {
       const known = reports.get(id)
       if (known && isFinal(known.status)) continue
+      if (options.signal?.aborted) throw stop('interrupted')
       const report = await client.restrictionBatches.get(id)
       reports.set(id, report)
       options.onReport?.(report)
     }
     if (ids.every((id) => isFinal(reports.get(id)!.status))) return ids.map((id) => reports.get(id)!)
-    await options.clock.sleep(delay)
+    const left = deadline - options.clock.now()
+    if (left <= 0) throw stop('timeout')
+    try {
+      await options.clock.sleep(Math.min(delay, left), options.signal)
+    } catch (error) {
+      if (options.signal?.aborted) throw stop('interrupted')
+      throw error
+    }
     delay = Math.min(maxDelay, Math.round(delay * 1.5))
   }
 }

@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest'
+import {readRatesCsv} from '../../../src/rates/csv-reader.js'
 import {detectDelimiter} from '../../../src/rates/csv-reader.js'
 import {dayFromCivil} from '../../../src/rates/days.js'
 import {A, B, C, messages, readText} from './helpers.js'
@@ -88,11 +89,36 @@ describe('reading a rates CSV', () => {
     ])
   })
 
+  it('moves the window at midnight of each Property, on both sides of the date line (Kiritimati UTC+14, Pago Pago UTC-11)', async () => {
+    const kiritimati = {id: A, name: 'K', timezone: 'Pacific/Kiritimati'}
+    const pagoPago = {id: B, name: 'P', timezone: 'Pacific/Pago_Pago'}
+    const properties = [kiritimati, pagoPago]
+    const file = `property_id,date,rate\n${A},2026-11-22,100\n${B},2026-11-21,100\n${B},2028-11-20,100\n`
+    const at = async (iso: string) => (await readRatesCsv((async function* () { yield Buffer.from(file) })(), {properties, now: Date.parse(iso)})).problems.kept.map((p) => `${p.line}: ${p.message}`)
+    // 09:59 UTC: 23:59 on the 22nd in Kiritimati, 22:59 on the 21st in Pago Pago: every night is writable.
+    expect(await at('2026-11-22T09:59:59Z')).toEqual([])
+    // 10:00 UTC: midnight in Kiritimati, the 22nd is past there; still the 21st in Pago Pago.
+    expect(await at('2026-11-22T10:00:00Z')).toEqual(['2: night 2026-11-22 is before today (2026-11-23 in Pacific/Kiritimati); writable nights run 2026-11-23 to 2028-11-22'])
+    // 11:00 UTC: midnight in Pago Pago, its 21st is past and 2028-11-21 becomes writable; 2028-11-20 still is.
+    expect(await at('2026-11-22T11:00:00Z')).toEqual([
+      '2: night 2026-11-22 is before today (2026-11-23 in Pacific/Kiritimati); writable nights run 2026-11-23 to 2028-11-22',
+      '3: night 2026-11-21 is before today (2026-11-22 in Pacific/Pago_Pago); writable nights run 2026-11-22 to 2028-11-21',
+    ])
+  })
+
+  it('the last writable night is today + 730 in the Property time zone, the day after is refused', async () => {
+    const properties = [{id: B, name: 'P', timezone: 'Pacific/Pago_Pago'}]
+    const read = (night: string) =>
+      readRatesCsv((async function* () { yield Buffer.from(`property_id,date,rate\n${B},${night},100\n`) })(), {properties, now: Date.parse('2026-11-22T10:59:00Z')})
+    expect((await read('2028-11-20')).problems.total).toBe(0)
+    expect((await read('2028-11-21')).problems.kept[0]!.message).toBe('night 2028-11-21 is after the last writable night 2028-11-20 (today + 730 in Pacific/Pago_Pago)')
+  })
+
   it('accepts the same value given twice for a night and refuses two different values, naming both lines', async () => {
     const result = await readText(
       `property_id,from,to,rate,min_stay\n${A},2026-12-01,2026-12-05,100,2\n${A},2026-12-03,2026-12-03,100,\n${A},2026-12-04,2026-12-06,110,2\n`,
     )
-    expect(messages(result)).toEqual([`4|rate|4|rate 110.00 for ${A} on 2026-12-04 differs from 100.00 given on line 2 (and 1 more nights)`])
+    expect(messages(result)).toEqual([`4|rate|4|rate 110.00 for ${A} on 2026-12-04 differs from 100.00 given on line 2 (and 1 more night)`])
   })
 
   it('keeps the first 50 problems and counts the rest', async () => {

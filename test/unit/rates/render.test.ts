@@ -201,3 +201,49 @@ describe('reading the calendar', () => {
     expect(row!.min_stay).toBe('')
   })
 })
+
+describe('long summaries', () => {
+  const quiet = (i: number) => ({
+    property_id: `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    changes: {submitted: 31, changed: 0, unchanged: 31, refused: 0},
+    changed: [],
+    refused_fields: [],
+  })
+
+  it('past 20 Properties the dry-run summary lists those with changes or refusals and counts the quiet ones on one line', () => {
+    const loud = {...quiet(999), property_id: A, changes: {submitted: 31, changed: 3, unchanged: 28, refused: 0}, changed: [change('2026-12-24', 'rate', 100, 110)]}
+    const text = renderPreview(preview([loud, ...Array.from({length: 30}, (_, i) => quiet(i))]), names)
+    const lines = text.split('\n\n')[0]!.split('\n')
+    expect(lines.filter((line) => line.startsWith('Sea View'))).toHaveLength(1)
+    expect(lines.some((line) => line.startsWith('40000000'))).toBe(false)
+    expect(text).toMatch(/30 other Properties: nothing to change\s+930\s+0\s+930\s+0/)
+    expect(text).toMatch(/Total\s+961\s+3\s+958\s+0/)
+  })
+
+  it('keeps one line per Property up to 20 Properties', () => {
+    const text = renderPreview(preview(Array.from({length: 20}, (_, i) => quiet(i))), names)
+    expect(text.split('\n').filter((line) => line.startsWith('40000000'))).toHaveLength(20)
+    expect(text).not.toContain('other Properties')
+  })
+
+  it('past 20 Properties the outcome report counts completed Properties with nothing refused or failed on one line', () => {
+    const counts = {submitted: 31, pending: 0, applied: 31, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}
+    const ok = (i: number) => ({property_id: `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`, status: 'completed', changes: counts, refused_fields: [], failures: []})
+    const report: BatchReport = {
+      id: 'b',
+      status: 'partially_failed',
+      created_at: '',
+      updated_at: '',
+      completed_at: null,
+      changes: {...counts, submitted: 31 * 26, applied: 31 * 25, failed: 31},
+      properties: [
+        ...Array.from({length: 25}, (_, i) => ok(i)),
+        {property_id: A, status: 'failed', changes: {...counts, applied: 0, failed: 31}, refused_fields: [], failures: [{field: 'rate', code: 'sales_channel_unavailable', from: '2026-12-01', to: '2026-12-31'}]},
+      ],
+    }
+    const text = renderReport(report, names)
+    expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+0/)
+    expect(text).toMatch(/25 other Properties: nothing refused or failed\s+completed\s+775\s+775/)
+    expect(text.split('\n').some((line) => line.startsWith('40000000'))).toBe(false)
+  })
+})

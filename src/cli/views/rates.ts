@@ -1,0 +1,90 @@
+/**
+ * What `rates import` and `restrictions set` share between the terminal and the rates feature:
+ * the ApplyUi of a run (stdout results, stderr talk, bars and prompts only on a terminal), the
+ * journal of submissions in the config directory, and Ctrl-C while following batches.
+ */
+import {join} from 'node:path'
+import type {PmsClient} from '../../client/index.js'
+import type {BatchReport} from '../../contract/index.js'
+import type {ApplyResult, ApplyUi, Names, PacingSignal, Plan} from '../../rates/index.js'
+import type {RunContext} from '../base-command.js'
+import {confirm} from '../confirm.js'
+import {paint} from '../output.js'
+import {createProgress} from '../progress.js'
+
+export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
+  const {io, clock} = ctx
+  return {
+    out: (text) => (ctx.json ? undefined : io.out(text)),
+    talk: (text) => io.err(text),
+    progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
+    confirm: (question) => confirm(io, question, {yes}),
+    paint: (style, text) => paint(io, style, text),
+  }
+}
+
+/**
+ * Ctrl-C while following batches stops the following, not the batches: the wait ends with a
+ * message naming `pms batches wait ID...` instead of the process dying mid-line.
+ */
+export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
+  const controller = new AbortController()
+  const onInterrupt = () => controller.abort()
+  process.once('SIGINT', onInterrupt)
+  return {signal: controller.signal, dispose: () => process.off('SIGINT', onInterrupt)}
+}
+
+/** The run's client, with its waits for the write limit routed to the progress line of the current phase. */
+export async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
+  const {createClient} = await import('../session.js')
+  const pacing: PacingSignal = {}
+  const client = await createClient(ctx, {onPacingWait: (limitClass, ms) => (limitClass === 'write' ? pacing.listener?.(ms) : undefined)})
+  return {client, pacing}
+}
+
+export interface ApplyFlags {
+  dryRun: boolean
+  preview: boolean
+  wait: boolean
+  yes: boolean
+  /** --timeout in seconds. */
+  timeout?: number
+}
+
+/** Runs a plan through preview, confirmation, submission and --wait; the result is the --json document. */
+export async function runApply(
+  ctx: RunContext,
+  {client, pacing}: {client: PmsClient; pacing?: PacingSignal},
+  plan: Plan,
+  names: Names,
+  flags: ApplyFlags,
+): Promise<ApplyResult> {
+  const {applyPlan, SubmissionJournal} = await import('../../rates/index.js')
+  const journal = await SubmissionJournal.open(join(ctx.configDir, 'rates', 'submitted-batches.json'), ctx.clock.now())
+  return applyPlan(
+      client,
+      plan,
+      names,
+      {
+        dryRun: flags.dryRun,
+        preview: flags.preview,
+        wait: flags.wait,
+        connectionKey: `${client.baseUrl}#${ctx.profile ?? 'default'}`,
+        clock: ctx.clock,
+        keepChanges: ctx.json,
+        journal,
+        waitTimeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+        watchInterrupt,
+        pacing,
+      },
+      applyUi(ctx, flags.yes),
+    )
+}
+
+/** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
+export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
+  if (ctx.json) return JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n'
+  const rates = await import('../../rates/index.js')
+  const names = rates.namesOf(await rates.loadProperties(client))
+  return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text))).join('\n')
+}
