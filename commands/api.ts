@@ -53,12 +53,13 @@ code of their error. A POST is retried on 5xx or a broken connection only with -
     })
     const client = await createClient(this.ctx)
     try {
-      await runRaw(client, request, {include: this.flags.include, paginate: this.flags.paginate, out: (text) => this.ctx.io.out(text)})
-    } catch (error) {
-      // As `gh api`: the error answer's body on stdout, the Error/Try lines on stderr.
-      const body = (error as {body?: unknown}).body
-      if (!this.ctx.json && body !== undefined) this.ctx.io.out(typeof body === 'string' ? body + '\n' : JSON.stringify(body, null, 2) + '\n')
-      throw error
+      // As `gh api`: an error answer's body on stdout, then the Error/Try lines on stderr.
+      await runRaw(client, request, {
+        include: this.flags.include,
+        paginate: this.flags.paginate,
+        printErrorAnswer: !this.ctx.json,
+        out: (text) => this.ctx.io.out(text),
+      })
     } finally {
       await client.close()
     }

@@ -88,8 +88,9 @@ export interface ApiErrorInit {
   retryAfterSeconds?: number
   /** Value of the `Allow` header of a 405. */
   allow?: string
-  /** The answer's body as it came, for `pms api`. */
+  /** The answer's body and headers as they came, for `pms api`. */
   body?: unknown
+  headers?: Record<string, string>
   /** Replaces the generic advice of the code where the caller knows better (e.g. which id was missing). */
   suggestion?: string
 }
@@ -99,6 +100,7 @@ export class ApiError extends PmsError {
   readonly status: number
   readonly retryAfterSeconds?: number
   readonly body?: unknown
+  readonly headers?: Record<string, string>
 
   constructor(init: ApiErrorInit) {
     super(init.message || `The service answered ${init.status} ${init.code}`, {
@@ -110,6 +112,7 @@ export class ApiError extends PmsError {
     this.status = init.status
     this.retryAfterSeconds = init.retryAfterSeconds
     this.body = init.body
+    this.headers = init.headers
   }
 }
 

@@ -1,6 +1,6 @@
 import {STATUS_CODES} from 'node:http'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
-import {UsageError} from './errors.js'
+import {ApiError, UsageError} from './errors.js'
 import {walkPages} from './pagination.js'
 import type {PmsClient, RawRequest, RawResponse} from './index.js'
 
@@ -213,11 +213,29 @@ export function formatBody(body: unknown): string {
 export interface RunRawOptions {
   include?: boolean
   paginate?: boolean
+  /**
+   * As `gh api`: an error answer's body (with --include, its status line and headers first) is
+   * printed like a success before the error is thrown. Off with --json, whose error document
+   * must be the only thing on stdout.
+   */
+  printErrorAnswer?: boolean
   out: (text: string) => void
 }
 
 /** `pms api`: one request, or with --paginate every page's `data` printed as one JSON array. */
 export async function runRaw(client: Pick<PmsClient, 'request'>, request: RawRequest, options: RunRawOptions): Promise<void> {
+  try {
+    await runRawAnswers(client, request, options)
+  } catch (error) {
+    if (options.printErrorAnswer !== false && error instanceof ApiError && error.body !== undefined) {
+      if (options.include) options.out(formatHead({status: error.status, headers: error.headers ?? {}}))
+      options.out(formatBody(error.body))
+    }
+    throw error
+  }
+}
+
+async function runRawAnswers(client: Pick<PmsClient, 'request'>, request: RawRequest, options: RunRawOptions): Promise<void> {
   if (!options.paginate) {
     const answer = await client.request(request)
     if (options.include) options.out(formatHead(answer))

@@ -399,6 +399,7 @@ export function errorFromAnswer(status: number, headers: Record<string, string>,
       details,
       retryAfterSeconds: headerRetry ?? (typeof detailRetry === 'number' ? detailRetry : undefined),
       allow: headers.allow,
+      headers,
       body: parsed,
     })
   }
@@ -414,6 +415,7 @@ export function errorFromAnswer(status: number, headers: Record<string, string>,
     message: `The service answered ${status} without the API error shape${snippet ? `: ${snippet}` : ''}`,
     retryAfterSeconds: headerRetry,
     allow: headers.allow,
+    headers,
     body: parsed ?? (text || undefined),
   })
 }

@@ -43,6 +43,15 @@ describe('pms api and pms openapi against the sandbox', () => {
     expect(result.stderr).toMatch(/^Error: .*\nTry: /)
   })
 
+  it('--include shows the status line and headers of an error answer too (405 with its Allow header), exit 1', async () => {
+    const result = await runPms(['api', 'DELETE', '/properties', '--include'], {env})
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stdout.startsWith('HTTP/1.1 405 Method Not Allowed\n')).toBe(true)
+    expect(result.stdout).toMatch(/^allow: GET$/m)
+    expect(JSON.parse(result.stdout.slice(result.stdout.indexOf('\n\n') + 2))).toMatchObject({error: {code: 'method_not_allowed'}})
+    expect(result.stderr).toMatch(/^Error: .*\(method_not_allowed\)\nTry: use one of the methods this endpoint accepts: GET\n$/)
+  })
+
   it('a missing Permission exits 4 with forbidden_permission as the --json error', async () => {
     const limited = await connect(sandbox.appUrl, {permissions: ['bookings.read']})
     const result = await runPms(['api', 'GET', '/properties', '--json'], {env: {...env, PMS_ACCESS_TOKEN: limited.access_token}})

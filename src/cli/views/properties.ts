@@ -40,6 +40,7 @@ async function withPropertyId<T>(id: string, call: () => Promise<T>): Promise<T>
       message: `Property ${id} was not found in the Connection Scope`,
       details: error.details,
       body: error.body,
+      headers: error.headers,
       suggestion: 'check the id with pms properties list: a Property the owner did not allow this connection looks missing too',
     })
   }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
+import {ApiError, UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
 import {buildRawRequest, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
 
@@ -106,6 +106,23 @@ describe('pms api output', () => {
     const looping = {request: async () => ({status: 200, headers: {}, body: {data: [1], next_cursor: 'same'}}) as RawResponse}
     const error = await runRaw(looping, {method: 'GET', path: '/properties'}, {paginate: true, out: () => undefined}).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(UnexpectedResponseError)
+  })
+
+  it('an error answer is printed like a success, with --include its status line and headers first, then thrown', async () => {
+    const refused = new ApiError({
+      status: 429,
+      code: 'rate_limited',
+      message: 'slow down',
+      headers: {'retry-after': '5'},
+      body: {error: {code: 'rate_limited', message: 'slow down'}},
+    })
+    const failing = {request: async (): Promise<RawResponse> => Promise.reject(refused)}
+    let out = ''
+    await expect(runRaw(failing, {method: 'GET', path: '/properties'}, {include: true, out: (t) => (out += t)})).rejects.toBe(refused)
+    expect(out).toBe('HTTP/1.1 429 Too Many Requests\nretry-after: 5\n\n' + JSON.stringify(refused.body, null, 2) + '\n')
+    let quiet = ''
+    await expect(runRaw(failing, {method: 'GET', path: '/properties'}, {include: true, printErrorAnswer: false, out: (t) => (quiet += t)})).rejects.toBe(refused)
+    expect(quiet).toBe('')
   })
 
   it('--include prints the status line and headers before the body', async () => {
