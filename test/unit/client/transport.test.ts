@@ -55,6 +55,19 @@ describe('HTTP core', () => {
   })
 })
 
+describe('absolute URLs (attachment urls)', () => {
+  it('are followed on the service with the token, and refused before sending anywhere else', async () => {
+    const {server, client} = await setup(() => ok)
+    await client.request({method: 'GET', path: `${server.url}/api/v1/properties`})
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer tok_access')
+    const error = await client.request({method: 'GET', path: 'https://elsewhere.example/api/v1/properties'}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).message).toContain('Refusing to send the access token to https://elsewhere.example')
+    expect((error as UsageError).suggestion).toMatch(/PMS_APP_URL/)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
 describe('retry rules', () => {
   it('a GET is retried on 500 with back-off and succeeds', async () => {
     const {server, client, clock} = await setup((_req, i) => (i < 2 ? apiError(500, 'internal_error') : ok))
