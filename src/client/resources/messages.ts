@@ -58,7 +58,9 @@ export class MessagesResource {
   async send(bookingId: string, request: SendMessageRequest, opts: SendOptions): Promise<Message> {
     const photos = opts.photos ?? []
     if (photos.length > MAX_PHOTOS_PER_MESSAGE) {
-      throw new UsageError(`A message carries at most ${MAX_PHOTOS_PER_MESSAGE} photos, not ${photos.length}`)
+      throw new UsageError(`A message carries at most ${MAX_PHOTOS_PER_MESSAGE} photos, not ${photos.length}`, {
+        suggestion: `send the others in another message, ${MAX_PHOTOS_PER_MESSAGE} at a time`,
+      })
     }
     checkPhotos(request, photos)
     const path = `/bookings/${segment(bookingId)}/messages`
@@ -89,7 +91,9 @@ function checkPhotos(request: SendMessageRequest, photos: Photo[]): void {
   }
   for (const photo of photos) {
     if (!(PHOTO_CONTENT_TYPES as readonly string[]).includes(photo.contentType)) {
-      throw new UsageError(`${photo.fileName} is ${photo.contentType}; photos are ${PHOTO_CONTENT_TYPES.join(', ')}`)
+      throw new UsageError(`${photo.fileName} is ${photo.contentType}; photos are ${PHOTO_CONTENT_TYPES.join(', ')}`, {
+        suggestion: 'convert it to JPEG, PNG, WebP or AVIF',
+      })
     }
     if (photo.data.byteLength > PHOTO_MAX_BYTES) {
       throw new UsageError(`${photo.fileName} is over ${PHOTO_MAX_BYTES / 1024 / 1024} MB`, {suggestion: 'send a smaller photo'})
