@@ -1,4 +1,5 @@
 import {PmsError} from '../client/errors.js'
+import {loginCommand} from './errors.js'
 import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
 import {configPath} from './config.js'
 import {openProfileSession, type ProfileSession, type TokenProviderOptions} from './index.js'
@@ -52,7 +53,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   try {
     appUrl = resolveAppUrl(options)
   } catch (error) {
-    add({check: 'config', status: 'fail', detail: (error as Error).message, fix: 'pms login --app-url https://... --client-id ... --client-secret ...'})
+    add({check: 'config', status: 'fail', detail: (error as Error).message, fix: `${loginCommand(profile.name)} --app-url https://... --client-id ... --client-secret ...`})
   }
   const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
   if (appUrl) {
@@ -85,11 +86,11 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
       stored = await session.store.read()
       if (stored?.refresh_token) add({check: 'token store', status: 'ok', detail: `${session.store.description} holds a login`})
       else {
-        add({check: 'token store', status: 'fail', detail: `${session.store.description} holds no login`, fix: 'pms login'})
+        add({check: 'token store', status: 'fail', detail: `${session.store.description} holds no login`, fix: loginCommand(profile.name)})
         session = undefined
       }
     } catch (error) {
-      add({check: 'token store', status: 'fail', detail: (error as Error).message, fix: fixFor(error)})
+      add({check: 'token store', status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)})
     }
   }
 
@@ -111,7 +112,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
     add({check: 'token', status: 'warn', detail: `the access token expired at ${new Date(stored.expires_at ?? 0).toISOString()}; a refresh replaces it`})
   } else {
     const answer = await probeGet(appUrl, '/properties?limit=1', token, probe)
-    add(tokenCheck(answer))
+    add(tokenCheck(answer, profile.name))
   }
 
   // 6. refresh
@@ -120,7 +121,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
       token = await session.provider.forceRefresh()
       add({check: 'refresh', status: 'ok', detail: `refreshed; the new access token expires at ${new Date(session.provider.expiresAt ?? 0).toISOString()}`})
     } catch (error) {
-      add({check: 'refresh', status: 'fail', detail: (error as Error).message, fix: fixFor(error)})
+      add({check: 'refresh', status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)})
       return report()
     }
   } else add({check: 'refresh', status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'})
@@ -131,14 +132,14 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
 }
 
 /** The error's own advice (a keychain to start, a network to check), else a new login. */
-function fixFor(error: unknown): string {
-  return error instanceof PmsError && error.suggestion ? error.suggestion : 'pms login'
+function fixFor(error: unknown, profile: string): string {
+  return error instanceof PmsError && error.suggestion ? error.suggestion : loginCommand(profile)
 }
 
-function tokenCheck(answer: ProbeAnswer): DoctorCheck {
+function tokenCheck(answer: ProbeAnswer, profile: string): DoctorCheck {
   if (answer.status === 200 || answer.code === 'forbidden_permission') return {check: 'token', status: 'ok', detail: 'the service accepts the access token'}
   if (answer.code === 'unauthorized') return {check: 'token', status: 'warn', detail: 'the access token is refused (unauthorized); a refresh replaces it'}
-  if (answer.code === 'connection_revoked') return {check: 'token', status: 'fail', detail: 'the App Connection was revoked', fix: 'pms login (only a new consent restores it)'}
+  if (answer.code === 'connection_revoked') return {check: 'token', status: 'fail', detail: 'the App Connection was revoked', fix: `${loginCommand(profile)} (only a new consent restores it)`}
   if (answer.code === 'app_suspended') return {check: 'token', status: 'fail', detail: 'the App is suspended or not allowed on this account', fix: 'contact the operator of the service'}
   if (answer.code === 'subscription_blocked') return {check: 'token', status: 'fail', detail: 'the account subscription is blocked', fix: 'the owner must restore the subscription'}
   return {check: 'token', status: 'warn', detail: `GET /properties answered HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ''}`}

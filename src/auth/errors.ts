@@ -2,10 +2,16 @@ import {ExitCode, PmsError, UsageError, type PmsErrorOptions} from '../client/er
 
 const LOGIN_SUGGESTION = 'pms login'
 
+/** The login command for a profile: a bare `pms login` would log in the default profile instead. */
+export function loginCommand(profile?: string): string {
+  return profile && profile !== 'default' ? `${LOGIN_SUGGESTION} --profile ${profile}` : LOGIN_SUGGESTION
+}
+
 /** No usable login for the profile: nothing stored, or the stored grant is gone. Exit 3. */
 export class LoginRequiredError extends PmsError {
-  constructor(message: string, options: Partial<PmsErrorOptions> = {}) {
-    super(message, {code: 'login_required', exitCode: ExitCode.loginNeeded, suggestion: LOGIN_SUGGESTION, ...options})
+  constructor(message: string, options: Partial<PmsErrorOptions> & {profile?: string} = {}) {
+    const {profile, ...rest} = options
+    super(message, {code: 'login_required', exitCode: ExitCode.loginNeeded, suggestion: loginCommand(profile), ...rest})
   }
 }
 

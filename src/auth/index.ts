@@ -2,7 +2,7 @@ import type {Clock} from '../client/clock.js'
 import {systemClock} from '../client/clock.js'
 import {UsageError} from '../client/errors.js'
 import {staticTokenProvider, type TokenProvider} from '../client/token-provider.js'
-import {LoginRequiredError} from './errors.js'
+import {loginCommand, LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
 import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
@@ -55,7 +55,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
   if (!clientId) {
     throw new UsageError(`No client_id is known for profile "${profile.name}"`, {
       code: 'client_id_missing',
-      suggestion: 'set PMS_CLIENT_ID or pms config set client_id ..., then pms login',
+      suggestion: `set PMS_CLIENT_ID or pms config set client_id ..., then ${loginCommand(profile.name)}`,
     })
   }
   const store = await recordedStore(options.configDir, profile, (line) => options.io.err(line))
@@ -70,7 +70,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
       if (!clientSecret) {
         throw new LoginRequiredError(`No client secret is stored for profile "${profile.name}"`, {
           code: 'client_secret_missing',
-          suggestion: 'set PMS_CLIENT_SECRET, or pms login --client-secret ...',
+          suggestion: `set PMS_CLIENT_SECRET, or ${loginCommand(profile.name)} --client-secret ...`,
         })
       }
       return refreshTokens(

@@ -1,5 +1,5 @@
 import {UsageError} from '../client/errors.js'
-import {LoginRequiredError} from './errors.js'
+import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
 import {normalizeAppUrl} from './urls.js'
 
@@ -55,9 +55,9 @@ export function resolveAppUrl(options: ProfileOptions & {appUrl?: string}): stri
 
 /** The profile has no stored login; the suggestion says what the first login needs. */
 export function notLoggedIn(profile: LoadedProfile, env: NodeJS.ProcessEnv): LoginRequiredError {
-  if (profile.settings.app_url || env.PMS_APP_URL) return new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in'})
+  if (profile.settings.app_url || env.PMS_APP_URL) return new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in', profile: profile.name})
   return new LoginRequiredError(`No login is stored for profile "${profile.name}", and no app_url is known`, {
     code: 'not_logged_in',
-    suggestion: 'pms login --app-url https://... --client-id ... --client-secret ... (or set PMS_APP_URL, or pms config set app_url https://...)',
+    suggestion: `${loginCommand(profile.name)} --app-url https://... --client-id ... --client-secret ... (or set PMS_APP_URL, or pms config set app_url https://...)`,
   })
 }

@@ -61,7 +61,7 @@ export class StoredTokenProvider implements TokenProvider {
   private async readOrFail(): Promise<StoredCredentials> {
     const credentials = await this.options.store.read()
     if (!credentials?.refresh_token && !credentials?.access_token) {
-      throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in'})
+      throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
     }
     return credentials
   }
@@ -80,7 +80,7 @@ export class StoredTokenProvider implements TokenProvider {
         return stored.access_token
       }
       if (!stored.refresh_token) {
-        throw new LoginRequiredError(`The stored login for profile "${this.options.profile}" has no refresh token`, {code: 'not_logged_in'})
+        throw new LoginRequiredError(`The stored login for profile "${this.options.profile}" has no refresh token`, {code: 'not_logged_in', profile: this.options.profile})
       }
       let pair: TokenPair
       try {
@@ -113,7 +113,7 @@ export class StoredTokenProvider implements TokenProvider {
     throw new LoginRequiredError(
       `${cause.message}. The service may already have replaced the refresh token of profile "${this.options.profile}", ` +
         'and sending the old one again would revoke the whole token family, so pms has forgotten it',
-      {code: 'refresh_answer_lost', cause},
+      {code: 'refresh_answer_lost', cause, profile: this.options.profile},
     )
   }
 
@@ -126,7 +126,7 @@ export class StoredTokenProvider implements TokenProvider {
     await clearTokens(this.options.store, again ?? sent)
     throw new LoginRequiredError(
       `The stored login for profile "${this.options.profile}" is no longer valid (invalid_grant): the account owner has to connect pms again`,
-      {code: 'invalid_grant', cause},
+      {code: 'invalid_grant', cause, profile: this.options.profile},
     )
   }
 }

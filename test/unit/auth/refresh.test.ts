@@ -119,6 +119,21 @@ describe('invalid_grant', () => {
   })
 })
 
+describe('the way back', () => {
+  it('names the profile in pms login when it is not the default one, since a bare pms login would log in another profile', async () => {
+    const store = new MemoryTokenStore(stored({refresh_token: 'rt_stale', expires_at: NOW - MINUTE}))
+    const tokens = new StoredTokenProvider({
+      profile: 'acme',
+      store,
+      lock: (task) => withCredentialLock(mkdtempSync(join(tmpdir(), 'pms-lock-')), 'acme', task),
+      refresh: rotatingServer().refresh,
+      now: () => NOW,
+    })
+    await expect(tokens.getToken()).rejects.toMatchObject({code: 'invalid_grant', suggestion: 'pms login --profile acme'})
+    await expect(tokens.getToken()).rejects.toMatchObject({code: 'not_logged_in', suggestion: 'pms login --profile acme'})
+  })
+})
+
 describe('failures that are not invalid_grant', () => {
   it('a lost refresh answer is not retried with the same refresh token: it is forgotten and pms login is asked for (exit 3)', async () => {
     const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
