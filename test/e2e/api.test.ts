@@ -121,6 +121,24 @@ describe('pms api and pms openapi against the sandbox', () => {
     })
   })
 
+  describe('with every call answered 429 rate_limited (Retry-After: 1)', () => {
+    beforeAll(async () => {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {fail: 1, fail_status: 429})
+    })
+    afterAll(async () => {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    })
+
+    it('a POST without Idempotency-Key is re-sent after each Retry-After (a 429 did no work), then exits 75', async () => {
+      const before = (await sandboxRequests(sandbox.appUrl)).length
+      const result = await runPms(['api', 'POST', '/restriction-batches', '--input', '-'], {env, input: JSON.stringify({dry_run: true, entries: []})})
+      expect(result.code, result.stderr).toBe(75)
+      expect(result.stderr).toMatch(/^Error: Still rate limited after waiting 5 s over 5 attempts.*\(rate_limited\)\nTry: wait 1 seconds and run again\n$/)
+      const calls = (await sandboxRequests(sandbox.appUrl)).slice(before)
+      expect(calls.map((r) => `${r.method} ${r.status} ${r.idempotency_key}`)).toEqual(Array.from({length: 6}, () => 'POST 429 null'))
+    }, 30_000)
+  })
+
   it('pms openapi prints the generated document; --from-service prints the one the service answers', async () => {
     const local = await runPms(['openapi'])
     expect(local.code, local.stderr).toBe(0)
