@@ -36,7 +36,9 @@ export function buildRawRequest(input: RawCommandInput): RawRequest {
     const colon = spec.indexOf(':')
     const name = colon > 0 ? spec.slice(0, colon).trim() : ''
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new UsageError(`Header "${spec}" is not "Name: value"`, {suggestion: "-H 'Accept: application/json'"})
+      // Only the first word is echoed: the rest may be a credential (-H 'Authorization Bearer ...').
+      const first = spec.trim().split(/\s+/)[0] ?? ''
+      throw new UsageError(`-H "${first}${first.length < spec.trim().length ? ' ...' : ''}" is not "Name: value"`, {suggestion: "-H 'Accept: application/json'"})
     }
     headers[name.toLowerCase()] = spec.slice(colon + 1).trim()
   }

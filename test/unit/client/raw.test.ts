@@ -65,6 +65,10 @@ describe('pms api request building', () => {
     })
     expect(() => buildRawRequest({method: 'GET', path: '/x', idempotencyKey: 'k'})).toThrow(UsageError)
     expect(() => buildRawRequest({method: 'GET', path: '/x', headers: ['nocolon']})).toThrow(UsageError)
+    // A header without its colon never echoes what follows the name, which may be a token.
+    expect(() => buildRawRequest({method: 'GET', path: '/x', headers: ['Authorization Bearer pms_at_secret']})).toThrow(
+      '-H "Authorization ..." is not "Name: value"',
+    )
   })
 
   it('a file that cannot be read names the file, the flag and what to do', async () => {
