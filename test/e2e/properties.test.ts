@@ -1,5 +1,7 @@
+import {readdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runPms} from './support/pms.js'
+import {runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Property {
@@ -141,6 +143,18 @@ describe('pms properties against the sandbox (120 seeded Properties)', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^Error: "villa-12" is not a Property id: ids are uuids \(invalid_argument\)\nTry: .*pms properties list/)
     expect((await apiCalls()).length).toBe(before)
+  })
+
+  it('the reads of a run are recorded for pacing under PMS_CONFIG_DIR/pacing, where the next pms process of the profile finds them', async () => {
+    const configDir = tempConfigDir()
+    const result = await runPms(['properties', 'get', (properties[0] as Property).id], {env, configDir})
+    expect(result.code, result.stderr).toBe(0)
+    const files = readdirSync(join(configDir, 'pacing')).filter((name) => name.endsWith('.json'))
+    expect(files).toHaveLength(1)
+    const state = JSON.parse(readFileSync(join(configDir, 'pacing', files[0] as string), 'utf8')) as Record<string, {calls: number[]}>
+    const reads = Object.entries(state).find(([key]) => key.endsWith('\u0000read'))?.[1]
+    expect(reads?.calls).toHaveLength(1)
+    expect(Math.abs((reads?.calls[0] as number) - Date.now())).toBeLessThan(60_000)
   })
 
   it('guide without property_guide.read exits 4 with forbidden_permission', async () => {
