@@ -152,8 +152,8 @@ export class WaitStoppedError extends PmsError {
 
   constructor(reason: 'timeout' | 'interrupted', pending: readonly string[], timeoutMs?: number) {
     const why = reason === 'timeout' ? `still not final after ${Math.round((timeoutMs ?? 0) / 1000)} s (--timeout)` : 'stopped waiting (interrupted)'
-    const count = pending.length === 1 ? '1 batch is' : `${pending.length} batches are`
-    super(`${why}: ${count} stored and keep running on the service: ${pending.join(' ')}`, {
+    const count = pending.length === 1 ? '1 batch is stored and keeps' : `${pending.length} batches are stored and keep`
+    super(`${why}: ${count} running on the service: ${pending.join(' ')}`, {
       code: reason === 'timeout' ? 'wait_timeout' : 'wait_interrupted',
       // A timeout is worth another look later (cron); an interrupt is the user's own choice.
       exitCode: reason === 'timeout' ? ExitCode.tempFailure : (130 as ExitCode),

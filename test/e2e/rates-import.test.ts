@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {renderFixture} from '../fixtures/rates/catalogue.js'
 import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
-import {runPms} from './support/pms.js'
+import {runPms, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin} from './support/sandbox.js'
 
 let world: RatesWorld
@@ -23,6 +23,8 @@ function csv(name: string, text: string): string {
 const fixture = (name: string) => renderFixture(name, {P1: property.id, P1_NAME: property.name, OUT: world.outOfScope, now: Date.now()})
 const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempotency_key !== null)
 let firstBatchId = ''
+/** The first import and its rerun share a config directory, where pms remembers what it submitted. */
+const configDir = tempConfigDir()
 
 beforeAll(async () => {
   world = await startRatesWorld()
@@ -35,7 +37,7 @@ afterAll(async () => {
 describe('rates import against the sandbox', () => {
   it('a real import with --yes --wait reaches completed and prints the outcome report', async () => {
     const file = csv('base.csv', fixture('good/rates-baseline.csv'))
-    const result = await runPms(['rates', 'import', file, '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000})
+    const result = await runPms(['rates', 'import', file, '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000, configDir})
     expect(result.code, result.stderr).toBe(0)
     const id = /Batch ([0-9a-f-]{36}): completed/.exec(result.stdout)?.[1]
     expect(id).toBeDefined()
@@ -47,10 +49,16 @@ describe('rates import against the sandbox', () => {
 
   it('running the same import again replays the stored batch: same id, same Idempotency-Key, no second batch', async () => {
     const file = join(dir, 'base.csv')
-    const result = await runPms(['rates', 'import', file, '--yes', '--json'], {env: await world.env()})
+    const result = await runPms(['rates', 'import', file, '--yes', '--json'], {env: await world.env(), configDir})
     expect(result.code, result.stderr).toBe(0)
-    const body = JSON.parse(result.stdout) as {batches: {id: string; idempotency_key: string}[]; preview: {properties: {changes: {changed: number}}[]}}
+    const body = JSON.parse(result.stdout) as {
+      batches: {id: string; idempotency_key: string; replayed: boolean}[]
+      preview: {properties: {changes: {changed: number}}[]}
+    }
     expect(body.batches.map((b) => b.id)).toEqual([firstBatchId])
+    expect(body.batches[0]!.replayed).toBe(true)
+    expect(result.stderr).toContain('This batch was already submitted by an earlier run')
+    expect(result.stderr).toContain('the service returned the same id and created nothing new')
     expect(body.preview.properties[0]!.changes.changed).toBe(0)
     const posts = await keyedPosts()
     expect(posts).toHaveLength(2)
@@ -133,6 +141,17 @@ describe('rates import against the sandbox', () => {
       const id = /Batch ([0-9a-f-]{36}): failed/.exec(result.stdout)![1]!
       const waited = await runPms(['batches', 'wait', id], {env: await world.env()})
       expect(waited.code).toBe(5)
+
+      // A batch still retrying: --timeout stops the following, not the batch, and names how to follow it.
+      const slow = csv('slow.csv', `property_id,from,to,min_stay\n${property.id},${d(40)},${d(41)},5\n`)
+      const timed = await runPms(['rates', 'import', slow, '--yes', '--wait', '--timeout', '1', '--no-preview'], {env: await world.env()})
+      expect(timed.code, timed.stderr).toBe(75)
+      const pending = /follow them with: pms batches wait ([0-9a-f-]{36})/.exec(timed.stderr)?.[1]
+      expect(pending).toBeDefined()
+      expect(timed.stderr).toContain('still not final after 1 s (--timeout): 1 batch is stored and keeps running')
+      const both = await runPms(['batches', 'wait', id, pending!, '--timeout', '1', '--json'], {env: await world.env()})
+      expect(both.code).toBe(75)
+      expect(JSON.parse(both.stdout)).toMatchObject({error: {code: 'wait_timeout', details: {pending: [pending]}}})
     } finally {
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
     }
