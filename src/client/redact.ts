@@ -6,6 +6,7 @@
 export const REDACTED = '[redacted]'
 
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie'])
+const URL_HEADERS = new Set(['location', 'content-location', 'referer'])
 
 /** Body and query fields that carry a credential in requests (OAuth bodies, callback URLs, tokens). */
 export const REQUEST_SECRET_FIELDS: ReadonlySet<string> = new Set([
@@ -35,7 +36,9 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
     const text = Array.isArray(value) ? value.join(', ') : value
-    if (!SECRET_HEADERS.has(name.toLowerCase())) out[name] = text
+    // A redirect of the authorize endpoint carries the authorization code in its query.
+    if (URL_HEADERS.has(name.toLowerCase())) out[name] = redactUrl(text)
+    else if (!SECRET_HEADERS.has(name.toLowerCase())) out[name] = text
     else if (name.toLowerCase() === 'authorization' || name.toLowerCase() === 'proxy-authorization') {
       const scheme = /^(\w+)\s/.exec(text)?.[1]
       out[name] = scheme ? `${scheme} ${REDACTED}` : REDACTED
@@ -64,13 +67,22 @@ function redactParams(params: URLSearchParams, fields: ReadonlySet<string>): str
   return parts.join('&')
 }
 
+const RELATIVE_BASE = 'http://relative.invalid'
+
 /** Redacts secret query parameters and any userinfo of a URL. */
 export function redactUrl(url: string, fields: ReadonlySet<string> = REQUEST_SECRET_FIELDS): string {
   let parsed: URL
+  let relative = false
   try {
     parsed = new URL(url)
   } catch {
-    return url
+    // A relative reference (a Location header may be one): parsed against a placeholder origin.
+    try {
+      parsed = new URL(url, RELATIVE_BASE)
+      relative = true
+    } catch {
+      return url
+    }
   }
   if (parsed.username || parsed.password) {
     parsed.username = REDACTED
@@ -78,7 +90,8 @@ export function redactUrl(url: string, fields: ReadonlySet<string> = REQUEST_SEC
   }
   const query = parsed.search ? '?' + redactParams(parsed.searchParams, fields) : ''
   parsed.search = ''
-  return parsed.toString().replace(/\?$/, '') + query
+  const base = relative ? parsed.toString().slice(RELATIVE_BASE.length) : parsed.toString()
+  return base.replace(/\?$/, '') + query
 }
 
 /**

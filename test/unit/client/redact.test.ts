@@ -59,6 +59,13 @@ describe('redaction of the --debug trace', () => {
     expect(shown).toBe(`grant_type=authorization_code&code=${REDACTED}&code_verifier=${REDACTED}&client_id=app`)
   })
 
+  it('hides the authorization code of a redirect Location, absolute or relative', () => {
+    expect(redactHeaders({location: 'http://localhost:8765/callback?code=pms_ac_secret&state=s1'})).toEqual({
+      location: `http://localhost:8765/callback?code=${REDACTED}&state=s1`,
+    })
+    expect(redactHeaders({Location: '/callback?code=pms_ac_secret&state=s1'})).toEqual({Location: `/callback?code=${REDACTED}&state=s1`})
+  })
+
   it('hides the authorization code in URL queries and any userinfo', () => {
     expect(redactUrl('http://127.0.0.1:1/callback?code=abc&state=s1')).toBe(`http://127.0.0.1:1/callback?code=${REDACTED}&state=s1`)
     expect(redactUrl('http://user:pw@host/x')).not.toContain('pw')
