@@ -167,7 +167,6 @@ export class Transport {
     const isApi = pathname.startsWith(API_PREFIX + '/') || pathname === API_PREFIX
     const isOAuth = /^\/(api\/)?oauth(\/|$)/.test(pathname)
     const limitClass: LimitClass = limitClassOf(method, pathname)
-    const safe = method === 'GET' || method === 'HEAD' || req.idempotencyKey !== undefined
 
     const body = encodeBody(req)
     const headers: Record<string, string> = {
@@ -177,6 +176,9 @@ export class Transport {
     }
     if (body) headers['content-type'] ??= body.contentType
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
+    // A key given as a plain header (pms api -H 'Idempotency-Key: ...') protects the POST just the same.
+    const keyed = headers['idempotency-key'] !== undefined
+    const safe = method === 'GET' || method === 'HEAD' || keyed
 
     let token = isOAuth || headers.authorization ? undefined : await this.options.tokens.getToken()
     let refreshed = false
@@ -252,7 +254,7 @@ export class Transport {
         continue
       }
 
-      if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && req.idempotencyKey !== undefined) {
+      if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && keyed) {
         if (inUseWaits < this.policy.maxInUseWaits) {
           inUseWaits += 1
           const waitMs = retryAfterMs ?? this.policy.inUseWaitMs

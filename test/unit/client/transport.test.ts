@@ -137,6 +137,12 @@ describe('retry rules', () => {
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-1', 'key-1', 'key-1'])
   })
 
+  it('an Idempotency-Key given as a plain header makes a POST retriable like the option does', async () => {
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(500, 'internal_error') : ok))
+    await client.request({method: 'POST', path: '/restriction-batches', body: {entries: []}, headers: {'Idempotency-Key': 'hdr-1'}})
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['hdr-1', 'hdr-1'])
+  })
+
   it('409 idempotency_key_in_use waits a few seconds and retries with the same key', async () => {
     const sent = {status: 201, body: message()}
     const {server, client, clock} = await setup((_req, i) => (i < 2 ? apiError(409, 'idempotency_key_in_use') : sent))
