@@ -12,7 +12,8 @@ As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks 
 turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
 
 The answer is printed as pretty JSON; error answers print their body on stdout and exit with the
-code of their error. A POST is retried on 5xx or a broken connection only with --idempotency-key.`
+code of their error. A POST is retried on 5xx or a broken connection only with an Idempotency-Key
+(--idempotency-key, or -H 'Idempotency-Key: ...').`
 
   static override examples = [
     '<%= config.bin %> api GET /properties --paginate',
