@@ -4,7 +4,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet> {
   static override summary = 'Show the calendar: rate, min stay, closures and availability per night, with fields a batch would refuse'
   static override description =
-    'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json.'
+    'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table per Property on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json.'
   static override examples = [
     '<%= config.bin %> restrictions get --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-01 --to 2026-12-31',
     '<%= config.bin %> restrictions get --all --from 2026-12-01 --to 2027-11-30 --csv > calendar.csv',
@@ -18,7 +18,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {createProgress}, {renderTable}, {UsageError}, rates] = await Promise.all([
+    const [{createClient}, {createProgress}, {paint, renderTable}, {UsageError}, rates] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/progress.js'),
       import('../../src/cli/output.js'),
@@ -37,6 +37,11 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     await client.close()
     const rows = rates.calendarRows(records, rates.namesOf(properties))
     const columns = rates.CALENDAR_COLUMNS.map((key) => ({header: key, value: (row: (typeof rows)[number]) => row[key]}))
-    this.emit(records, () => (this.flags.csv ? rates.toCsvText(rates.CALENDAR_COLUMNS, rows) : renderTable(this.ctx.io, columns, rows)))
+    const names = rates.namesOf(properties)
+    this.emit(records, () => {
+      if (this.flags.csv) return rates.toCsvText(rates.CALENDAR_COLUMNS, rows)
+      if (this.ctx.io.stdoutIsTTY) return rates.renderCalendar(records, names, (style, text) => paint(this.ctx.io, style, text))
+      return renderTable(this.ctx.io, columns, rows)
+    })
   }
 }

@@ -164,7 +164,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
   const window = new WriteWindow()
   ui.talk(
-    `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plan.totals.properties} Properties, ` +
+    `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plan.totals.properties} ${plan.totals.properties === 1 ? 'Property' : 'Properties'}, ` +
       `${plan.totals.entries} entries, ${plan.totals.changes} night x field values.\n`,
   )
   if (writes > window.limit) {
@@ -234,7 +234,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
     if (result.reports.some((report) => isPartial(report.status))) result.exit_code = 5
   } else {
-    ui.talk(`Follow them with: pms batches wait ${ids.join(' ')}\n`)
+    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: pms batches wait ${ids.join(' ')}\n`)
   }
   return result
 }

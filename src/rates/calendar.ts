@@ -4,7 +4,7 @@ import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../client/errors.js'
 import {formatDay, parseDay} from './days.js'
 import {FIELDS, formatValue} from './fields.js'
-import {type Names, reasonInWords} from './render.js'
+import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'
 
 export interface CalendarClient {
   restrictions: {get(query: {propertyIds: string[]; from: string; to: string}): Promise<RestrictionRecord[]>}
@@ -94,4 +94,46 @@ export function calendarRows(records: readonly RestrictionRecord[], names: Names
     availability: show('availability', r.availability),
     unwritable: unwritableText(r.unwritable_fields),
   }))
+}
+
+const SHORT_REASONS: Record<string, string> = {
+  manual_override: 'Manual Override',
+  managed_by_another_pricing_tool: 'another pricing tool',
+  blocked_by_linked_property: 'linked Property',
+}
+
+/**
+ * The calendar on a terminal: one block per Property (its name and full id once, not on every
+ * night), a row per night, unwritable fields with a short reason, and the reasons in words below.
+ */
+export function renderCalendar(records: readonly RestrictionRecord[], names: Names, paint: Paint = plain): string {
+  const out: string[] = []
+  const reasons = new Set<string>()
+  let i = 0
+  while (i < records.length) {
+    const id = records[i]!.property_id
+    const rows: (string | number)[][] = []
+    for (; i < records.length && records[i]!.property_id === id; i++) {
+      const r = records[i]!
+      const show = (field: string, value: unknown) => (value === null || value === undefined ? '-' : formatValue(field, value))
+      for (const u of r.unwritable_fields) reasons.add(u.reason)
+      rows.push([
+        r.date,
+        show('rate', r.rate),
+        show('min_stay', r.min_stay),
+        show('closed_to_arrival', r.closed_to_arrival),
+        show('closed_to_departure', r.closed_to_departure),
+        show('availability', r.availability),
+        r.unwritable_fields.map((u) => `${u.field} (${SHORT_REASONS[u.reason] ?? u.reason})`).join(', '),
+      ])
+    }
+    if (out.length > 0) out.push('')
+    out.push(paint('bold', propertyLabel(names, id)))
+    out.push(textTable(['date', 'rate', 'min_stay', 'CTA', 'CTD', 'available', 'unwritable'], rows, paint).trimEnd())
+  }
+  if (reasons.size > 0) {
+    out.push('', paint('bold', 'Unwritable fields: a batch refuses them on those nights'))
+    for (const reason of reasons) out.push(`  ${SHORT_REASONS[reason] ?? reason}: ${reasonInWords(reason)}`)
+  }
+  return out.length > 0 ? out.join('\n') + '\n' : 'No nights in that range.\n'
 }

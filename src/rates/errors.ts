@@ -157,7 +157,7 @@ export class WaitStoppedError extends PmsError {
       code: reason === 'timeout' ? 'wait_timeout' : 'wait_interrupted',
       // A timeout is worth another look later (cron); an interrupt is the user's own choice.
       exitCode: reason === 'timeout' ? ExitCode.tempFailure : (130 as ExitCode),
-      suggestion: `follow them with: pms batches wait ${pending.join(' ')}`,
+      suggestion: `follow ${pending.length === 1 ? 'it' : 'them'} with: pms batches wait ${pending.join(' ')}`,
       details: {pending},
     })
     this.pending = [...pending]

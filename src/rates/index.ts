@@ -1,6 +1,6 @@
 /** What commands use of rates: reading files, planning, applying, calendars and reports. */
 export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi, type PacingSignal} from './apply.js'
-export {CALENDAR_COLUMNS, calendarRows, parseRange, readCalendar, splitCalendarCalls} from './calendar.js'
+export {CALENDAR_COLUMNS, calendarRows, parseRange, readCalendar, renderCalendar, splitCalendarCalls} from './calendar.js'
 export {toCsvText} from './csv-writer.js'
 export {CsvInvalidError} from './errors.js'
 export {EXPORT_COLUMNS, exportRows} from './export.js'

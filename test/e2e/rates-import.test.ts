@@ -146,7 +146,7 @@ describe('rates import against the sandbox', () => {
       const slow = csv('slow.csv', `property_id,from,to,min_stay\n${property.id},${d(40)},${d(41)},5\n`)
       const timed = await runPms(['rates', 'import', slow, '--yes', '--wait', '--timeout', '1', '--no-preview'], {env: await world.env()})
       expect(timed.code, timed.stderr).toBe(75)
-      const pending = /follow them with: pms batches wait ([0-9a-f-]{36})/.exec(timed.stderr)?.[1]
+      const pending = /follow it with: pms batches wait ([0-9a-f-]{36})/.exec(timed.stderr)?.[1]
       expect(pending).toBeDefined()
       expect(timed.stderr).toContain('still not final after 1 s (--timeout): 1 batch is stored and keeps running')
       const both = await runPms(['batches', 'wait', id, pending!, '--timeout', '1', '--json'], {env: await world.env()})

@@ -160,7 +160,8 @@ describe('planning batches', () => {
 
   it('keeps the fullest possible batch under the 4.5 MB body limit', () => {
     const store = makeStore(28)
-    for (let p = 0; p < 28; p++) fill(store, p, 0, WINDOW_NIGHTS, (n, f) => (f === 0 ? 9_999_999_999 - (n % 2) : f === 1 ? 365 - (n % 2) : n % 2))
+    // The longest entry: the largest rate and min_stay, every boolean false; alternating so that no nights merge.
+    for (let p = 0; p < 28; p++) fill(store, p, 0, WINDOW_NIGHTS, (n, f) => (f === 0 ? 9_999_999_999 - (n % 2) : f === 1 ? 365 - (n % 2) : 0))
     const plan = planBatches(store)
     const body = JSON.stringify({...batchRequest(plan, 0), dry_run: true})
     expect(batchStats(plan, 0).entries).toBe(20_000)

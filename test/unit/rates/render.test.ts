@@ -247,3 +247,30 @@ describe('long summaries', () => {
     expect(text.split('\n').some((line) => line.startsWith('40000000'))).toBe(false)
   })
 })
+
+describe('the calendar on a terminal', () => {
+  it('shows each Property once with its full id, a row per night, unwritable fields with a short reason and the reasons in words', async () => {
+    const {renderCalendar} = await import('../../../src/rates/calendar.js')
+    const record = (date: string, unwritable: {field: string; reason: string}[] = []) => ({
+      property_id: A,
+      date,
+      rate: 120,
+      min_stay: null,
+      closed_to_arrival: false,
+      closed_to_departure: false,
+      availability: true,
+      unwritable_fields: unwritable,
+    })
+    const text = renderCalendar(
+      [record('2026-12-01'), record('2026-12-02', [{field: 'rate', reason: 'manual_override'}])] as RestrictionRecord[],
+      names,
+    )
+    const lines = text.split('\n')
+    expect(lines[0]).toBe(`Sea View (${A})`)
+    expect(lines[1]).toMatch(/^date\s+rate\s+min_stay\s+CTA\s+CTD\s+available\s+unwritable$/)
+    expect(lines[2]).toMatch(/^2026-12-01\s+120\.00\s+-\s+false\s+false\s+true$/)
+    expect(lines[3]).toMatch(/^2026-12-02\s+120\.00\s+-\s+false\s+false\s+true\s+rate \(Manual Override\)$/)
+    expect(text).toContain('  Manual Override: frozen by the host (Manual Override); the value is ignored until the host lifts it')
+    expect(text.match(new RegExp(A, 'g'))).toHaveLength(1)
+  })
+})

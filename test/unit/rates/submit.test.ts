@@ -168,7 +168,7 @@ describe('following batches: --timeout and Ctrl-C', () => {
     expect(e).toBeInstanceOf(WaitStoppedError)
     expect(e.code).toBe('wait_interrupted')
     expect(e.exitCode).toBe(130)
-    expect(e.suggestion).toBe('follow them with: pms batches wait b1')
+    expect(e.suggestion).toBe('follow it with: pms batches wait b1')
   })
 })
 
