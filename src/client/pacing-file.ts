@@ -42,6 +42,8 @@ export class PacingFileStore implements PaceStore {
         lockfilePath: `${this.path}.lock`,
         stale: 5_000,
         retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true},
+        // proper-lockfile throws from a timer when a held lock is taken over; pacing is best effort.
+        onCompromised: () => undefined,
       })
       const states = await this.read()
       let state = states[key]
