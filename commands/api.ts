@@ -59,6 +59,7 @@ code of their error. A POST is retried on 5xx or a broken connection only with a
         include: this.flags.include,
         paginate: this.flags.paginate,
         printErrorAnswer: !this.ctx.json,
+        color: this.ctx.io.color,
         out: (text) => this.ctx.io.out(text),
       })
     } finally {

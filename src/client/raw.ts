@@ -205,16 +205,30 @@ export function formatHead(answer: Pick<RawResponse, 'status' | 'headers'>): str
   return lines.join('\n') + '\n\n'
 }
 
-/** Pretty JSON for JSON bodies; text as it came. */
-export function formatBody(body: unknown): string {
+/** Pretty JSON for JSON bodies, coloured like `gh api` on a terminal; text as it came. */
+export function formatBody(body: unknown, color = false): string {
   if (body === undefined) return ''
   if (typeof body === 'string') return body.endsWith('\n') ? body : body + '\n'
-  return JSON.stringify(body, null, 2) + '\n'
+  const text = JSON.stringify(body, null, 2)
+  return (color ? colorJson(text) : text) + '\n'
+}
+
+const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
+
+/** Keys blue, strings green, numbers, booleans and null yellow: the palette of `gh api`. */
+function colorJson(text: string): string {
+  const paint = (code: number, token: string) => `\u001B[${code}m${token}\u001B[39m`
+  return text.replace(JSON_TOKEN, (token, string?: string, colon?: string) => {
+    if (string !== undefined) return colon === undefined ? paint(32, string) : paint(34, string) + colon
+    return paint(33, token)
+  })
 }
 
 export interface RunRawOptions {
   include?: boolean
   paginate?: boolean
+  /** Colour JSON bodies (stdout is a terminal and NO_COLOR is unset). */
+  color?: boolean
   /**
    * As `gh api`: an error answer's body (with --include, its status line and headers first) is
    * printed like a success before the error is thrown. Off with --json, whose error document
@@ -231,7 +245,7 @@ export async function runRaw(client: Pick<PmsClient, 'request'>, request: RawReq
   } catch (error) {
     if (options.printErrorAnswer !== false && error instanceof ApiError && error.body !== undefined) {
       if (options.include) options.out(formatHead({status: error.status, headers: error.headers ?? {}}))
-      options.out(formatBody(error.body))
+      options.out(formatBody(error.body, options.color))
     }
     throw error
   }
@@ -241,7 +255,7 @@ async function runRawAnswers(client: Pick<PmsClient, 'request'>, request: RawReq
   if (!options.paginate) {
     const answer = await client.request(request)
     if (options.include) options.out(formatHead(answer))
-    options.out(formatBody(answer.body))
+    options.out(formatBody(answer.body, options.color))
     return
   }
   if (request.method !== 'GET') throw new UsageError(`--paginate follows next_cursor of GET lists only, not ${request.method}`, {suggestion: 'leave out --paginate'})
@@ -254,7 +268,7 @@ async function runRawAnswers(client: Pick<PmsClient, 'request'>, request: RawReq
     // An answer without a `data` list is not paged: print it as it came.
     else single = answer.body
   }
-  options.out(formatBody(single !== undefined && items.length === 0 ? single : items))
+  options.out(formatBody(single !== undefined && items.length === 0 ? single : items, options.color))
 }
 
 /** The text of --input (or of a -F @FILE): a file, or `-` for stdin. */

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {ApiError, UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
-import {buildRawRequest, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
+import {buildRawRequest, formatBody, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
 
 describe('pms api request building', () => {
   it('GET fields become query parameters; name[] repeats', () => {
@@ -127,6 +127,18 @@ describe('pms api output', () => {
     let quiet = ''
     await expect(runRaw(failing, {method: 'GET', path: '/properties'}, {include: true, printErrorAnswer: false, out: (t) => (quiet += t)})).rejects.toBe(refused)
     expect(quiet).toBe('')
+  })
+
+  it('on a terminal JSON is coloured (keys, strings, literals) and reads the same once the colours are stripped', () => {
+    const body = {id: 'a "quoted" \\ id', count: -1.5e3, ok: true, none: null, list: ['x', 2]}
+    const coloured = formatBody(body, true)
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.replace(/\u001B\[\d+m/g, '')).toBe(formatBody(body))
+    expect(coloured).toContain('\u001B[34m"id"\u001B[39m:')
+    expect(coloured).toContain('\u001B[32m"x"\u001B[39m')
+    expect(coloured).toContain('\u001B[33mtrue\u001B[39m')
+    expect(coloured).toContain('\u001B[33m-1500\u001B[39m')
+    expect(formatBody(body)).not.toContain('\u001B')
   })
 
   it('--include prints the status line and headers before the body', async () => {
