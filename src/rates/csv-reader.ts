@@ -38,6 +38,7 @@ export interface ReadResult {
 }
 
 const DELIMITERS = [',', ';', '\t'] as const
+const LOCAL_DATE = /^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$/
 
 /** The delimiter used most often outside quotes on the header line; `,` when none appears. */
 export function detectDelimiter(headerLine: string): string {
@@ -198,7 +199,9 @@ class RowChecker {
     }
     const day = parseDay(text)
     if (day === 'format') {
-      this.problem(line, index, `${name} "${text}" is not a date in the form YYYY-MM-DD`)
+      // 01.12.2026 or 12/1/2026: what a spreadsheet makes of an ISO date it recognised when it saves.
+      const hint = LOCAL_DATE.test(text) ? ' (the spreadsheet reformatted it: set the column to the format yyyy-mm-dd, or to Text, before saving)' : ''
+      this.problem(line, index, `${name} "${text}" is not a date in the form YYYY-MM-DD${hint}`)
       return Number.NaN
     }
     if (day === 'calendar') {
