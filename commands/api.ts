@@ -61,6 +61,7 @@ code of their error. A POST is retried on 5xx or a broken connection only with a
         printErrorAnswer: !this.ctx.json,
         color: this.ctx.io.color,
         out: (text) => this.ctx.io.out(text),
+        talk: (text) => this.ctx.io.err(text),
       })
     } finally {
       await client.close()

@@ -236,6 +236,8 @@ export interface RunRawOptions {
    */
   printErrorAnswer?: boolean
   out: (text: string) => void
+  /** stderr: with --paginate, the `next_updated_since` of the last page, which the array cannot carry. */
+  talk?: (text: string) => void
 }
 
 /** `pms api`: one request, or with --paginate every page's `data` printed as one JSON array. */
@@ -261,14 +263,19 @@ async function runRawAnswers(client: Pick<PmsClient, 'request'>, request: RawReq
   if (request.method !== 'GET') throw new UsageError(`--paginate follows next_cursor of GET lists only, not ${request.method}`, {suggestion: 'leave out --paginate'})
   const items: unknown[] = []
   let single: unknown
+  let nextUpdatedSince: unknown
   for await (const answer of rawPages(client, request)) {
     if (options.include) options.out(formatHead(answer))
-    const data = (answer.body as {data?: unknown} | undefined)?.data
-    if (Array.isArray(data)) items.push(...data)
+    const page = answer.body as {data?: unknown; next_updated_since?: unknown} | undefined
+    if (Array.isArray(page?.data)) items.push(...page.data)
     // An answer without a `data` list is not paged: print it as it came.
     else single = answer.body
+    nextUpdatedSince = page?.next_updated_since
   }
   options.out(formatBody(single !== undefined && items.length === 0 ? single : items, options.color))
+  if (typeof nextUpdatedSince === 'string') {
+    options.talk?.(`next_updated_since: ${nextUpdatedSince} (pass it as updated_since to read only what changed since)\n`)
+  }
 }
 
 /** The text of --input (or of a -F @FILE): a file, or `-` for stdin. */

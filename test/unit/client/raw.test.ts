@@ -106,6 +106,19 @@ describe('pms api output', () => {
     expect(client.requests.map((r) => r.query)).toEqual([{limit: '2'}, {limit: '2', cursor: 'c2'}])
   })
 
+  it("--paginate tells on stderr the last page's next_updated_since, which the printed array cannot carry", async () => {
+    const sync: Record<string, RawResponse> = {
+      '': {status: 200, headers: {}, body: {data: [{id: 'b1'}], next_cursor: 'c2', next_updated_since: '2026-11-22T09:00:00Z'}},
+      c2: {status: 200, headers: {}, body: {data: [{id: 'b2'}], next_cursor: null, next_updated_since: '2026-11-22T10:00:00Z'}},
+    }
+    const pager = {request: async (req: RawRequest) => sync[(req.query?.cursor as string | undefined) ?? ''] as RawResponse}
+    let out = ''
+    let talk = ''
+    await runRaw(pager, {method: 'GET', path: '/bookings'}, {paginate: true, out: (t) => (out += t), talk: (t) => (talk += t)})
+    expect(JSON.parse(out)).toEqual([{id: 'b1'}, {id: 'b2'}])
+    expect(talk).toBe('next_updated_since: 2026-11-22T10:00:00Z (pass it as updated_since to read only what changed since)\n')
+  })
+
   it('--paginate stops with an error when the service hands out a cursor twice, instead of looping', async () => {
     const looping = {request: async () => ({status: 200, headers: {}, body: {data: [1], next_cursor: 'same'}}) as RawResponse}
     const error = await runRaw(looping, {method: 'GET', path: '/properties'}, {paginate: true, out: () => undefined}).catch((e: unknown) => e)
