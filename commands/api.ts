@@ -34,7 +34,10 @@ code of their error. A POST is retried on 5xx or a broken connection only with a
     header: Flags.string({char: 'H', description: "Extra request header 'Name: value'; repeatable", multiple: true}),
     input: Flags.string({description: 'JSON body from a file, or - for stdin (fields then go to the query)'}),
     include: Flags.boolean({char: 'i', description: 'Print the status line and headers before the body', default: false}),
-    paginate: Flags.boolean({description: "Follow next_cursor and print every page's data as one JSON array", default: false}),
+    paginate: Flags.boolean({
+      description: "Follow next_cursor and print every page's data as one JSON array (the last next_updated_since goes to stderr)",
+      default: false,
+    }),
     'idempotency-key': Flags.string({description: 'Idempotency-Key of a POST; the same key on every retry'}),
   }
 
