@@ -27,33 +27,11 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
   }
 
   async run(): Promise<void> {
-    const [{confirm}, {createRatesClient, runApply}, rates] = await Promise.all([
-      import('../../src/cli/confirm.js'),
-      import('../../src/cli/views/rates.js'),
-      import('../../src/rates/index.js'),
-    ])
-    const {io, clock} = this.ctx
-    const dryRun = this.flags['dry-run']
-    // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
-    if (!dryRun && !this.flags.yes && !(io.stdinIsTTY && io.stderrIsTTY)) await confirm(io, 'Submit the batches?', {yes: false})
-    await rates.checkReadable(this.args.file)
-
-    const session = await createRatesClient(this.ctx)
-    const {client} = session
-    try {
-      const properties = await rates.loadProperties(client)
-      const {plan} = await rates.planFile(this.args.file, properties, clock.now())
-      const result = await runApply(this.ctx, session, plan, rates.namesOf(properties), {
-        dryRun,
-        preview: this.flags.preview,
-        wait: this.flags.wait,
-        yes: this.flags.yes,
-        timeout: this.flags.timeout,
-      })
-      this.emit(dryRun ? result.preview : result, () => '')
-      if (result.exit_code !== 0) process.exitCode = result.exit_code
-    } finally {
-      await client.close()
-    }
+    const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/views/rates.js'), import('../../src/rates/index.js')])
+    const {file} = this.args
+    await applyCommand(this.ctx, {...this.flags, dryRun: this.flags['dry-run']}, {
+      check: () => rates.checkReadable(file),
+      plan: async (properties) => (await rates.planFile(file, properties, this.ctx.clock.now())).plan,
+    })
   }
 }

@@ -25,39 +25,17 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
   }
 
   async run(): Promise<void> {
-    const [{confirm}, {createRatesClient, runApply}, rates] = await Promise.all([
-      import('../../src/cli/confirm.js'),
-      import('../../src/cli/views/rates.js'),
-      import('../../src/rates/index.js'),
-    ])
-    const {io, clock} = this.ctx
-    const dryRun = this.flags['dry-run']
+    const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/views/rates.js'), import('../../src/rates/index.js')])
     const range = rates.parseRange(this.flags.from, this.flags.to)
-    if (!dryRun && !this.flags.yes && !(io.stdinIsTTY && io.stderrIsTTY)) await confirm(io, 'Submit the change?', {yes: false})
-
-    const session = await createRatesClient(this.ctx)
-    const {client} = session
-    try {
-      const properties = await rates.loadProperties(client)
-      const values = {
-        rate: this.flags.rate,
-        min_stay: this.flags['min-stay'],
-        closed_to_arrival: this.flags['closed-to-arrival'],
-        closed_to_departure: this.flags['closed-to-departure'],
-        availability: this.flags.availability,
-      }
-      const plan = rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, clock.now()))
-      const result = await runApply(this.ctx, session, plan, rates.namesOf(properties), {
-        dryRun,
-        preview: true,
-        wait: this.flags.wait,
-        yes: this.flags.yes,
-        timeout: this.flags.timeout,
-      })
-      this.emit(dryRun ? result.preview : result, () => '')
-      if (result.exit_code !== 0) process.exitCode = result.exit_code
-    } finally {
-      await client.close()
+    const values = {
+      rate: this.flags.rate,
+      min_stay: this.flags['min-stay'],
+      closed_to_arrival: this.flags['closed-to-arrival'],
+      closed_to_departure: this.flags['closed-to-departure'],
+      availability: this.flags.availability,
     }
+    await applyCommand(this.ctx, {...this.flags, dryRun: this.flags['dry-run'], preview: true}, {
+      plan: (properties) => rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, this.ctx.clock.now())),
+    })
   }
 }

@@ -134,13 +134,24 @@ function runText(from: number, to: number): string {
   return formatRun(from, to)
 }
 
-function refusalLines(refused: readonly PreviewRefusedField[], paint: Paint, indent: string): string[] {
-  return refused.map((r) => {
-    const from = dayOf(r.from)
-    const to = dayOf(r.to)
-    const when = Number.isNaN(from) || Number.isNaN(to) ? `${r.from}..${r.to}` : runText(from, to)
-    return `${indent}${when.padEnd(22)}  ${paint('yellow', r.field)}: ${reasonInWords(r.reason)}`
-  })
+/** `  2026-12-01..07          rate: <words>`: a run of dates, the field and what happened to it. */
+function runLine(item: {from: string; to: string; field: string}, words: string, paint: Paint, colour: 'yellow' | 'red'): string {
+  const from = dayOf(item.from)
+  const to = dayOf(item.to)
+  const when = Number.isNaN(from) || Number.isNaN(to) ? `${item.from}..${item.to}` : runText(from, to)
+  return `  ${when.padEnd(22)}  ${paint(colour, item.field)}: ${words}`
+}
+
+/** Refused fields per Property with their reason in words, in a dry run and in a report alike. */
+function refusalSection(properties: readonly {property_id: string; refused_fields: readonly PreviewRefusedField[]}[], names: Names, paint: Paint): string[] {
+  const refused = properties.filter((p) => p.refused_fields.length > 0)
+  if (refused.length === 0) return []
+  const out = ['', paint('bold', 'Refused (not written)')]
+  for (const p of refused) {
+    out.push(propertyLabel(names, p.property_id))
+    for (const r of p.refused_fields) out.push(runLine(r, reasonInWords(r.reason), paint, 'yellow'))
+  }
+  return out
 }
 
 /** Summary rows shown one per Property before quiet ones are counted together. */
@@ -183,14 +194,7 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
       out.push(`  ${runText(run.from, run.to).padEnd(22)}  ${run.field} ${paint('red', from)} -> ${paint('green', to)}`)
     }
   }
-  const withRefusals = preview.properties.filter((p) => p.refused_fields.length > 0)
-  if (withRefusals.length > 0) {
-    out.push('', paint('bold', 'Refused (not written)'))
-    for (const property of withRefusals) {
-      out.push(propertyLabel(names, property.property_id))
-      out.push(...refusalLines(property.refused_fields, paint, '  '))
-    }
-  }
+  out.push(...refusalSection(preview.properties, names, paint))
   return out.join('\n') + '\n'
 }
 
@@ -228,25 +232,13 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
     rows.push(['Total', report.status, ...REPORT_COUNTS.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
   out.push(textTable(['Property', 'status', ...REPORT_COUNTS], rows, paint).trimEnd())
-  const refused = report.properties.filter((p) => p.refused_fields.length > 0)
-  if (refused.length > 0) {
-    out.push('', paint('bold', 'Refused (not written)'))
-    for (const p of refused) {
-      out.push(propertyLabel(names, p.property_id))
-      out.push(...refusalLines(p.refused_fields, paint, '  '))
-    }
-  }
+  out.push(...refusalSection(report.properties, names, paint))
   const failed = report.properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {
     out.push('', paint('bold', 'Failed'))
     for (const p of failed) {
       out.push(propertyLabel(names, p.property_id))
-      for (const f of p.failures) {
-        const from = dayOf(f.from)
-        const to = dayOf(f.to)
-        const when = Number.isNaN(from) || Number.isNaN(to) ? `${f.from}..${f.to}` : runText(from, to)
-        out.push(`  ${when.padEnd(22)}  ${paint('red', f.field)}: ${failureInWords(f.code)}`)
-      }
+      for (const f of p.failures) out.push(runLine(f, failureInWords(f.code), paint, 'red'))
     }
   }
   return out.join('\n') + '\n'

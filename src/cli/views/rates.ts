@@ -6,7 +6,7 @@
 import {join} from 'node:path'
 import type {PmsClient} from '../../client/index.js'
 import type {BatchReport} from '../../contract/index.js'
-import type {ApplyResult, ApplyUi, Names, PacingSignal, Plan} from '../../rates/index.js'
+import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../../rates/index.js'
 import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
 import {paint} from '../output.js'
@@ -51,20 +51,34 @@ export interface ApplyFlags {
   timeout?: number
 }
 
-/** Runs a plan through preview, confirmation, submission and --wait; the result is the --json document. */
-export async function runApply(
+/**
+ * The whole of `rates import` and `restrictions set` after flag parsing: stop before any call
+ * when nobody can confirm, list the Properties (scope, names, time zones), let the command turn
+ * its input into a plan, then preview, confirm, submit and follow; print the --json document and
+ * set exit 5 for a batch that ended partially_failed, failed or cancelled.
+ */
+export async function applyCommand(
   ctx: RunContext,
-  {client, pacing}: {client: PmsClient; pacing?: PacingSignal},
-  plan: Plan,
-  names: Names,
   flags: ApplyFlags,
-): Promise<ApplyResult> {
-  const {applyPlan, SubmissionJournal} = await import('../../rates/index.js')
-  const journal = await SubmissionJournal.open(join(ctx.configDir, 'rates', 'submitted-batches.json'), ctx.clock.now())
-  return applyPlan(
+  input: {
+    /** Checks that need no call (a readable file), run after the terminal check. */
+    check?: () => Promise<void>
+    plan: (properties: PropertyInfo[]) => Promise<Plan> | Plan
+  },
+): Promise<void> {
+  const rates = await import('../../rates/index.js')
+  // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
+  if (!flags.dryRun && !flags.yes && !(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) await confirm(ctx.io, 'Submit the batches?', {yes: false})
+  await input.check?.()
+  const {client, pacing} = await createRatesClient(ctx)
+  try {
+    const properties = await rates.loadProperties(client)
+    const plan = await input.plan(properties)
+    const journal = await rates.SubmissionJournal.open(join(ctx.configDir, 'rates', 'submitted-batches.json'), ctx.clock.now())
+    const result = await rates.applyPlan(
       client,
       plan,
-      names,
+      rates.namesOf(properties),
       {
         dryRun: flags.dryRun,
         preview: flags.preview,
@@ -79,6 +93,11 @@ export async function runApply(
       },
       applyUi(ctx, flags.yes),
     )
+    if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
+    if (result.exit_code !== 0) process.exitCode = result.exit_code
+  } finally {
+    await client.close()
+  }
 }
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
