@@ -7,7 +7,8 @@ export default class Api extends BaseCommand<typeof Api> {
 The call gets the same pacing, retries and errors as every other command.
 
 Fields build a JSON body for POST and query parameters for GET (with --input they go to the query);
-\`name[]=value\` appends to a list (property_id[]=ID) and \`name[sub]=value\` nests.
+\`name[]=value\` appends to a list (property_id[]=ID), \`name[]\` alone is an empty list and
+\`name[sub]=value\` nests.
 As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks like; -F/--field
 turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
 

@@ -78,10 +78,16 @@ interface Field {
   key: string
   value: unknown
   text: string
+  /** `name[]` without a value: an empty list, as in `gh api`. */
+  emptyList?: boolean
 }
 
 export function parseField(spec: string, typed: boolean): Field {
   const eq = spec.indexOf('=')
+  if (eq < 0 && spec.length > 2 && spec.endsWith('[]')) {
+    const field = parseField(`${spec.slice(0, -2)}=`, false)
+    return {...field, key: spec, value: [], emptyList: true}
+  }
   if (eq <= 0) throw new UsageError(`Field "${spec}" is not key=value`, {suggestion: '-f limit=10, -f property_id[]=ID or -F values[rate]=120.5'})
   const key = spec.slice(0, eq)
   const text = spec.slice(eq + 1)
@@ -134,6 +140,8 @@ function typedValue(text: string): unknown {
 function toQuery(fields: Field[]): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {}
   for (const field of fields) {
+    // An empty list has no form in a query string.
+    if (field.emptyList) continue
     const existing = query[field.key]
     if (field.key.endsWith('[]')) query[field.key] = [...(Array.isArray(existing) ? existing : []), field.text]
     else query[field.key] = field.text
@@ -162,7 +170,8 @@ function toBody(fields: Field[]): Record<string, unknown> {
       }
       if (part === '') throw new UsageError(`Field name "${field.key}" has [] where a name is needed`, {suggestion: 'start the field with a name: entries[][from]=...'})
       if (last) {
-        node[part] = field.value
+        // `name[]` alone makes the list exist without emptying one that values already filled.
+        if (!field.emptyList || !Array.isArray(node[part])) node[part] = field.value
         return
       }
       const current = node[part]

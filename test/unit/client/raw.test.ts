@@ -41,6 +41,15 @@ describe('pms api request building', () => {
     })
   })
 
+  it('name[] without a value is an empty list in a body, as in gh api, and leaves no trace in a query', () => {
+    expect(buildRawRequest({method: 'POST', path: '/x', rawFields: ['entries[]', 'tags[]', 'tags[]=a', 'values[list][]']}).body).toEqual({
+      entries: [],
+      tags: ['a'],
+      values: {list: []},
+    })
+    expect(buildRawRequest({method: 'GET', path: '/x', rawFields: ['property_id[]', 'limit=1']}).query).toEqual({limit: '1'})
+  })
+
   it('-F key=@FILE reads the value as a string, never typed; stdin (@-) can be read only once', async () => {
     const files: Record<string, string> = {'n.txt': '123', '-': 'from stdin'}
     const read = async (spec: string) => files[spec] as string
