@@ -8,7 +8,7 @@ The call gets the same pacing, retries and errors as every other command.
 
 Fields build a JSON body for POST and query parameters for GET (with --input they go to the query);
 \`name[]=value\` appends to a list (property_id[]=ID), \`name[]\` alone is an empty list and
-\`name[sub]=value\` nests.
+\`name[sub]=value\` nests (quote such fields: some shells read brackets as patterns).
 As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks like; -F/--field
 turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
 
@@ -18,8 +18,8 @@ code of their error. A POST is retried on 5xx or a broken connection only with a
 
   static override examples = [
     '<%= config.bin %> api GET /properties --paginate',
-    '<%= config.bin %> api GET /restrictions -f property_id[]=ID -f from=2026-12-01 -f to=2026-12-31',
-    '<%= config.bin %> api POST /restriction-batches -F dry_run=true -f entries[][property_id]=ID -f entries[][from]=2026-12-01 -f entries[][to]=2026-12-07 -F entries[][values][min_stay]=3',
+    "<%= config.bin %> api GET /restrictions -f 'property_id[]=ID' -f from=2026-12-01 -f to=2026-12-31",
+    "<%= config.bin %> api POST /restriction-batches -F dry_run=true -f 'entries[][property_id]=ID' -f 'entries[][from]=2026-12-01' -f 'entries[][to]=2026-12-07' -F 'entries[][values][min_stay]=3'",
     '<%= config.bin %> api POST /restriction-batches --input batch.json --idempotency-key 2026-12-rates',
     '<%= config.bin %> api POST /bookings/ID/messages -f channel=platform -F text=@welcome.txt --idempotency-key k1',
   ]
