@@ -16,7 +16,7 @@ function cell(value: string | number | boolean | null | undefined): string {
 }
 
 /**
- * A headed, boxed table on a terminal, fitted to its width (the widest column wraps); tab-separated
+ * A headed, boxed table on a terminal, fitted to its width (free-text columns wrap); tab-separated
  * plain rows (no heading) otherwise, so pipes and `cut`/`awk` get stable fields.
  */
 export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>, columns: Column<R>[], rows: Iterable<R>): string {
@@ -48,26 +48,23 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
 }
 
 /**
- * Column widths (padding included) that fit `terminalColumns`, taking room from the widest
- * wrappable column first, then from the widest of all; undefined when the table fits as it is or
- * the width is unknown.
+ * Column widths (padding included) that fit `terminalColumns` by wrapping the free-text columns,
+ * widest first; undefined when the table fits as it is, the width is unknown or no column may wrap.
+ * Ids and codes are never cut: a table of them overflows rather than break one across lines.
  */
 export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
   if (!terminalColumns) return undefined
   const borders = natural.length + 1
   let excess = natural.reduce((sum, width) => sum + width, 0) + borders - terminalColumns
-  if (excess <= 0) return undefined
+  const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
+  if (excess <= 0 || soft.length === 0) return undefined
   const widths = [...natural]
   const minimum = 8
-  const widestOf = (candidates: number[]) =>
-    candidates.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), candidates[0] as number)
-  const all = widths.map((_, i) => i)
-  const soft = all.filter((i) => wrappable[i])
   while (excess > 0) {
-    const softRoom = soft.filter((i) => (widths[i] as number) > minimum)
-    const pick = widestOf(softRoom.length > 0 ? softRoom : all)
-    if ((widths[pick] as number) <= minimum) break
-    widths[pick] = (widths[pick] as number) - 1
+    const room = soft.filter((i) => (widths[i] as number) > minimum)
+    if (room.length === 0) break
+    const widest = room.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), room[0] as number)
+    widths[widest] = (widths[widest] as number) - 1
     excess--
   }
   return widths

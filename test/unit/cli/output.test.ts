@@ -49,12 +49,17 @@ describe('tables', () => {
     expect(text.split('\n').filter((line) => line.includes('├'))).toHaveLength(1)
   })
 
-  it('fitWidths leaves a table that fits alone and shrinks the widest column first', () => {
-    expect(fitWidths([10, 20], 80)).toBeUndefined()
-    expect(fitWidths([10, 20], undefined)).toBeUndefined()
-    expect(fitWidths([10, 40, 30], 60)).toEqual([10, 23, 23])
-    // A wrappable column gives its room first: the id column keeps its width.
+  it('fitWidths leaves a table that fits alone and takes room from the widest free-text column first', () => {
+    expect(fitWidths([10, 20], 80, [false, true])).toBeUndefined()
+    expect(fitWidths([10, 20], undefined, [false, true])).toBeUndefined()
+    expect(fitWidths([10, 40, 30], 60, [false, true, true])).toEqual([10, 23, 23])
     expect(fitWidths([38, 40], 70, [false, true])).toEqual([38, 29])
+  })
+
+  it('fitWidths never cuts ids: without a free-text column a table overflows instead', () => {
+    expect(fitWidths([38, 40], 70)).toBeUndefined()
+    // Free text shrinks to its minimum; the ids keep their width even if the table stays too wide.
+    expect(fitWidths([38, 38, 12], 60, [false, false, true])).toEqual([38, 38, 8])
   })
 
   it('an empty list prints nothing off a terminal', () => {
