@@ -17,24 +17,21 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
   }
 
   async run(): Promise<void> {
-    const [{writeFile}, {createClient}, {createProgress}, rates] = await Promise.all([
+    const [{writeFile}, {readCalendarOf}, rates] = await Promise.all([
       import('node:fs/promises'),
-      import('../../src/cli/session.js'),
-      import('../../src/cli/progress.js'),
+      import('../../src/cli/views/rates.js'),
       import('../../src/rates/index.js'),
     ])
+    const {io} = this.ctx
     const range = rates.parseRange(this.flags.from, this.flags.to)
-    const client = await createClient(this.ctx)
-    const properties = await rates.loadProperties(client)
-    const ids = this.flags.property?.length ? [...new Set(this.flags.property)] : properties.map((p) => p.id)
-    const bar = createProgress(this.ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: this.ctx.clock})
-    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
-    await client.close()
+    const {properties, records} = await readCalendarOf(this.ctx, this.flags.property, range)
     const rows = rates.exportRows(records, rates.namesOf(properties))
     const csv = rates.toCsvText(rates.EXPORT_COLUMNS, rows)
+    const note = rates.exportRangeNote(range, this.ctx.clock.now())
+    if (note) io.err(note)
     if (this.flags.output) {
       await writeFile(this.flags.output, csv)
-      this.ctx.io.err(`Wrote ${rows.length} rows to ${this.flags.output}\n`)
+      io.err(`Wrote ${rows.length} rows to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
       if (this.ctx.json) this.emit({file: this.flags.output, rows: rows.length}, () => '')
     } else {
       this.emit(rows, () => csv)

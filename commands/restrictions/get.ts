@@ -18,10 +18,9 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {createProgress}, {paint, renderTable}, {UsageError}, rates] = await Promise.all([
-      import('../../src/cli/session.js'),
-      import('../../src/cli/progress.js'),
+    const [{paint, renderTable}, {readCalendarOf}, {UsageError}, rates] = await Promise.all([
       import('../../src/cli/output.js'),
+      import('../../src/cli/views/rates.js'),
       import('../../src/client/errors.js'),
       import('../../src/rates/index.js'),
     ])
@@ -29,15 +28,10 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     if (!this.flags.all && !this.flags.property?.length) {
       throw new UsageError('name the Properties to read', {suggestion: 'pass --property ID (repeatable) or --all'})
     }
-    const client = await createClient(this.ctx)
-    const properties = await rates.loadProperties(client)
-    const ids = this.flags.all ? properties.map((p) => p.id) : [...new Set(this.flags.property)]
-    const bar = createProgress(this.ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: this.ctx.clock})
-    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
-    await client.close()
-    const rows = rates.calendarRows(records, rates.namesOf(properties))
-    const columns = rates.CALENDAR_COLUMNS.map((key) => ({header: key, value: (row: (typeof rows)[number]) => row[key]}))
+    const {properties, records} = await readCalendarOf(this.ctx, this.flags.all ? undefined : this.flags.property, range)
     const names = rates.namesOf(properties)
+    const rows = rates.calendarRows(records, names)
+    const columns = rates.CALENDAR_COLUMNS.map((key) => ({header: key, value: (row: (typeof rows)[number]) => row[key]}))
     this.emit(records, () => {
       if (this.flags.csv) return rates.toCsvText(rates.CALENDAR_COLUMNS, rows)
       if (this.ctx.io.stdoutIsTTY) return rates.renderCalendar(records, names, (style, text) => paint(this.ctx.io, style, text))

@@ -1,5 +1,5 @@
 /** Reading the calendar: GET /restrictions split into calls of at most 100 Properties and 366 nights. */
-import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL} from '../contract/limits.js'
+import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL, WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
 import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../client/errors.js'
 import {formatDay, parseDay} from './days.js'
@@ -136,4 +136,33 @@ export function renderCalendar(records: readonly RestrictionRecord[], names: Nam
     for (const reason of reasons) out.push(`  ${SHORT_REASONS[reason] ?? reason}: ${reasonInWords(reason)}`)
   }
   return out.length > 0 ? out.join('\n') + '\n' : 'No nights in that range.\n'
+}
+
+/**
+ * The Properties to read: every listed one, or those named by --property, each of which must be in
+ * the listing (the service would refuse the whole call with property_out_of_scope).
+ */
+export function selectProperties(properties: readonly {id: string}[], wanted?: readonly string[]): string[] {
+  if (!wanted || wanted.length === 0) return properties.map((p) => p.id)
+  const known = new Set(properties.map((p) => p.id))
+  const byLower = new Map(properties.map((p) => [p.id.toLowerCase(), p.id]))
+  const ids = [...new Set(wanted.map((id) => byLower.get(id.toLowerCase()) ?? id))]
+  const unknown = ids.filter((id) => !known.has(id))
+  if (unknown.length > 0) {
+    throw new UsageError(`--property ${unknown.join(', ')}: not a Property of this App Connection (not listed by GET /properties)`, {
+      suggestion: 'pass ids from pms properties list, or ask the owner to add the Property to the Property Access',
+    })
+  }
+  return ids
+}
+
+/** A note when an export covers nights that cannot be imported back (before today, after today + 730). */
+export function exportRangeNote(range: NightRange, now: number): string | undefined {
+  // UTC today, give or take the day the time zones of the Properties add on either side.
+  const today = Math.floor(now / 86_400_000)
+  if (range.from >= today + 1 && range.to <= today + WRITABLE_WINDOW_DAYS - 1) return undefined
+  return (
+    `Note: nights before today or after today + ${WRITABLE_WINDOW_DAYS} (in each Property's time zone) are exported but cannot be imported back; ` +
+    `for a file to edit and import, export from ${formatDay(today + 1)} to at most ${formatDay(today + WRITABLE_WINDOW_DAYS - 1)}.\n`
+  )
 }

@@ -1,6 +1,15 @@
 /** What commands use of rates: reading files, planning, applying, calendars and reports. */
 export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi, type PacingSignal} from './apply.js'
-export {CALENDAR_COLUMNS, calendarRows, parseRange, readCalendar, renderCalendar, splitCalendarCalls} from './calendar.js'
+export {
+  CALENDAR_COLUMNS,
+  calendarRows,
+  exportRangeNote,
+  parseRange,
+  readCalendar,
+  renderCalendar,
+  selectProperties,
+  splitCalendarCalls,
+} from './calendar.js'
 export {toCsvText} from './csv-writer.js'
 export {CsvInvalidError} from './errors.js'
 export {EXPORT_COLUMNS, exportRows} from './export.js'
@@ -13,3 +22,4 @@ export {SubmissionJournal} from './journal.js'
 export type {Plan} from './planner.js'
 export type {Names} from './render.js'
 export type {PropertyInfo} from './store.js'
+export type {NightRange} from './calendar.js'

@@ -35,6 +35,17 @@ describe('restrictions get', () => {
     }
   })
 
+  it('a --property outside the Connection Scope is named before any restrictions call (exit 2)', async () => {
+    const restrictionReads = async () => (await sandboxRequests(world.appUrl)).filter((r) => r.path === '/api/v1/restrictions')
+    const before = (await restrictionReads()).length
+    for (const command of [['restrictions', 'get'], ['rates', 'export']]) {
+      const result = await runPms([...command, '--property', property.id, '--property', world.outOfScope, '--from', d(2), '--to', d(4)], {env: await world.env()})
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(`--property ${world.outOfScope}: not a Property of this App Connection`)
+    }
+    expect(await restrictionReads()).toHaveLength(before)
+  })
+
   it('--csv prints a heading line and one row per night', async () => {
     const result = await runPms(['restrictions', 'get', '--property', property.id, '--from', d(2), '--to', d(4), '--csv'], {env: await world.env()})
     expect(result.code, result.stderr).toBe(0)

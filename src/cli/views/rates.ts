@@ -5,8 +5,8 @@
  */
 import {join} from 'node:path'
 import type {PmsClient} from '../../client/index.js'
-import type {BatchReport} from '../../contract/index.js'
-import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../../rates/index.js'
+import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
+import type {ApplyUi, NightRange, PacingSignal, Plan, PropertyInfo} from '../../rates/index.js'
 import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
 import {paint} from '../output.js'
@@ -106,4 +106,26 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
   const rates = await import('../../rates/index.js')
   const names = rates.namesOf(await rates.loadProperties(client))
   return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text))).join('\n')
+}
+
+/**
+ * What `restrictions get` and `rates export` read: the listed Properties and the calendar of those
+ * chosen (all, or --property ids checked against the listing), with a bar over the calls on a terminal.
+ */
+export async function readCalendarOf(
+  ctx: RunContext,
+  wanted: readonly string[] | undefined,
+  range: NightRange,
+): Promise<{properties: PropertyInfo[]; records: RestrictionRecord[]}> {
+  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
+  const client = await createClient(ctx)
+  try {
+    const properties = await rates.loadProperties(client)
+    const ids = rates.selectProperties(properties, wanted)
+    const bar = createProgress(ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: ctx.clock})
+    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
+    return {properties, records}
+  } finally {
+    await client.close()
+  }
 }

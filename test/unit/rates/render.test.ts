@@ -274,3 +274,21 @@ describe('the calendar on a terminal', () => {
     expect(text.match(new RegExp(A, 'g'))).toHaveLength(1)
   })
 })
+
+describe('choosing what to read and export', () => {
+  it('checks --property ids against the listing (any case) and names those outside the scope', async () => {
+    const {selectProperties} = await import('../../../src/rates/calendar.js')
+    const listed = [{id: A}, {id: B}]
+    expect(selectProperties(listed)).toEqual([A, B])
+    expect(selectProperties(listed, [B.toUpperCase(), B])).toEqual([B])
+    expect(() => selectProperties(listed, [A, 'nope'])).toThrow('--property nope: not a Property of this App Connection')
+  })
+
+  it('notes when an export covers nights that cannot be imported back', async () => {
+    const {exportRangeNote} = await import('../../../src/rates/calendar.js')
+    const now = Date.UTC(2026, 10, 22, 12)
+    expect(exportRangeNote(parseRange('2026-11-23', '2028-11-20'), now)).toBeUndefined()
+    expect(exportRangeNote(parseRange('2026-11-01', '2026-11-30'), now)).toContain('export from 2026-11-23 to at most 2028-11-20')
+    expect(exportRangeNote(parseRange('2026-12-01', '2028-12-31'), now)).toContain('cannot be imported back')
+  })
+})
