@@ -36,10 +36,18 @@ describe('the pms binary', () => {
     expect(JSON.parse(result.stdout)).toEqual({error: {code: 'usage', message: 'Nonexistent flag: --bogus'}})
   })
 
-  it('a command that needs the service says how to name it when nothing is configured', async () => {
+  it('a command that needs the service, run before any login, exits 3 and says how to log in', async () => {
     const result = await runPms(['properties', 'list'])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/^Error: No login is stored for profile "default"/m)
+    expect(result.stderr).toMatch(/^Try: pms login --app-url /m)
+  })
+
+  it('a token without an app_url exits 2 naming PMS_APP_URL', async () => {
+    const result = await runPms(['properties', 'list'], {env: {PMS_ACCESS_TOKEN: 'pms_at_test'}})
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^Error: .*app_url/m)
     expect(result.stderr).toMatch(/^Try: .*PMS_APP_URL/m)
+    expect(result.stderr).not.toContain('pms_at_test')
   })
 })
