@@ -175,6 +175,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
 
   let question = `Submit ${batchWord} (${plan.totals.changes} night x field values)?`
+  let changed: number | undefined
   if (options.dryRun || options.preview) {
     const bar = pacedProgress(ui, 'dry runs', plan.batchCount, window, options.clock, options.pacing)
     const runs = options.keepChanges ? undefined : new Map()
@@ -187,11 +188,16 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     const counts = {changed: 0, unchanged: 0, refused: 0}
     for (const p of result.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
     question = `Submit ${batchWord}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
+    changed = counts.changed
   } else {
     ui.out(renderPlanSummary(planned, plan.lowerBound))
   }
   if (options.dryRun) {
-    ui.talk('Dry run: nothing was written. Run the same command without --dry-run to submit.\n')
+    ui.talk(
+      changed === 0
+        ? 'Dry run: nothing was written, and submitting this file would change nothing.\n'
+        : 'Dry run: nothing was written. Run the same command without --dry-run to submit.\n',
+    )
     return result
   }
 

@@ -204,3 +204,30 @@ describe('the write limit on the progress line', () => {
     expect(talk.join('')).toContain('That is 12 write calls; the write limit of 10 per 60 s makes it take at least 1m00s.')
   })
 })
+
+describe('the end of a dry run', () => {
+  const run = async (changed: number) => {
+    const talk: string[] = []
+    const client = {
+      properties: {async *list() {}},
+      restrictionBatches: {
+        preview: async (request: RestrictionBatchRequest) => ({
+          dry_run: true as const,
+          properties: [{property_id: request.entries[0]!.property_id, changes: {submitted: 1, changed, unchanged: 1 - changed, refused: 0}, changed: [], refused_fields: []}],
+        }),
+        create: async () => ({id: '', status: ''}),
+        get: async () => ({}) as BatchReport,
+      },
+    } as unknown as RatesClient
+    const ui: ApplyUi = {out: () => {}, talk: (t) => void talk.push(t), progress: () => ({tick() {}, done() {}}), confirm: async () => true, paint: (_s, t) => t}
+    const store = new NightStore(PROPS.slice(0, 1), NOW)
+    store.nightsOf(0).values[10 * 5] = 12_000
+    await applyPlan(client, planBatches(store), new Map(), {dryRun: true, preview: true, wait: false, connectionKey: 'k', clock}, ui)
+    return talk.join('')
+  }
+
+  it('says how to submit when something would change, and that nothing would change otherwise', async () => {
+    expect(await run(1)).toContain('Dry run: nothing was written. Run the same command without --dry-run to submit.')
+    expect(await run(0)).toContain('Dry run: nothing was written, and submitting this file would change nothing.')
+  })
+})
