@@ -4,7 +4,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
   static override summary = 'Wait until Restriction Batches reach a final status, then show their outcome reports'
   static override description =
-    'Reads each batch with growing pauses (1 s up to 15 s) until it is completed, partially_failed, failed or cancelled. Exits 5 when one ends partially_failed, failed or cancelled. Ctrl-C or --timeout stop the waiting, not the batches: they keep running on the service.'
+    'Reads each batch with growing pauses (1 s up to 15 s) until it is completed, partially_failed, failed or cancelled. Exits 5 when one ends partially_failed, failed or cancelled. Ctrl-C or --timeout stop the waiting, not the batches: they keep running on the service. With --json: the report, or an array of reports for several ids.'
   static override examples = [
     '<%= config.bin %> batches wait 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e',
     '<%= config.bin %> batches wait 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e 0b6d3f52-8c1e-4f0a-b7a2-5e9c1d2f3a44 --timeout 900',
@@ -18,28 +18,8 @@ export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {showReports, watchInterrupt}, rates] = await Promise.all([
-      import('../../src/cli/session.js'),
-      import('../../src/cli/views/rates.js'),
-      import('../../src/rates/index.js'),
-    ])
+    const {waitAndShow} = await import('../../src/cli/views/rates.js')
     const {argv} = await this.parse(BatchesWait)
-    const ids = [...new Set(argv as string[])]
-    const {io, clock} = this.ctx
-    const client = await createClient(this.ctx)
-    const interrupt = watchInterrupt()
-    try {
-      const reports = await rates.waitForBatches(client, ids, {
-        clock,
-        timeoutMs: this.flags.timeout === undefined ? undefined : this.flags.timeout * 1000,
-        signal: interrupt.signal,
-        onReport: (r) => (io.stderrIsTTY ? io.err(`\r\u001B[2Kbatch ${r.id}: ${r.status}`) : undefined),
-      }).finally(() => (io.stderrIsTTY ? io.err('\r\u001B[2K') : undefined))
-      io.out(await showReports(this.ctx, client, reports))
-      if (reports.some((report) => rates.isPartial(report.status))) process.exitCode = 5
-    } finally {
-      interrupt.dispose()
-      await client.close()
-    }
+    await waitAndShow(this.ctx, [...new Set(argv as string[])], this.flags.timeout)
   }
 }

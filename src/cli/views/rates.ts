@@ -129,3 +129,30 @@ export async function readCalendarOf(
     await client.close()
   }
 }
+
+/**
+ * `batches wait`: follows the batches (a status line on a terminal), stops on --timeout or Ctrl-C
+ * with the ids still running, prints the reports and sets exit 5 when one ended partially_failed,
+ * failed or cancelled.
+ */
+export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
+  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
+  const {io} = ctx
+  const client = await createClient(ctx)
+  const interrupt = watchInterrupt()
+  try {
+    const reports = await rates
+      .waitForBatches(client, ids, {
+        clock: ctx.clock,
+        timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+        signal: interrupt.signal,
+        onReport: (r) => (io.stderrIsTTY ? io.err(`\r\u001B[2Kbatch ${r.id}: ${r.status}`) : undefined),
+      })
+      .finally(() => (io.stderrIsTTY ? io.err('\r\u001B[2K') : undefined))
+    io.out(await showReports(ctx, client, reports))
+    if (reports.some((report) => rates.isPartial(report.status))) process.exitCode = 5
+  } finally {
+    interrupt.dispose()
+    await client.close()
+  }
+}
