@@ -1,3 +1,5 @@
+import {spawn} from 'node:child_process'
+import {fileURLToPath} from 'node:url'
 import {KeychainError} from './errors.js'
 import {parseCredentials, serializeCredentials, type StoredCredentials, type TokenStore} from './token-store.js'
 
@@ -14,13 +16,42 @@ export interface KeychainEntry {
 export type KeychainEntryFactory = (service: string, account: string) => Promise<KeychainEntry>
 
 /**
- * On Linux the Secret Service is asked for by name: the binding's default would fall back to the
- * kernel keyring, which forgets everything at logout. Where no Secret Service answers, the
- * constructor throws and the caller falls back to the file store (with a warning).
+ * Each call runs @napi-rs/keyring in a short-lived child process (keychain-child.ts), which the
+ * timeout can kill: in this process a hung D-Bus would freeze the whole command. On Linux the
+ * child asks for the Secret Service by name, never the kernel keyring, which forgets everything
+ * at logout. Where no Secret Service answers, the call fails and the caller falls back to the
+ * file store (with a warning).
  */
 export const nativeKeychainEntry: KeychainEntryFactory = async (service, account) => {
-  const {AsyncEntry} = await import('@napi-rs/keyring')
-  return new AsyncEntry(service, account, {linux: {store: 'secret-service'}})
+  const call = (op: 'get' | 'set' | 'delete', signal: AbortSignal | undefined, password?: string) =>
+    runKeychainChild({op, service, account, ...(password === undefined ? {} : {password})}, signal)
+  return {
+    getPassword: async (signal) => (await call('get', signal)) as string | null,
+    setPassword: async (password, signal) => void (await call('set', signal, password)),
+    deleteCredential: async (signal) => Boolean(await call('delete', signal)),
+  }
+}
+
+const CHILD_SCRIPT = fileURLToPath(new URL('keychain-child.js', import.meta.url))
+
+function runKeychainChild(request: {op: string; service: string; account: string; password?: string}, signal?: AbortSignal): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD_SCRIPT], {stdio: ['pipe', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL'})
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+    child.once('error', reject)
+    child.once('close', () => {
+      try {
+        const answer = JSON.parse(output) as {ok: boolean; value?: unknown; message?: string}
+        if (answer.ok) resolve(answer.value)
+        else reject(new Error(answer.message ?? 'unknown keychain failure'))
+      } catch {
+        reject(new Error('the keychain helper ended without an answer'))
+      }
+    })
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(JSON.stringify(request))
+  })
 }
 
 /** The entry's account name: the profile, and the config dir so that two installations never share one. */

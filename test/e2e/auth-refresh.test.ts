@@ -2,7 +2,9 @@
  * Stored logins are seeded from /_sandbox/connect (no browser, no port 8765), so this file can
  * run beside login.test.ts.
  */
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {createServer as createNetServer, type Socket} from 'node:net'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
@@ -153,6 +155,26 @@ describe('refresh of a stored login', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({connection: 'revoked'})
     expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
   })
+
+  it('a hung D-Bus (it accepts the connection and never answers) is an error within the keychain timeout, not a frozen command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-hung-bus-'))
+    const socket = join(dir, 'bus')
+    const held: Socket[] = []
+    const bus = createNetServer((connection) => void held.push(connection))
+    await new Promise<void>((resolve) => bus.listen(socket, resolve))
+    try {
+      const configDir = tempConfigDir()
+      writeFileSync(join(configDir, 'config.json'), JSON.stringify({profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, credential_store: 'keychain'}}}))
+      const started = Date.now()
+      const result = await runPms(['auth', 'token'], {configDir, env: {DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`}, timeoutMs: 30_000})
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.stderr).toContain('did not answer within 5 s')
+      expect(Date.now() - started).toBeLessThan(15_000)
+    } finally {
+      for (const connection of held) connection.destroy()
+      await new Promise((resolve) => bus.close(resolve))
+    }
+  }, 40_000)
 
   it('PMS_ACCESS_TOKEN comes first and bypasses the store entirely', async () => {
     const pair = await connect(sandbox.appUrl)
