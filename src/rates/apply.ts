@@ -47,7 +47,10 @@ export interface ApplyOptions {
   waitTimeoutMs?: number
   /** Pacing waits of the client for the write limit, to show them on the progress line. */
   pacing?: PacingSignal
-  /** Called when following starts: Ctrl-C then aborts the signal (stop following; the batches keep running). */
+  /**
+   * Called when submitting starts and when following starts: Ctrl-C then aborts the signal. While
+   * submitting, the run stops and says which batches were stored; while following, the batches keep running.
+   */
   watchInterrupt?: () => {signal: AbortSignal; dispose(): void}
 }
 
@@ -106,6 +109,7 @@ function pacedProgress(ui: ApplyUi, label: string, total: number, window: WriteW
     before() {
       leaveAt = clock.now()
     },
+    held: () => leaveAt > clock.now() + 250,
     after(n) {
       stopCountdown()
       const now = clock.now()
@@ -206,9 +210,11 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     return result
   }
   const bar = pacedProgress(ui, 'submitting', plan.batchCount, window, options.clock, options.pacing)
+  const stop = options.watchInterrupt?.()
   try {
-    result.batches = await submitPlan(client, plan, options.connectionKey, {...bar, journal: options.journal, clock: options.clock})
+    result.batches = await submitPlan(client, plan, options.connectionKey, {...bar, journal: options.journal, clock: options.clock, signal: stop?.signal})
   } finally {
+    stop?.dispose()
     bar.done()
   }
   result.submitted = true

@@ -67,6 +67,16 @@ export class CsvInvalidError extends PmsError {
   }
 }
 
+/** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+export const INTERRUPTED_EXIT = 130 as ExitCode
+
+/** Ctrl-C while submitting: the batches already stored stay stored. */
+export class InterruptedError extends PmsError {
+  constructor(message = 'interrupted (Ctrl-C)') {
+    super(message, {code: 'interrupted', exitCode: INTERRUPTED_EXIT, suggestion: 'run the same command again to submit the batches'})
+  }
+}
+
 /** One batch as submitted: its place in the plan, the id the service gave and whether it was a replay. */
 export interface SubmittedBatch {
   /** 1-based, as printed. */
@@ -117,7 +127,8 @@ export class SubmitInterruptedError extends PmsError {
         ? `  Not submitted: ${batchList(notSent.slice(1))}; batch ${failedBatch} got no answer and may have been stored (a rerun replays it if so)`
         : `  Not submitted: ${batchList(notSent)}`,
     ]
-    const causeHint = cause instanceof PmsError && cause.suggestion ? `${cause.suggestion}; then ` : ''
+    // An interruption needs no fix of its own: only the rerun is worth saying.
+    const causeHint = cause instanceof PmsError && cause.suggestion && !(cause instanceof InterruptedError) ? `${cause.suggestion}; then ` : ''
     const rerun =
       submitted.length === 0
         ? 'run the same command again'
@@ -125,7 +136,7 @@ export class SubmitInterruptedError extends PmsError {
     // Some batches are stored: "nothing was sent" (2) would be wrong, so a refusal becomes a partial
     // outcome (5); login, permission and temporary failures keep their own code, the fix is theirs.
     const causeExit = cause instanceof PmsError ? cause.exitCode : ExitCode.failure
-    const keep: number[] = [ExitCode.loginNeeded, ExitCode.forbidden, ExitCode.tempFailure]
+    const keep: number[] = [ExitCode.loginNeeded, ExitCode.forbidden, ExitCode.tempFailure, INTERRUPTED_EXIT]
     const exitCode = submitted.length === 0 || keep.includes(causeExit) ? causeExit : ExitCode.partial
     super(lines.join('\n'), {
       code,
@@ -156,7 +167,7 @@ export class WaitStoppedError extends PmsError {
     super(`${why}: ${count} running on the service: ${pending.join(' ')}`, {
       code: reason === 'timeout' ? 'wait_timeout' : 'wait_interrupted',
       // A timeout is worth another look later (cron); an interrupt is the user's own choice.
-      exitCode: reason === 'timeout' ? ExitCode.tempFailure : (130 as ExitCode),
+      exitCode: reason === 'timeout' ? ExitCode.tempFailure : INTERRUPTED_EXIT,
       suggestion: `follow ${pending.length === 1 ? 'it' : 'them'} with: pms batches wait ${pending.join(' ')}`,
       details: {pending},
     })

@@ -6,7 +6,7 @@ import {FINAL_BATCH_STATUSES} from '../contract/limits.js'
 import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import {ApiError, NetworkError} from '../client/errors.js'
-import {SubmitInterruptedError, WaitStoppedError} from './errors.js'
+import {InterruptedError, SubmitInterruptedError, WaitStoppedError} from './errors.js'
 import {batchIdempotencyKey} from './idempotency.js'
 import {SubmissionJournal} from './journal.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
@@ -43,6 +43,8 @@ export function summarizePlan(plan: Plan): PlannedBatchSummary[] {
 export interface WriteHooks {
   before?(index: number): void
   after?(done: number): void
+  /** True while the current call is still held back by the write limit (it has not left yet). */
+  held?(): boolean
 }
 
 /** Dry runs of every batch (each one a write call), merged into one preview in listing order. */
@@ -76,9 +78,13 @@ export async function submitPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
   connectionKey: string,
-  options: {journal?: SubmissionJournal; clock?: Pick<Clock, 'now'>} & WriteHooks = {},
+  options: {journal?: SubmissionJournal; clock?: Pick<Clock, 'now'>; signal?: AbortSignal} & WriteHooks = {},
 ): Promise<PlannedBatchSummary[]> {
   const journal = options.journal ?? SubmissionJournal.memory()
+  const {signal} = options
+  // Ctrl-C: stop at once, even during a wait for the write limit, and say what was stored.
+  const interrupted = new Promise<never>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new InterruptedError()), {once: true}))
+  interrupted.catch(() => undefined)
   const now = () => options.clock?.now() ?? Date.now()
   const submitted: PlannedBatchSummary[] = []
   for (let b = 0; b < plan.batchCount; b++) {
@@ -86,12 +92,21 @@ export async function submitPlan(
     const key = batchIdempotencyKey(connectionKey, request)
     options.before?.(b)
     let accepted: RestrictionBatchAccepted
+    let sent = false
     try {
-      accepted = await client.restrictionBatches.create(request, {idempotencyKey: key})
+      if (signal?.aborted) throw new InterruptedError()
+      sent = true
+      const creating = client.restrictionBatches.create(request, {idempotencyKey: key})
+      creating.catch(() => undefined)
+      accepted = signal ? await Promise.race([creating, interrupted]) : await creating
     } catch (error) {
-      const uncertain = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)
+      // An interrupted call may have reached the service already, like one that got no answer.
+      const inFlight = error instanceof InterruptedError && sent && !options.held?.()
+      const uncertain = inFlight || error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)
       // Nothing stored yet: the service's own error says it all (and its exit code is true).
-      if (submitted.length === 0 && !uncertain) throw error
+      if (submitted.length === 0 && !uncertain) {
+        throw error instanceof InterruptedError ? new InterruptedError('interrupted (Ctrl-C) before any batch was submitted: nothing was stored') : error
+      }
       throw new SubmitInterruptedError({
         submitted: submitted.map((s) => ({batch: s.index + 1, id: s.id!, replayed: s.replayed === true})),
         failedBatch: b + 1,

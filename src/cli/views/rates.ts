@@ -6,6 +6,7 @@
 import {join} from 'node:path'
 import type {PmsClient} from '../../client/index.js'
 import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
+import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../../contract/limits.js'
 import type {ApplyUi, NightRange, PacingSignal, Plan, PropertyInfo} from '../../rates/index.js'
 import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
@@ -38,7 +39,13 @@ export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
 export async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
   const {createClient} = await import('../session.js')
   const pacing: PacingSignal = {}
-  const client = await createClient(ctx, {onPacingWait: (limitClass, ms) => (limitClass === 'write' ? pacing.listener?.(ms) : undefined)})
+  const client = await createClient(ctx, {
+    onPacingWait: (limitClass, ms) => {
+      if (limitClass === 'write') pacing.listener?.(ms)
+      // Reads wait too when other runs spent the budget: say so rather than sit silent.
+      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`\r\u001B[2Kwaiting ${Math.ceil(ms / 1000)}s for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
+    },
+  })
   return {client, pacing}
 }
 

@@ -231,3 +231,35 @@ describe('the end of a dry run', () => {
     expect(await run(0)).toContain('Dry run: nothing was written, and submitting this file would change nothing.')
   })
 })
+
+describe('Ctrl-C while submitting', () => {
+  it('stops at once, even while a call waits, and says which batches were stored and that the one in flight may have been (exit 130)', async () => {
+    const service = keyedService()
+    const controller = new AbortController()
+    const create = service.client.restrictionBatches.create
+    let calls = 0
+    service.client.restrictionBatches.create = async (request, opts) => {
+      if (++calls === 3) {
+        setTimeout(() => controller.abort(), 1)
+        return new Promise(() => {})
+      }
+      return create(request, opts)
+    }
+    const e = (await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock, signal: controller.signal}).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e).toBeInstanceOf(SubmitInterruptedError)
+    expect(e.exitCode).toBe(130)
+    expect(e.message).toContain('batch 3 of 5 got no answer: interrupted (Ctrl-C)')
+    expect(e.message).toContain('Submitted (stored by the service, they will be applied): batch 1, 2')
+    expect(e.message).toContain('Not submitted: batch 4, 5; batch 3 got no answer and may have been stored (a rerun replays it if so)')
+    expect(e.suggestion).toMatch(/^run the same command again: the submitted batches replay/)
+  })
+
+  it('before the first batch leaves, nothing was stored and the run just stops (exit 130)', async () => {
+    const controller = new AbortController()
+    controller.abort()
+    const e = (await submitPlan(keyedService().client, fiveBatchPlan(), 'conn', {clock, signal: controller.signal}).catch((x: unknown) => x)) as Error & {exitCode: number; code: string}
+    expect(e.code).toBe('interrupted')
+    expect(e.message).toBe('interrupted (Ctrl-C) before any batch was submitted: nothing was stored')
+    expect(e.exitCode).toBe(130)
+  })
+})
