@@ -58,7 +58,21 @@ export function parseMinStay(text: string): number | CellProblem {
   return value
 }
 
-/** true/false/yes/no/1/0, any case: 1 or 0. */
+/** TRUE and FALSE as spreadsheets in German, French, Spanish, Italian, Dutch and Portuguese save them. */
+const SPREADSHEET_BOOLEANS: Readonly<Record<string, number>> = {
+  wahr: 1,
+  falsch: 0,
+  vrai: 1,
+  faux: 0,
+  verdadero: 1,
+  falso: 0,
+  vero: 1,
+  waar: 1,
+  onwaar: 0,
+  verdadeiro: 1,
+}
+
+/** true/false/yes/no/1/0 in any case, and the TRUE/FALSE of spreadsheets in other languages: 1 or 0. */
 export function parseBoolean(text: string, field: Field): number | CellProblem {
   switch (text) {
     case 'true':
@@ -72,7 +86,8 @@ export function parseBoolean(text: string, field: Field): number | CellProblem {
     case 'no':
       return 0
   }
-  switch (text.toLowerCase()) {
+  const lower = text.toLowerCase()
+  switch (lower) {
     case 'true':
     case 'yes':
       return 1
@@ -80,6 +95,9 @@ export function parseBoolean(text: string, field: Field): number | CellProblem {
     case 'no':
       return 0
   }
+  // A spreadsheet saves boolean cells in its own language: an exported true comes back as WAHR.
+  const local = SPREADSHEET_BOOLEANS[lower]
+  if (local !== undefined) return local
   return {problem: `${field} "${text}" is not a boolean (use true/false, yes/no or 1/0)`}
 }
 

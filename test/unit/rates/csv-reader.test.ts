@@ -39,6 +39,18 @@ describe('reading a rates CSV', () => {
     expect(valueAt(result, 0, '2026-12-01', 2)).toBe(1)
   })
 
+  it('reads the TRUE and FALSE a German or French spreadsheet saves (WAHR, FALSCH, VRAI, FAUX) and still refuses other words', async () => {
+    const result = await readText(`property_id;date;closed_to_arrival;closed_to_departure\n${A};2026-12-01;WAHR;FALSCH\n${A};2026-12-02;vrai;Faux\n${A};2026-12-03;oui;non\n`)
+    expect(valueAt(result, 0, '2026-12-01', 2)).toBe(1)
+    expect(valueAt(result, 0, '2026-12-01', 3)).toBe(0)
+    expect(valueAt(result, 0, '2026-12-02', 2)).toBe(1)
+    expect(valueAt(result, 0, '2026-12-02', 3)).toBe(0)
+    expect(messages(result)).toEqual([
+      '4|closed_to_arrival|3|closed_to_arrival "oui" is not a boolean (use true/false, yes/no or 1/0)',
+      '4|closed_to_departure|4|closed_to_departure "non" is not a boolean (use true/false, yes/no or 1/0)',
+    ])
+  })
+
   it('reads tab-separated files with header aliases in any case', async () => {
     const result = await readText(`LISTING_ID\tStart\tEnd\tMinimum Stay\tCTD\tOpen\n${A}\t2026-12-01\t2026-12-03\t3\tno\tTRUE\n`)
     expect(messages(result)).toEqual([])
