@@ -1,11 +1,12 @@
 import {ExitCode} from '../../src/client/errors.js'
-import {authStatus, describeExpiry} from '../../src/auth/status.js'
+import {authStatus, describeExpiry, statusExitCode} from '../../src/auth/status.js'
 import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   static override summary = 'Show the profile, service, token expiry, credential store and connection state'
-  static override description = 'Makes one cheap call (GET /properties?limit=1) to tell the state of the App Connection. Exits 3 when a login is needed.'
+  static override description =
+    'Makes one cheap call (GET /properties?limit=1) to tell the state of the App Connection. Exits 3 when a login is needed, 75 when the service cannot be reached.'
 
   async run(): Promise<void> {
     const status = await authStatus(authRunOptions(this.ctx))
@@ -21,10 +22,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       ].join('\n'),
     )
     // Set, not thrown: the status document above is the whole output, also with --json.
-    if (needsLogin(status.connection)) process.exitCode = ExitCode.loginNeeded
+    const exitCode = statusExitCode(status.connection)
+    if (exitCode !== ExitCode.ok) process.exitCode = exitCode
   }
-}
-
-function needsLogin(connection: string): boolean {
-  return connection === 'login_needed' || connection === 'revoked'
 }

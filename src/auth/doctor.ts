@@ -43,7 +43,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   const probe = {userAgent: options.userAgent, trace: options.trace, env: options.env}
   const report = (permissions: PermissionCheck[] = []): DoctorReport => ({
     profile: profile.name,
-    checks,
+    checks: inOrder(checks),
     permissions,
     ok: checks.every((c) => c.status !== 'fail'),
   })
@@ -57,7 +57,7 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   }
   const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
   if (appUrl) {
-    if (!clientId) add({check: 'config', status: 'fail', detail: `profile "${profile.name}" has no client_id`, fix: 'pms config set client_id ... (or PMS_CLIENT_ID)'})
+    if (!clientId) add({check: 'config', status: 'fail', detail: `profile "${profile.name}" has no client_id`, fix: `pms config set client_id ...${profile.name === 'default' ? '' : ` --profile ${profile.name}`} (or PMS_CLIENT_ID)`})
     else add({check: 'config', status: 'ok', detail: `${profile.loaded.exists ? configPath(options.configDir) : 'environment'}: profile "${profile.name}", app_url ${appUrl}, client_id ${clientId}`})
   }
 
@@ -129,6 +129,16 @@ export async function doctor(options: TokenProviderOptions): Promise<DoctorRepor
   // 7. permissions
   if (!token) return report()
   return report(await permissionChecks(appUrl, token, probe))
+}
+
+const CHECK_ORDER = ['config', 'keychain', 'token store', 'app_url', 'token', 'refresh'] as const
+
+/** Every check in its place; one that an earlier failure made pointless is listed as skipped. */
+function inOrder(checks: DoctorCheck[]): DoctorCheck[] {
+  return CHECK_ORDER.flatMap((name) => {
+    const done = checks.filter((c) => c.check === name)
+    return done.length > 0 ? done : [{check: name, status: 'skip' as const, detail: 'not checked: it needs the failed check above'}]
+  })
 }
 
 /** The error's own advice (a keychain to start, a network to check), else a new login. */

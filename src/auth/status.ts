@@ -1,4 +1,4 @@
-import {PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../client/errors.js'
 import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
 import {forgetRevokedConnection, openProfileSession, type TokenProviderOptions} from './index.js'
 import {LoginRequiredError} from './errors.js'
@@ -120,7 +120,19 @@ export async function currentAccessToken(options: TokenProviderOptions): Promise
 export function describeExpiry(iso: string | null, now: number): string {
   if (!iso) return '(unknown)'
   const minutes = Math.round((Date.parse(iso) - now) / 60_000)
-  if (minutes > 0) return `${iso} (in ${minutes} min)`
   if (minutes === 0) return `${iso} (now)`
-  return `${iso} (expired ${-minutes} min ago)`
+  return minutes > 0 ? `${iso} (in ${span(minutes)})` : `${iso} (expired ${span(-minutes)} ago)`
+}
+
+function span(minutes: number): string {
+  if (minutes < 120) return `${minutes} min`
+  if (minutes < 48 * 60) return `${Math.round(minutes / 60)} h`
+  return `${Math.round(minutes / 1440)} days`
+}
+
+/** For scripts: 3 when a login is needed, 75 when the service could not be reached, else 0. */
+export function statusExitCode(connection: ConnectionState): number {
+  if (connection === 'login_needed' || connection === 'revoked') return ExitCode.loginNeeded
+  if (connection === 'unreachable') return ExitCode.tempFailure
+  return ExitCode.ok
 }
