@@ -1,10 +1,11 @@
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {renderFixture} from '../fixtures/rates/catalogue.js'
 import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin} from './support/sandbox.js'
 
 let world: RatesWorld
@@ -25,6 +26,21 @@ const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempo
 let firstBatchId = ''
 /** The first import and its rerun share a config directory, where pms remembers what it submitted. */
 const configDir = tempConfigDir()
+
+/** Runs pms and sends SIGINT (what Ctrl-C sends) once stderr shows `cue`. */
+function runUntilInterrupted(args: string[], env: Record<string, string>, cue: string): Promise<{code: number | null; stderr: string}> {
+  const child = spawn(process.execPath, [PMS_BIN, ...args], {
+    env: {...process.env, PMS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+    if (stderr.includes(cue)) child.kill('SIGINT')
+  })
+  child.stdout.resume()
+  return new Promise((resolve) => child.on('close', (code) => resolve({code, stderr})))
+}
 
 beforeAll(async () => {
   world = await startRatesWorld()
@@ -152,6 +168,12 @@ describe('rates import against the sandbox', () => {
       const both = await runPms(['batches', 'wait', id, pending!, '--timeout', '1', '--json'], {env: await world.env()})
       expect(both.code).toBe(75)
       expect(JSON.parse(both.stdout)).toMatchObject({error: {code: 'wait_timeout', details: {pending: [pending]}}})
+
+      // Ctrl-C while following: the waiting stops, the batch keeps running, and the way back is named.
+      const interrupted = await runUntilInterrupted(['rates', 'import', slow, '--yes', '--wait', '--no-preview'], await world.env(), 'Waiting for every batch')
+      expect(interrupted.code).toBe(130)
+      expect(interrupted.stderr).toContain('stopped waiting (interrupted): 1 batch is stored and keeps running on the service')
+      expect(interrupted.stderr).toContain(`follow it with: pms batches wait ${pending}`)
     } finally {
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
     }
