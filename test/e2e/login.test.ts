@@ -351,32 +351,29 @@ describe('pms login through headless Chromium on the consent page', {timeout: 90
     await sandbox?.stop()
   })
 
-  chromiumIt('completes when the owner clicks Approve', async () => {
+  /** A login whose consent page the owner answers in Chromium; what the browser landed on and how pms ended. */
+  async function answerConsent(button: 'approve' | 'deny'): Promise<{configDir: string; landed: string | null; result: PmsResult}> {
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
     const url = await login.authorizeUrl
     const landed = await withChromium(async (page) => {
       await page.goto(url)
-      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click('button[value="approve"]')])
+      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click(`button[value="${button}"]`)])
       return page.textContent('body')
     })
+    return {configDir, landed, result: await login.done}
+  }
+
+  chromiumIt('completes when the owner clicks Approve', async () => {
+    const {landed, result} = await answerConsent('approve')
     expect(landed).toContain('go back to the terminal')
-    const result = await login.done
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('may act on 5 Properties')
   })
 
   chromiumIt('exits 3 with a clear message when the owner clicks Deny', async () => {
-    const configDir = tempConfigDir()
-    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
-    const url = await login.authorizeUrl
-    const landed = await withChromium(async (page) => {
-      await page.goto(url)
-      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click('button[value="deny"]')])
-      return page.textContent('body')
-    })
+    const {configDir, landed, result} = await answerConsent('deny')
     expect(landed).toContain('refused')
-    const result = await login.done
     expect(result.code).toBe(3)
     expect(result.stderr).toContain('Error: Authorization failed: the owner refused the connection (access_denied)')
     expect(result.stderr).toContain('Try: run pms login again and approve the connection')
