@@ -32,6 +32,11 @@ export function parseRateCents(text: string, decimalComma: boolean): number | Ce
     } else if ((code === 46 || (code === 44 && decimalComma)) && decimals < 0 && i > 0 && i < length - 1) {
       decimals = 0
     } else {
+      // 1.180,00 or 1,180.00: a cell formatted with thousands separators.
+      if (/^\d{1,3}([.,' ]\d{3})+([.,]\d{1,2})?$/.test(text)) {
+        const plain = text.replace(/[.,' ](?=\d{3}(\D|$))/g, '')
+        return {problem: `rate "${text}" has a thousands separator: write it without, like ${plain}`}
+      }
       return {problem: `rate "${text}" is not a number (write it like 120.50)`}
     }
   }

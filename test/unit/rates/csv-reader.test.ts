@@ -51,6 +51,14 @@ describe('reading a rates CSV', () => {
     ])
   })
 
+  it('names a thousands separator in a rate and shows the number without it', async () => {
+    const result = await readText(`property_id;date;rate\n${A};2026-12-01;1.180,00\n${A};2026-12-02;1 180,50\n`)
+    expect(messages(result)).toEqual([
+      '2|rate|3|rate "1.180,00" has a thousands separator: write it without, like 1180,00',
+      '3|rate|3|rate "1 180,50" has a thousands separator: write it without, like 1180,50',
+    ])
+  })
+
   it('reads tab-separated files with header aliases in any case', async () => {
     const result = await readText(`LISTING_ID\tStart\tEnd\tMinimum Stay\tCTD\tOpen\n${A}\t2026-12-01\t2026-12-03\t3\tno\tTRUE\n`)
     expect(messages(result)).toEqual([])
