@@ -141,6 +141,11 @@ describe('reading a rates CSV', () => {
     expect(messages(result)).toEqual([`4|rate|4|rate 110.00 for ${A} on 2026-12-04 differs from 100.00 given on line 2 (and 1 more night)`])
   })
 
+  it('finds a conflict between a night row and a range row that name the same Property by id and by name', async () => {
+    const result = await readText(`property_id,property,date,from,to,rate\n${A},,2026-12-10,,,100\n,Sea View,,2026-12-08,2026-12-12,120\n`)
+    expect(messages(result)).toEqual([`3|rate|6|rate 120.00 for ${A} on 2026-12-10 differs from 100.00 given on line 2`])
+  })
+
   it('keeps the first 50 problems and counts the rest', async () => {
     const rows = Array.from({length: 80}, () => `${A},2026-12-01,bad`).join('\n')
     const result = await readText(`property_id,date,rate\n${rows}\n`)
