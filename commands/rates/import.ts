@@ -18,6 +18,10 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
     'dry-run': Flags.boolean({description: 'Send every batch as a dry run and show the diff; nothing is stored'}),
     yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
     wait: Flags.boolean({description: 'Follow every batch to its final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
+    resubmit: Flags.boolean({
+      description: 'Send as new batches even if the same ones were submitted in the last 24 hours (after batches failed or were cancelled)',
+      exclusive: ['dry-run'],
+    }),
     timeout: Flags.integer({description: 'With --wait: stop following after this many seconds (exit 75); the batches keep running', min: 1, dependsOn: ['wait']}),
     preview: Flags.boolean({
       description: 'Dry-run the batches before submitting to show the changes (each dry run is a write call)',

@@ -21,6 +21,10 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     'dry-run': Flags.boolean({description: 'Send as a dry run and show the diff; nothing is stored'}),
     yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
     wait: Flags.boolean({description: 'Follow the batches to their final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
+    resubmit: Flags.boolean({
+      description: 'Send as new batches even if the same ones were submitted in the last 24 hours (after batches failed or were cancelled)',
+      exclusive: ['dry-run'],
+    }),
     timeout: Flags.integer({description: 'With --wait: stop following after this many seconds (exit 75); the batches keep running', min: 1, dependsOn: ['wait']}),
   }
 

@@ -38,6 +38,11 @@ export interface ApplyOptions {
   preview: boolean
   wait: boolean
   connectionKey: string
+  /**
+   * --resubmit: new Idempotency-Keys for this run, so that a file whose batches failed or were
+   * cancelled is sent again as new batches instead of replaying the old ones.
+   */
+  resubmit?: boolean
   clock: Clock
   /** --json: keep every change of the previews for the document; otherwise only runs are kept. */
   keepChanges?: boolean
@@ -126,6 +131,11 @@ function pacedProgress(ui: ApplyUi, label: string, total: number, window: WriteW
   }
 }
 
+/** After a batch that left changes undone: a plain rerun would only replay it. */
+export const RETRY_HINT =
+  'Some changes were not applied (failed or cancelled: see above). Running the same command again within 24 hours only replays these batches; ' +
+  'add --resubmit to send it again as new batches (values already applied come back unchanged).\n'
+
 function when(at: string): string {
   return `${at.slice(0, 16).replace('T', ' ')} UTC`
 }
@@ -212,7 +222,8 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const bar = pacedProgress(ui, 'submitting', plan.batchCount, window, options.clock, options.pacing)
   const stop = options.watchInterrupt?.()
   try {
-    result.batches = await submitPlan(client, plan, options.connectionKey, {...bar, journal: options.journal, clock: options.clock, signal: stop?.signal})
+    const key = options.resubmit ? `${options.connectionKey}#resubmit-${options.clock.now()}` : options.connectionKey
+    result.batches = await submitPlan(client, plan, key, {...bar, journal: options.journal, clock: options.clock, signal: stop?.signal})
   } finally {
     stop?.dispose()
     bar.done()
@@ -244,7 +255,10 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       waiting.done()
     }
     for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
-    if (result.reports.some((report) => isPartial(report.status))) result.exit_code = 5
+    if (result.reports.some((report) => isPartial(report.status))) {
+      result.exit_code = 5
+      ui.talk(RETRY_HINT)
+    }
   } else {
     ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: pms batches wait ${ids.join(' ')}\n`)
   }

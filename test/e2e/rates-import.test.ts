@@ -155,8 +155,17 @@ describe('rates import against the sandbox', () => {
       expect(result.stdout).toMatch(/Batch [0-9a-f-]{36}: failed/)
       expect(result.stdout).toContain(`${run(d(30), d(33))}`.padEnd(22) + '  min_stay: the Sales Channels stayed unavailable')
       const id = /Batch ([0-9a-f-]{36}): failed/.exec(result.stdout)![1]!
+      expect(result.stderr).toContain('add --resubmit to send it again as new batches')
       const waited = await runPms(['batches', 'wait', id], {env: await world.env()})
       expect(waited.code).toBe(5)
+      expect(waited.stderr).toContain('again with --resubmit')
+
+      // A plain rerun replays the failed batch; --resubmit sends the file as a new batch.
+      const replay = await runPms(['rates', 'import', file, '--yes', '--no-preview', '--json'], {env: await world.env()})
+      expect((JSON.parse(replay.stdout) as {batches: {id: string}[]}).batches[0]!.id).toBe(id)
+      const again = await runPms(['rates', 'import', file, '--yes', '--no-preview', '--resubmit', '--json'], {env: await world.env()})
+      expect(again.code, again.stderr).toBe(0)
+      expect((JSON.parse(again.stdout) as {batches: {id: string}[]}).batches[0]!.id).not.toBe(id)
 
       // A batch still retrying: --timeout stops the following, not the batch, and names how to follow it.
       const slow = csv('slow.csv', `property_id,from,to,min_stay\n${property.id},${d(40)},${d(41)},5\n`)

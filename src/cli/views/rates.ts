@@ -56,6 +56,7 @@ export interface ApplyFlags {
   yes: boolean
   /** --timeout in seconds. */
   timeout?: number
+  resubmit?: boolean
 }
 
 /**
@@ -91,6 +92,7 @@ export async function applyCommand(
         preview: flags.preview,
         wait: flags.wait,
         connectionKey: `${client.baseUrl}#${ctx.profile ?? 'default'}`,
+        resubmit: flags.resubmit,
         clock: ctx.clock,
         keepChanges: ctx.json,
         journal,
@@ -157,7 +159,13 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
       })
       .finally(() => (io.stderrIsTTY ? io.err('\r\u001B[2K') : undefined))
     io.out(await showReports(ctx, client, reports))
-    if (reports.some((report) => rates.isPartial(report.status))) process.exitCode = 5
+    if (reports.some((report) => rates.isPartial(report.status))) {
+      process.exitCode = 5
+      io.err(
+        'Some changes were not applied (failed or cancelled). To send them again, run the import (or restrictions set) again with --resubmit: ' +
+          'a plain rerun within 24 hours only replays these batches.\n',
+      )
+    }
   } finally {
     interrupt.dispose()
     await client.close()
