@@ -6,6 +6,7 @@ import {loginCommand, LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
 import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
+import {SpentTokenLedger, spentTokensPath} from './spent-tokens.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
 import type {TokenStore} from './token-store.js'
@@ -64,6 +65,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
     profile: profile.name,
     store,
     lock: (task) => withCredentialLock(options.configDir, profile.name, task),
+    spent: new SpentTokenLedger(spentTokensPath(options.configDir, profile.name)),
     now: () => clock.now(),
     refresh: (refreshToken, storedSecret) => {
       const clientSecret = options.env.PMS_CLIENT_SECRET || storedSecret

@@ -1,6 +1,7 @@
 import type {TokenProvider} from '../client/token-provider.js'
 import {LoginRequiredError, OAuthError} from './errors.js'
 import {OAuthTransportError, type TokenPair} from './oauth-client.js'
+import type {SpentTokenLedger} from './spent-tokens.js'
 import type {StoredCredentials, TokenStore} from './token-store.js'
 
 /** Refresh when the access token has less than this left, so that it cannot expire mid-call. */
@@ -15,6 +16,8 @@ export interface StoredTokenProviderOptions {
   refresh: (refreshToken: string, storedClientSecret: string | undefined) => Promise<TokenPair>
   now: () => number
   marginMs?: number
+  /** Refresh tokens already presented whose successor was lost: never sent again. */
+  spent?: Pick<SpentTokenLedger, 'has' | 'add'>
 }
 
 export function expiresSoon(credentials: StoredCredentials, now: number, marginMs = REFRESH_MARGIN_MS): boolean {
@@ -82,6 +85,13 @@ export class StoredTokenProvider implements TokenProvider {
       if (!stored.refresh_token) {
         throw new LoginRequiredError(`The stored login for profile "${this.options.profile}" has no refresh token`, {code: 'not_logged_in', profile: this.options.profile})
       }
+      if (this.options.spent?.has(stored.refresh_token)) {
+        await clearTokens(this.options.store, stored).catch(() => undefined)
+        throw new LoginRequiredError(
+          `The stored refresh token of profile "${this.options.profile}" was already sent in a refresh whose new pair was lost; sending it again would revoke the whole token family`,
+          {code: 'refresh_token_spent', profile: this.options.profile},
+        )
+      }
       let pair: TokenPair
       try {
         pair = await this.options.refresh(stored.refresh_token, stored.client_secret)
@@ -97,7 +107,16 @@ export class StoredTokenProvider implements TokenProvider {
         expires_at: pair.expiresAt,
       }
       // The old refresh token is already dead: the new pair must be on disk before anything uses it.
-      await this.options.store.write(next)
+      try {
+        await this.options.store.write(next)
+      } catch (error) {
+        this.options.spent?.add(stored.refresh_token)
+        throw new LoginRequiredError(
+          `The access token of profile "${this.options.profile}" was refreshed, but the new pair could not be saved (${(error as Error).message}). ` +
+            'The old refresh token is used up and will not be sent again',
+          {code: 'refresh_not_saved', cause: error, profile: this.options.profile},
+        )
+      }
       this.current = next
       return pair.accessToken
     })
@@ -109,7 +128,9 @@ export class StoredTokenProvider implements TokenProvider {
    * the whole family, so it is forgotten now and the user is sent to a new login.
    */
   private async afterLostAnswer(sent: StoredCredentials, cause: OAuthTransportError): Promise<never> {
-    await clearTokens(this.options.store, sent)
+    // Noted first: if the store cannot be cleared either, the ledger still keeps the token back.
+    if (sent.refresh_token) this.options.spent?.add(sent.refresh_token)
+    await clearTokens(this.options.store, sent).catch(() => undefined)
     throw new LoginRequiredError(
       `${cause.message}. The service may already have replaced the refresh token of profile "${this.options.profile}", ` +
         'and sending the old one again would revoke the whole token family, so pms has forgotten it',

@@ -1,4 +1,4 @@
-import {mkdtempSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -6,6 +6,7 @@ import {LoginRequiredError, OAuthError} from '../../../src/auth/errors.js'
 import {withCredentialLock} from '../../../src/auth/lock.js'
 import {OAuthTransportError, type TokenPair} from '../../../src/auth/oauth-client.js'
 import {StoredTokenProvider, type StoredTokenProviderOptions} from '../../../src/auth/stored-token-provider.js'
+import {SpentTokenLedger, spentTokensPath} from '../../../src/auth/spent-tokens.js'
 import {MemoryTokenStore, type StoredCredentials} from '../../../src/auth/token-store.js'
 import {ExitCode} from '../../../src/client/errors.js'
 
@@ -149,6 +150,52 @@ describe('failures that are not invalid_grant', () => {
     expect(await store.read()).toEqual({client_secret: 'cs'})
     await expect(tokens.getToken()).rejects.toBeInstanceOf(LoginRequiredError)
     await expect(provider(store, refresh).getToken()).rejects.toMatchObject({exitCode: ExitCode.loginNeeded})
+    expect(calls).toBe(1)
+  })
+
+  it('a new pair the store refuses to save: exit 3, and the used-up refresh token is never sent again, even though the store still holds it', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const server = rotatingServer()
+    const ledgerPath = spentTokensPath(mkdtempSync(join(tmpdir(), 'pms-spent-')), 'default')
+    const spent = new SpentTokenLedger(ledgerPath)
+    const refusingStore = Object.assign(Object.create(store) as MemoryTokenStore, {
+      write: async () => {
+        throw new Error('the keychain did not answer')
+      },
+    })
+    const first = new StoredTokenProvider({profile: 'default', store: refusingStore, lock: (task) => task(), refresh: server.refresh, now: () => NOW, spent})
+    await expect(first.getToken()).rejects.toMatchObject({code: 'refresh_not_saved', exitCode: ExitCode.loginNeeded})
+    expect((await store.read())?.refresh_token).toBe('rt_0')
+    const next = new StoredTokenProvider({profile: 'default', store, lock: (task) => task(), refresh: server.refresh, now: () => NOW, spent})
+    await expect(next.getToken()).rejects.toMatchObject({code: 'refresh_token_spent', exitCode: ExitCode.loginNeeded})
+    expect(server.calls).toEqual(['rt_0'])
+    expect(await store.read()).toEqual({client_secret: 'cs'})
+    // The ledger keeps digests, not tokens.
+    expect(readFileSync(ledgerPath, 'utf8')).not.toContain('rt_0')
+  })
+
+  it('a lost answer whose tokens cannot even be cleared is still never sent again', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const spent = new SpentTokenLedger(spentTokensPath(mkdtempSync(join(tmpdir(), 'pms-spent-')), 'default'))
+    let calls = 0
+    const lost = async (): Promise<TokenPair> => {
+      calls++
+      throw new OAuthTransportError('the answer was lost', {mayHaveArrived: true})
+    }
+    const frozen = Object.assign(Object.create(store) as MemoryTokenStore, {
+      write: async () => {
+        throw new Error('store gone')
+      },
+      delete: async () => {
+        throw new Error('store gone')
+      },
+    })
+    await expect(new StoredTokenProvider({profile: 'default', store: frozen, lock: (task) => task(), refresh: lost, now: () => NOW, spent}).getToken()).rejects.toMatchObject({
+      code: 'refresh_answer_lost',
+    })
+    await expect(new StoredTokenProvider({profile: 'default', store, lock: (task) => task(), refresh: lost, now: () => NOW, spent}).getToken()).rejects.toMatchObject({
+      code: 'refresh_token_spent',
+    })
     expect(calls).toBe(1)
   })
 
