@@ -195,6 +195,11 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     remember()
     await run(['auth', 'doctor'], 0)
     remember()
+    // The API client's own refresh before a call, traced by the client.
+    expire()
+    const listed = await run(['properties', 'list'], 0)
+    expect(listed.stderr).toContain('/api/oauth/token')
+    remember()
     await run(['config', 'list', '--json'], 0)
     await run(['config', 'list'], 0)
     await run(['config', 'get', 'client_id'], 0)
