@@ -13,7 +13,7 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, required: true}),
     from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
     to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
-    rate: Flags.string({description: 'Base nightly rate in the Property currency (0.01 to 99999999.99, two decimals at most)'}),
+    rate: Flags.string({description: 'Base nightly rate in the Property currency (0.01 to 99999999.99, two decimals at most; 120.50 or 120,50)'}),
     'min-stay': Flags.string({description: 'Minimum stay in nights (1 to 365)'}),
     'closed-to-arrival': Flags.string({description: 'true or false (also yes/no, 1/0)'}),
     'closed-to-departure': Flags.string({description: 'true or false (also yes/no, 1/0)'}),

@@ -17,7 +17,7 @@ export function storeForSet(properties: readonly PropertyInfo[], ids: readonly s
   FIELDS.forEach((field, f) => {
     const text = values[field]?.trim()
     if (text === undefined || text === '') return
-    const value = f === RATE_FIELD ? parseRateCents(text, false) : f === MIN_STAY_FIELD ? parseMinStay(text) : parseBoolean(text, field)
+    const value = f === RATE_FIELD ? parseRateCents(text, true) : f === MIN_STAY_FIELD ? parseMinStay(text) : parseBoolean(text, field)
     if (typeof value === 'number') parsed[f] = value
     else problems.add({line: 0, column: flag(field), columnIndex: 0, message: value.problem})
   })

@@ -136,6 +136,11 @@ describe('restrictions set values', () => {
     expect((error as SetInvalidError).exitCode).toBe(2)
   })
 
+  it('--rate takes a decimal comma as typed in many locales (there is no cell delimiter to confuse it with)', () => {
+    const store = storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-01'), {rate: '210,5'}, NOW)
+    expect(store.nights[0]!.values.find((v) => v === v)).toBe(21_050)
+  })
+
   it('needs at least one value', () => {
     expect(() => storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-01'), {}, NOW)).toThrow(/give at least one of --rate/)
   })
