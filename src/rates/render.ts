@@ -210,16 +210,19 @@ function statusPaint(status: string, paint: Paint): string {
 export function renderReport(report: BatchReport, names: Names, paint: Paint = plain): string {
   const out: string[] = [`Batch ${report.id}: ${statusPaint(report.status, paint)}`]
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
-  const countsOf = (p: {changes: unknown}) => REPORT_COUNTS.map((key) => count(p.changes as Record<string, unknown>, key))
+  // `pending` only says something while the batch is in flight; a final report is narrower without it.
+  const inFlight = count(report.changes as Record<string, unknown>, 'pending') > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, 'pending') > 0)
+  const keys = REPORT_COUNTS.filter((key) => key !== 'pending' || inFlight)
+  const countsOf = (p: {changes: unknown}) => keys.map((key) => count(p.changes as Record<string, unknown>, key))
   // As in the dry-run summary: past a screenful, Properties that completed with nothing refused,
   // failed or cancelled share one line, so the ones that need a look stand out.
   const collapse = report.properties.length > MAX_SUMMARY_ROWS
-  const quietSums = REPORT_COUNTS.map(() => 0)
+  const quietSums = keys.map(() => 0)
   let quietCount = 0
   const rows: (string | number)[][] = []
   for (const p of report.properties) {
     const counts = countsOf(p)
-    const troubled = ['refused', 'failed', 'cancelled'].some((key) => counts[REPORT_COUNTS.indexOf(key as never)]! > 0)
+    const troubled = ['refused', 'failed', 'cancelled'].some((key) => counts[keys.indexOf(key as never)]! > 0)
     if (collapse && p.status === 'completed' && !troubled && p.refused_fields.length === 0 && p.failures.length === 0) {
       quietCount++
       counts.forEach((n, i) => (quietSums[i]! += n))
@@ -229,9 +232,9 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   }
   if (quietCount > 0) rows.push([`${quietCount} other ${quietCount === 1 ? 'Property' : 'Properties'}: nothing refused or failed`, 'completed', ...quietSums])
   if (report.properties.length > 1) {
-    rows.push(['Total', report.status, ...REPORT_COUNTS.map((key) => count(report.changes as Record<string, unknown>, key))])
+    rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
-  out.push(textTable(['Property', 'status', ...REPORT_COUNTS], rows, paint).trimEnd())
+  out.push(textTable(['Property', 'status', ...keys], rows, paint).trimEnd())
   out.push(...refusalSection(report.properties, names, paint))
   const failed = report.properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {

@@ -116,9 +116,17 @@ describe('rendering an outcome report', () => {
   it('counts applied, unchanged, superseded, refused, failed and cancelled per Property', () => {
     const lines = renderReport(report, names).split('\n')
     expect(lines[0]).toBe(`Batch ${report.id}: partially_failed`)
+    // A final report: nothing is pending, so the column is left out (the table fits a terminal).
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled'])
+    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, 'completed', '8', '6', '0', '0', '2', '0', '0'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '0', '0', '2', '2', '0'])
+  })
+
+  it('shows what is still pending while the batch is in flight', () => {
+    const inFlight = {...report, status: 'processing', changes: {...report.changes, pending: 3}}
+    const lines = renderReport(inFlight, names).split('\n')
     expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'])
-    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, 'completed', '8', '6', '0', '0', '2', '0', '0', '0'])
-    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '0', '0', '2', '2', '0', '0'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'processing', '10', '6', '0', '0', '2', '2', '0', '3'])
   })
 
   it('lists refusals and failures as runs of dates with words', () => {
