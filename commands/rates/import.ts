@@ -34,7 +34,11 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
     const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/views/rates.js'), import('../../src/rates/index.js')])
     const {file} = this.args
     await applyCommand(this.ctx, {...this.flags, dryRun: this.flags['dry-run']}, {
-      check: () => rates.checkReadable(file),
+      check: async () => {
+        await rates.checkReadable(file)
+        // `-` on a terminal waits for typed or pasted text: say so rather than seem to hang.
+        if (file === '-' && this.ctx.io.stdinIsTTY) this.ctx.io.err('Reading the CSV from the terminal: paste it, then press Ctrl-D.\n')
+      },
       plan: async (properties) => (await rates.planFile(file, properties, this.ctx.clock.now())).plan,
     })
   }
