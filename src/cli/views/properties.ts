@@ -68,7 +68,12 @@ export function renderProperty(property: Property): string {
   if (property.pricing_modifiers.length === 0) lines.push('  pricing modifiers: none')
   else {
     lines.push('  pricing modifiers:')
-    for (const m of property.pricing_modifiers) lines.push(`    ${m.name} (${m.sales_channel})  ${m.percent >= 0 ? '+' : ''}${m.percent} %`)
+    const labels = property.pricing_modifiers.map((m) => `${m.name} (${m.sales_channel})`)
+    const width = Math.max(...labels.map((label) => label.length))
+    property.pricing_modifiers.forEach((m, i) => {
+      const percent = `${m.percent >= 0 ? '+' : ''}${m.percent}`
+      lines.push(`    ${labels[i]!.padEnd(width)}  ${percent.padStart(4)} %`)
+    })
   }
   return lines.join('\n') + '\n'
 }
