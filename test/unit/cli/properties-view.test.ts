@@ -37,8 +37,8 @@ describe('property views', () => {
   it('shows currency, time zone and every modifier', () => {
     const text = renderProperty(property)
     expect(text).toContain('Europe/Lisbon')
-    expect(text).toContain('ABC Travel (abc)   +15 %')
-    expect(text).toContain('Website (website)   -5 %')
+    expect(text).toContain('ABC Travel (abc)    +15 %')
+    expect(text).toContain('Website (website)    -5 %')
   })
 
   it('a guide whose fields are all null says it is empty instead of printing null', () => {
