@@ -50,6 +50,11 @@ function parseMessage(text: string): string {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !/^See more help with/.test(line))
+  // "The following errors occurred:" names nothing; the lines under it do, and a flag reads as typed (--to).
+  if (/^The following errors? occurred:?$/.test(lines[0] ?? '')) {
+    const problems = lines.slice(1).map((line) => line.replace(/^Missing required flag ([\w-]+)$/, 'Missing required flag --$1'))
+    if (problems.length > 0) return problems.join('; ')
+  }
   if (lines.length <= 1) return lines[0] ?? text
   const [head, ...rest] = lines
   return `${head!.replace(/:$/, '')}: ${rest.map((line) => line.replace(/\s{2,}/, ' (') + (/\s{2,}/.test(line) ? ')' : '')).join(', ')}`

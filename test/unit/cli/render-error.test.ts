@@ -38,6 +38,13 @@ describe('usage errors from flag parsing', () => {
     )
   })
 
+  it('names a missing required flag as it is typed, without the heading that names nothing', () => {
+    const one = renderError(parseError('The following error occurred:\n  Missing required flag to\nSee more help with --help'), {commandId: 'rates:export'})
+    expect(one.text).toBe('Error: Missing required flag --to\nTry: pms rates export --help for the flags and arguments of this command\n')
+    const two = renderError(parseError('The following errors occurred:\n  Missing required flag from\n  Missing required flag to\nSee more help with --help'))
+    expect(two.json.error.message).toBe('Missing required flag --from; Missing required flag --to')
+  })
+
   it('keeps a one-line message as it is', () => {
     expect(renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'properties:list'}).json).toEqual({
       error: {code: 'usage', message: 'Nonexistent flag: --bogus'},
