@@ -39,6 +39,8 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
       availability: this.flags.availability,
     }
     await applyCommand(this.ctx, {...this.flags, dryRun: this.flags['dry-run'], preview: true}, {
+      // The values alone, before any call: a bad --rate is named even where --yes is missing too.
+      check: async () => void rates.storeForSet([], [], range, values, this.ctx.clock.now()),
       plan: (properties) => rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, this.ctx.clock.now())),
     })
   }

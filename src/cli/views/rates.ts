@@ -69,15 +69,15 @@ export async function applyCommand(
   ctx: RunContext,
   flags: ApplyFlags,
   input: {
-    /** Checks that need no call (a readable file), run after the terminal check. */
+    /** Checks that need no call (a readable file, flag values), run first: a bad input is named before a missing --yes. */
     check?: () => Promise<void>
     plan: (properties: PropertyInfo[]) => Promise<Plan> | Plan
   },
 ): Promise<void> {
   const rates = await import('../../rates/index.js')
+  await input.check?.()
   // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
   if (!flags.dryRun && !flags.yes && !(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) await confirm(ctx.io, 'Submit the batches?', {yes: false})
-  await input.check?.()
   const {client, pacing} = await createRatesClient(ctx)
   try {
     const properties = await rates.loadProperties(client)
