@@ -3,18 +3,11 @@ import {BaseCommand} from '../src/cli/base-command.js'
 
 export default class Api extends BaseCommand<typeof Api> {
   static override summary = 'Call any endpoint of the Partner API with the login of the profile'
-  static override description = `Like \`gh api\`: the path is relative to {app_url}/api/v1 unless it starts with /api/ or /oauth.
-The call gets the same pacing, retries and errors as every other command.
+  static override description = `Like \`gh api\`: the path is relative to {app_url}/api/v1 unless it starts with /api/ or /oauth. The call gets the same pacing, retries and errors as every other command.
 
-Fields build a JSON body for POST and query parameters for GET (with --input they go to the query);
-\`name[]=value\` appends to a list (property_id[]=ID), \`name[]\` alone is an empty list and
-\`name[sub]=value\` nests (quote such fields: some shells read brackets as patterns).
-As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks like; -F/--field
-turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
+Fields build a JSON body for POST and query parameters for GET (with --input they go to the query). \`name[]=value\` appends to a list (property_id[]=ID), \`name[]\` alone is an empty list and \`name[sub]=value\` nests; quote such fields, as some shells read brackets as patterns. As in \`gh api\`: -f/--raw-field sends the value as a string, whatever it looks like; -F/--field turns true, false, null and numbers into JSON values, and reads \`@FILE\` (\`@-\`: stdin) as a string.
 
-The answer is printed as pretty JSON; error answers print their body on stdout and exit with the
-code of their error. A POST is retried on 5xx or a broken connection only with an Idempotency-Key
-(--idempotency-key, or -H 'Idempotency-Key: ...').`
+The answer is printed as pretty JSON on stdout; an error answer prints its body on stdout too, the Error line on stderr, and exits with the code of its error (docs/exit-codes.md). A POST is retried on 5xx or a broken connection only with an Idempotency-Key (--idempotency-key, or -H 'Idempotency-Key: ...').`
 
   static override examples = [
     '<%= config.bin %> api GET /properties --paginate',

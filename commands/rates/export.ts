@@ -4,7 +4,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override summary = 'Export the current rates and restrictions as CSV in the import format'
   static override description =
-    'Consecutive nights with the same values become one row (from, to). Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons.'
+    'Consecutive nights with the same values become one row (from, to). Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons. With --json: the same rows as an array of objects keyed by column, every value the CSV cell as a string (an empty string for an empty cell).'
   static override examples = [
     '<%= config.bin %> rates export --from 2026-12-01 --to 2027-03-31 -o rates.csv',
     '<%= config.bin %> rates export --from 2026-12-01 --to 2026-12-31 --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60',

@@ -9,7 +9,7 @@ Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --y
   static override examples = [
     '<%= config.bin %> rates import rates.csv --dry-run',
     '<%= config.bin %> rates import rates.csv --yes --wait --timeout 1800',
-    'cat rates.csv | <%= config.bin %> rates import - --yes --json',
+    '<%= config.bin %> rates import - --yes --json < rates.csv',
   ]
   static override args = {
     file: Args.string({description: 'CSV file, or - for standard input', required: true}),
