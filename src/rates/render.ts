@@ -176,7 +176,8 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
     }
     rows.push([propertyLabel(names, p.property_id), ...keys.map((key) => p.changes[key])])
   }
-  if (quietCount > 0) rows.push([`${quietCount} other ${quietCount === 1 ? 'Property' : 'Properties'}: nothing to change`, ...keys.map((key) => quiet[key])])
+  const quietLabel = `${quietCount}${rows.length > 0 ? ' other' : ''} ${quietCount === 1 ? 'Property' : 'Properties'}: nothing to change`
+  if (quietCount > 0) rows.push([quietLabel, ...keys.map((key) => quiet[key])])
   if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
   const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
 
@@ -230,7 +231,9 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
     }
     rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
   }
-  if (quietCount > 0) rows.push([`${quietCount} other ${quietCount === 1 ? 'Property' : 'Properties'}: nothing refused or failed`, 'completed', ...quietSums])
+  // "other" only when some Property is listed above the line.
+  const quietLabel = `${quietCount}${rows.length > 0 ? ' other' : ''} ${quietCount === 1 ? 'Property' : 'Properties'}: nothing refused or failed`
+  if (quietCount > 0) rows.push([quietLabel, 'completed', ...quietSums])
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
   }

@@ -228,6 +228,12 @@ describe('long summaries', () => {
     expect(text).toMatch(/Total\s+961\s+3\s+958\s+0/)
   })
 
+  it('past 20 Properties with nothing to change anywhere, the one line does not call them "other"', () => {
+    const text = renderPreview(preview(Array.from({length: 30}, (_, i) => quiet(i))), names)
+    expect(text).toMatch(/^30 Properties: nothing to change\s+930\s+0\s+930\s+0/m)
+    expect(text).not.toContain('other')
+  })
+
   it('keeps one line per Property up to 20 Properties', () => {
     const text = renderPreview(preview(Array.from({length: 20}, (_, i) => quiet(i))), names)
     expect(text.split('\n').filter((line) => line.startsWith('40000000'))).toHaveLength(20)
@@ -253,6 +259,23 @@ describe('long summaries', () => {
     expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+0/)
     expect(text).toMatch(/25 other Properties: nothing refused or failed\s+completed\s+775\s+775/)
     expect(text.split('\n').some((line) => line.startsWith('40000000'))).toBe(false)
+  })
+
+  it('when every Property of a long report shares the line, it does not call them "other"', () => {
+    const counts = {submitted: 31, pending: 0, applied: 31, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}
+    const ok = (i: number) => ({property_id: `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`, status: 'completed', changes: counts, refused_fields: [], failures: []})
+    const report: BatchReport = {
+      id: 'b',
+      status: 'completed',
+      created_at: '',
+      updated_at: '',
+      completed_at: null,
+      changes: {...counts, submitted: 31 * 25, applied: 31 * 25},
+      properties: Array.from({length: 25}, (_, i) => ok(i)),
+    }
+    const text = renderReport(report, names)
+    expect(text).toMatch(/^25 Properties: nothing refused or failed\s+completed\s+775\s+775/m)
+    expect(text).not.toContain('other')
   })
 })
 
