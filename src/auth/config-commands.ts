@@ -15,7 +15,11 @@ export function configGet(options: ProfileOptions, key: string): {key: string; p
   const profile = loadProfile(options)
   if (isProfileKey(key)) {
     const value = profile.settings[key]
-    if (value === undefined) throw new PmsError(`${key} is not set for profile "${profile.name}"`, {code: 'not_set', exitCode: ExitCode.failure, suggestion: `pms config set ${key} VALUE`})
+    if (value === undefined) {
+      // The advice must set the profile that was read, also when it came from --profile or PMS_PROFILE.
+      const where = options.profile === undefined ? '' : ` --profile ${profile.name}`
+      throw new PmsError(`${key} is not set for profile "${profile.name}"`, {code: 'not_set', exitCode: ExitCode.failure, suggestion: `pms config set ${key} VALUE${where}`})
+    }
     return {key, profile: profile.name, value}
   }
   if (key === 'default_profile') return {key, value: profile.loaded.config.default_profile ?? 'default'}

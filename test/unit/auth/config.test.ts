@@ -119,6 +119,14 @@ describe('pms config get/set/list', () => {
     })
   })
 
+  it('a setting not set names the command that sets it, for the profile that was asked', () => {
+    const base = {env: {}, configDir: tmp()}
+    expect(() => configGet({...base, profile: 'work'}, 'client_id')).toThrow(
+      expect.objectContaining({code: 'not_set', suggestion: 'pms config set client_id VALUE --profile work'}),
+    )
+    expect(() => configGet(base, 'client_id')).toThrow(expect.objectContaining({suggestion: 'pms config set client_id VALUE'}))
+  })
+
   it('refuses unknown keys, insecure app_url and odd booleans', () => {
     const base = {env: {}, configDir: tmp()}
     expect(() => configSet(base, 'colour', 'blue')).toThrow(UsageError)
