@@ -265,7 +265,8 @@ export interface PlannedBatchSummary {
 
 /** The plan in numbers: one line per batch, and the lower bound it is measured against. */
 export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
-  const status = (b: PlannedBatchSummary) => (b.replayed ? `${b.status ?? ''} (already submitted earlier)` : (b.status ?? ''))
+  // A replay answers the status the batch had when it was first submitted, long outdated by now.
+  const status = (b: PlannedBatchSummary) => (b.replayed ? 'submitted earlier' : (b.status ?? ''))
   const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, status(b)] : [])])
   const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
   const count = batches.length === 1 ? '1 batch' : `${batches.length} batches`

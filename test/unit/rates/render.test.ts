@@ -3,7 +3,7 @@ import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../.
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/rates/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {changeRuns, foldIntoRuns, mergePreviews, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
+import {changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'
 
 const names = new Map([
@@ -321,5 +321,21 @@ describe('choosing what to read and export', () => {
     expect(exportRangeNote(parseRange('2026-11-23', '2028-11-20'), now)).toBeUndefined()
     expect(exportRangeNote(parseRange('2026-11-01', '2026-11-30'), now)).toContain('export from 2026-11-23 to at most 2028-11-20')
     expect(exportRangeNote(parseRange('2026-12-01', '2028-12-31'), now)).toContain('cannot be imported back')
+  })
+})
+
+describe('the plan summary after submitting', () => {
+  it('a replayed batch says it was submitted earlier instead of the status it had back then', () => {
+    const text = renderPlanSummary(
+      [
+        {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', replayed: true},
+        {index: 1, properties: 1, entries: 2, changes: 4, id: '2c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued'},
+      ],
+      2,
+    )
+    const lines = text.split('\n')
+    expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['submitted earlier'])
+    expect(lines[1]).not.toContain('queued')
+    expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
   })
 })
