@@ -179,7 +179,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const window = new WriteWindow()
   ui.talk(
     `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plan.totals.properties} ${plan.totals.properties === 1 ? 'Property' : 'Properties'}, ` +
-      `${plan.totals.entries} entries, ${plan.totals.changes} night x field values.\n`,
+      `${plan.totals.entries} ${plan.totals.entries === 1 ? 'entry' : 'entries'}, ${plan.totals.changes} night x field values.\n`,
   )
   if (writes > window.limit) {
     ui.talk(

@@ -86,6 +86,14 @@ describe('applying a plan', () => {
     expect(again.calls[1]!.key).toBe(calls[1]!.key)
   })
 
+  it('the plan line counts one Property and one entry in the singular', async () => {
+    const {client} = fakeClient()
+    const talked: string[] = []
+    const one = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
+    await applyPlan(client, one, names, options({dryRun: true}), {...ui(), talk: (text) => void talked.push(text)})
+    expect(talked[0]).toBe('Planned 1 batch (no fewer possible: 1) for 1 Property, 1 entry, 3 night x field values.\n')
+  })
+
   it('sends nothing when the confirmation is declined', async () => {
     const {client, calls} = fakeClient()
     const result = await applyPlan(client, plan(), names, options(), ui(false))
