@@ -120,7 +120,7 @@ function apiErrorSuggestion(init: ApiErrorInit): string {
   const details = (typeof init.details === 'object' && init.details !== null ? init.details : {}) as Record<string, unknown>
   switch (init.code) {
     case 'unauthorized':
-      return 'run pms login (or set PMS_ACCESS_TOKEN to a valid token): the access token was refused and could not be refreshed'
+      return 'the access token was refused and could not be refreshed: run pms login; when PMS_ACCESS_TOKEN is set, give it a fresh token or unset it to use the stored login'
     case 'connection_revoked':
       return 'run pms login: the App Connection was revoked and only a new consent restores it'
     case 'subscription_blocked':
