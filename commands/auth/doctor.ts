@@ -9,6 +9,8 @@ export default class AuthDoctor extends BaseCommand<typeof AuthDoctor> {
   static override summary = 'Check the login step by step and say what to do about each problem'
   static override description =
     'In order: config present, keychain reachable, token store readable, app_url reachable, token valid, refresh working, and which read Permissions the connection holds (one cheap read each). Refreshes the token once. Exits 1 when a check fails.'
+  static override examples = ['<%= config.bin %> auth doctor', '<%= config.bin %> auth doctor --profile mountain']
+
 
   async run(): Promise<void> {
     const report = await doctor(authRunOptions(this.ctx))

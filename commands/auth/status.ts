@@ -7,6 +7,12 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
   static override summary = 'Show the profile, service, token expiry, credential store and connection state'
   static override description =
     'Makes one cheap call (GET /properties?limit=1) to tell the state of the App Connection. Exits 3 when a login is needed, 75 when the service cannot be reached.'
+  static override examples = [
+    '<%= config.bin %> auth status',
+    '<%= config.bin %> auth status --profile mountain --json',
+    '<%= config.bin %> auth status >/dev/null || echo "exit $?: 3 needs pms login, 75 try later"',
+  ]
+
 
   async run(): Promise<void> {
     const status = await authStatus(authRunOptions(this.ctx))
