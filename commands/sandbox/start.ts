@@ -87,6 +87,8 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
         ].join('\n') + '\n',
       )
       io.err(`Sandbox listening (speed x${speed}, rate limits ${flags['rate-limits']}${flags.state ? `, state in ${flags.state}` : ''}). Stop with Ctrl+C.\n`)
+      // The first thing anyone does next; the secret stays where it was printed above.
+      io.err(`Log in from another terminal: pms login --app-url ${sandbox.appUrl} --client-id ${sandbox.clientId} --client-secret <client_secret above>\n`)
     }
     await stopped
     await sandbox.close()

@@ -1,0 +1,28 @@
+import {spawn} from 'node:child_process'
+import {describe, expect, it} from 'vitest'
+import {PMS_BIN, tempConfigDir} from './support/pms.js'
+
+describe('pms sandbox start on a terminal-like run (without --json)', () => {
+  it('says how to log in to it, naming its address and client id but not repeating the secret', async () => {
+    const child = spawn(process.execPath, [PMS_BIN, 'sandbox', 'start', '--port', '0'], {
+      env: {...process.env, PMS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    const hinted = new Promise<void>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk
+        if (stderr.includes('Log in from another terminal') && stderr.endsWith('\n')) resolve()
+      })
+    })
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await Promise.race([hinted, closed])
+    child.kill('SIGINT')
+    expect(await closed).toBe(0)
+    const field = (name: string) => stdout.match(new RegExp(`^${name}\\s+(\\S+)$`, 'm'))?.[1]
+    expect(stderr).toContain(`pms login --app-url ${field('app_url')} --client-id ${field('client_id')} --client-secret <client_secret above>`)
+    expect(stderr).not.toContain(field('client_secret')!)
+  }, 30_000)
+})
