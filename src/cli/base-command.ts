@@ -86,7 +86,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
       await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
     }
-    const rendered = renderError(error, {debug: ctx.debug, commandId: this.id})
+    const flagNames = Object.keys((this.constructor as typeof BaseCommand).flags ?? {}).concat(Object.keys(BaseCommand.baseFlags))
+    const rendered = renderError(error, {debug: ctx.debug, commandId: this.id, flagNames})
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
     else ctx.io.err(rendered.text)
     return this.exit(rendered.exitCode)

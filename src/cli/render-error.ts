@@ -1,4 +1,5 @@
 import {ExitCode, PmsError} from '../client/errors.js'
+import {closestCommands} from './suggest.js'
 
 export interface RenderedError {
   exitCode: number
@@ -9,7 +10,7 @@ export interface RenderedError {
 }
 
 /** Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. */
-export function renderError(error: unknown, options: {debug?: boolean; commandId?: string} = {}): RenderedError {
+export function renderError(error: unknown, options: {debug?: boolean; commandId?: string; flagNames?: readonly string[]} = {}): RenderedError {
   if (error instanceof PmsError) {
     const lines = [`Error: ${error.message}${error.code && !error.message.includes(error.code) ? ` (${error.code})` : ''}`]
     if (error.suggestion) lines.push(`Try: ${error.suggestion}`)
@@ -26,7 +27,8 @@ export function renderError(error: unknown, options: {debug?: boolean; commandId
     // oclif's own parse errors (unknown flag, missing argument): usage errors, nothing was sent.
     const what = parseMessage(message)
     const command = options.commandId ? `pms ${options.commandId.replaceAll(':', ' ')} --help` : 'pms --help'
-    const lines = [`Error: ${what}`, `Try: ${command} for the flags and arguments of this command`]
+    const meant = closestFlag(what, options.flagNames ?? [])
+    const lines = [`Error: ${what}`, meant ? `Try: ${meant} (${command} lists every flag)` : `Try: ${command} for the flags and arguments of this command`]
     return {exitCode: ExitCode.usage, text: lines.join('\n') + '\n', json: {error: {code: 'usage', message: what}}}
   }
   const lines = [`Error: ${message}`, 'Try: run again with --debug and report the output if it keeps failing']
@@ -58,4 +60,12 @@ function parseMessage(text: string): string {
   if (lines.length <= 1) return lines[0] ?? text
   const [head, ...rest] = lines
   return `${head!.replace(/:$/, '')}: ${rest.map((line) => line.replace(/\s{2,}/, ' (') + (/\s{2,}/.test(line) ? ')' : '')).join(', ')}`
+}
+
+/** A mistyped flag (--form) next to a flag of the command (--from): the one meant, as typed. */
+function closestFlag(message: string, flagNames: readonly string[]): string | undefined {
+  const typed = /^Nonexistent flags?: --([\w-]+)/.exec(message)?.[1]
+  if (!typed) return undefined
+  const [best] = closestCommands(typed, flagNames)
+  return best === undefined ? undefined : `--${best}`
 }

@@ -45,6 +45,13 @@ describe('usage errors from flag parsing', () => {
     expect(two.json.error.message).toBe('Missing required flag --from; Missing required flag --to')
   })
 
+  it('a mistyped flag close to a flag of the command names the flag meant', () => {
+    const rendered = renderError(parseError('Nonexistent flag: --form\nSee more help with --help'), {commandId: 'rates:export', flagNames: ['from', 'to', 'property', 'json']})
+    expect(rendered.text).toBe('Error: Nonexistent flag: --form\nTry: --from (pms rates export --help lists every flag)\n')
+    const far = renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'rates:export', flagNames: ['from', 'to']})
+    expect(far.text).toContain('Try: pms rates export --help')
+  })
+
   it('keeps a one-line message as it is', () => {
     expect(renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'properties:list'}).json).toEqual({
       error: {code: 'usage', message: 'Nonexistent flag: --bogus'},
