@@ -20,7 +20,9 @@ export function parseRange(from: string, to: string): NightRange {
   const day = (text: string, flag: string) => {
     const parsed = parseDay(text)
     if (typeof parsed !== 'number') {
-      throw new UsageError(`${flag} ${text} is not a date in the form YYYY-MM-DD`, {suggestion: `pass ${flag} like 2026-12-01`})
+      // As the CSV reader says: a well-formed day that no month has (2026-02-30) is told apart from a bad form.
+      const what = parsed === 'calendar' ? 'is not a calendar date (no such day in that month)' : 'is not a date in the form YYYY-MM-DD'
+      throw new UsageError(`${flag} ${text} ${what}`, {suggestion: `pass ${flag} like 2026-12-01`})
     }
     return parsed
   }

@@ -186,6 +186,7 @@ describe('reading the calendar', () => {
   it('refuses a --to before --from and dates not in YYYY-MM-DD form', () => {
     expect(() => parseRange('2026-12-02', '2026-12-01')).toThrow(/before --from/)
     expect(() => parseRange('12/01/2026', '2026-12-01')).toThrow(/--from 12\/01\/2026/)
+    expect(() => parseRange('2026-12-01', '2027-02-30')).toThrow('--to 2027-02-30 is not a calendar date (no such day in that month)')
   })
 
   it('shows unwritable fields grouped by reason', () => {
