@@ -27,7 +27,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** Turns the flags of `pms api` into one request. Pure: everything is checked before sending. */
 export function buildRawRequest(input: RawCommandInput): RawRequest {
   const method = input.method.toUpperCase()
-  if (!METHODS.has(method)) throw new UsageError(`Unknown HTTP method ${input.method}`, {suggestion: 'use GET or POST'})
+  if (!METHODS.has(method)) throw new UsageError(`Unknown HTTP method ${input.method}`, {
+      suggestion: `the API's endpoints take GET and POST; pms api also sends ${[...METHODS].filter((m) => m !== 'GET' && m !== 'POST').join(', ')}`,
+    })
   if (!input.path) throw new UsageError('The path is missing', {suggestion: 'pms api GET /properties'})
 
   const fields = [...(input.fields ?? []).map((spec) => parseField(spec, true)), ...(input.rawFields ?? []).map((spec) => parseField(spec, false))]

@@ -1,5 +1,7 @@
+import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {runPms} from './support/pms.js'
+import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
+import {connect, startSandbox} from './support/sandbox.js'
 
 describe('the pms binary', () => {
   it('--version names the tool and version', async () => {
@@ -49,5 +51,26 @@ describe('the pms binary', () => {
     expect(result.stderr).toMatch(/^Error: .*app_url/m)
     expect(result.stderr).toMatch(/^Try: .*PMS_APP_URL/m)
     expect(result.stderr).not.toContain('pms_at_test')
+  })
+
+  it('a reader that closes stderr early (--debug 2>&1 >/dev/null | head -c1) does not turn a finished run into a failure', async () => {
+    const sandbox = await startSandbox()
+    try {
+      const {access_token: token} = await connect(sandbox.appUrl)
+      const child = spawn(process.execPath, [PMS_BIN, 'properties', 'list', '--debug'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_CONFIG_DIR: tempConfigDir()},
+      })
+      let stdout = ''
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+      // Read the first trace line, then close our end as `head -c1` does; the second page is still to come.
+      await new Promise<void>((resolve) => child.stderr.once('data', () => resolve()))
+      child.stderr.destroy()
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      expect(code).toBe(0)
+      expect(stdout.trim().split('\n')).toHaveLength(120)
+    } finally {
+      await sandbox.stop()
+    }
   })
 })
