@@ -1,6 +1,9 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError, UsageError} from '../../../src/client/errors.js'
+import {backoffDelay} from '../../../src/client/backoff.js'
+import type {Clock} from '../../../src/client/clock.js'
 import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'
+import {Pacer} from '../../../src/client/pacer.js'
 import {runRaw} from '../../../src/client/raw.js'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
 import {apiError, FakeClock, startServer, type Script, type TestServer} from './support.js'
@@ -108,6 +111,21 @@ describe('retry rules', () => {
     expect((error as NetworkError).exitCode).toBe(75)
   })
 
+  it("a GET is retried on the hosting platform's 503 and 504, which carry no API error shape", async () => {
+    const {server, client} = await setup((_req, i) =>
+      i === 0 ? {status: 503, body: 'Service Unavailable'} : i === 1 ? {status: 504, body: 'Gateway Timeout'} : ok,
+    )
+    await expect(client.request({method: 'GET', path: '/properties'})).resolves.toMatchObject({status: 200})
+    expect(server.requests).toHaveLength(3)
+  })
+
+  it('back-off doubles with every attempt (full jitter) and never exceeds 20 s', () => {
+    const half = () => 0.5
+    expect(Array.from({length: 8}, (_, attempt) => backoffDelay(attempt, half))).toEqual([250, 500, 1000, 2000, 4000, 8000, 10_000, 10_000])
+    expect(backoffDelay(30, () => 0.999_999)).toBeLessThan(20_000)
+    expect(backoffDelay(3, () => 0)).toBe(0)
+  })
+
   it('gives up after the capped number of attempts with the last error (exit 75)', async () => {
     const {server, client} = await setup(() => apiError(500, 'internal_error'))
     const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
@@ -151,6 +169,14 @@ describe('retry rules', () => {
     expect(clock.sleeps).toEqual([3000, 3000])
   })
 
+  it('409 idempotency_key_in_use waits the Retry-After it carries instead of the default few seconds', async () => {
+    const sent = {status: 201, body: message()}
+    const {server, client, clock} = await setup((_req, i) => (i === 0 ? apiError(409, 'idempotency_key_in_use', undefined, {'retry-after': '7'}) : sent))
+    await client.messages.send('b1', {channel: 'platform', text: 'Hello'}, {idempotencyKey: 'send-1'})
+    expect(server.requests).toHaveLength(2)
+    expect(clock.sleeps).toEqual([7000])
+  })
+
   it('502 delivery_failed is never retried, even with a key', async () => {
     const {server, client} = await setup(() => apiError(502, 'delivery_failed', {delivery_outcome: 'unknown'}))
     await expect(client.messages.send('b1', {channel: 'sms', text: 'Hi'}, {idempotencyKey: 'k'})).rejects.toMatchObject({code: 'delivery_failed'})
@@ -177,6 +203,35 @@ describe('429 rate_limited', () => {
     await client.request({method: 'GET', path: '/properties'})
     expect(server.requests).toHaveLength(2)
     expect(clock.sleeps).toEqual([7_000])
+  })
+
+  it('waits a Retry-After given as an HTTP date until that moment', async () => {
+    // FakeClock starts at 2026-11-22T10:00:00Z.
+    const {server, client, clock} = await setup((_req, i) => (i === 0 ? apiError(429, 'rate_limited', undefined, {'retry-after': 'Sun, 22 Nov 2026 10:00:20 GMT'}) : ok))
+    await client.request({method: 'GET', path: '/properties'})
+    expect(server.requests).toHaveLength(2)
+    expect(clock.sleeps).toEqual([20_000])
+  })
+
+  it('holds back the other calls of the same App Connection and class until Retry-After has passed, not only the call that met the 429', async () => {
+    server = await startServer((_req, i) => (i === 0 ? apiError(429, 'rate_limited', undefined, {'retry-after': '30'}) : ok))
+    // Time stands still, as when both calls start at the same moment.
+    const sleeps: number[] = []
+    const still: Clock = {now: () => Date.parse('2026-11-22T10:00:00.000Z'), sleep: async (ms) => void sleeps.push(ms)}
+    const pacer = new Pacer(still)
+    const make = () => new PmsClient({appUrl: server!.url, tokens: staticTokenProvider('tok'), userAgent: 'pms/test', clock: still, pacer, random: () => 0.5})
+    const first = make()
+    const second = make()
+    try {
+      await first.request({method: 'GET', path: '/properties'})
+      expect(sleeps).toEqual([30_000])
+      await second.request({method: 'GET', path: '/properties'})
+      expect(sleeps).toEqual([30_000, 30_000])
+      expect(server.requests).toHaveLength(3)
+    } finally {
+      await first.close()
+      await second.close()
+    }
   })
 
   it('re-sends a POST without key after 429: the service refused it before doing anything', async () => {
@@ -348,6 +403,30 @@ describe('--debug trace', () => {
     expect(text).not.toContain('tok_access')
     expect(text).not.toContain('tok_refresh')
     expect(text).not.toContain('tok_secret_answer')
+  })
+})
+
+describe('--debug trace of answers and addresses', () => {
+  it('hides cookies and the authorization code of a Location in the headers of answers', async () => {
+    const lines: string[] = []
+    const {client} = await setup(() => ({status: 200, body: {ok: true}, headers: {'set-cookie': 'session=tok_cookie_secret', location: 'http://127.0.0.1:8765/callback?code=auth_code_secret&state=s1'}}), {
+      trace: (l) => lines.push(l),
+    })
+    await client.request({method: 'GET', path: '/properties'})
+    const text = lines.join('\n')
+    expect(text).toContain('< set-cookie: [redacted]')
+    expect(text).toContain('code=[redacted]')
+    expect(text).not.toContain('tok_cookie_secret')
+    expect(text).not.toContain('auth_code_secret')
+  })
+
+  it('hides a credential given in the query of a request (pms api -F access_token=...)', async () => {
+    const lines: string[] = []
+    const {client} = await setup(() => ok, {trace: (l) => lines.push(l)})
+    await client.request({method: 'GET', path: '/properties', query: {access_token: 'tok_in_query', limit: '5'}})
+    const text = lines.join('\n')
+    expect(text).toContain('access_token=[redacted]&limit=5')
+    expect(text).not.toContain('tok_in_query')
   })
 })
 
