@@ -65,6 +65,22 @@ describe('callback server', () => {
     expect(page).toContain('go back to the terminal')
   })
 
+  it('takes one answer only: after the first callback every request gets 410 and is never judged', async () => {
+    const target: RedirectTarget = {uri: 'http://localhost:0/callback', hostname: 'localhost', listenHost: '127.0.0.1', port: 0, path: '/callback'}
+    const judged: string[] = []
+    server = await startCallbackServer(target, (params) => {
+      judged.push(params.get('code') ?? '')
+      return judgeCallback(params, STATE)
+    })
+    const base = `http://127.0.0.1:${server.port}`
+    expect((await fetch(`${base}/callback?code=c1&state=${STATE}`)).status).toBe(200)
+    const late = await fetch(`${base}/callback?code=c2&state=${STATE}`)
+    expect(late.status).toBe(410)
+    expect(await late.text()).toContain('already received its answer')
+    expect(judged).toEqual(['c1'])
+    expect((await server.result).params.get('code')).toBe('c1')
+  })
+
   it('names the port and --redirect-uri when the port is taken', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
