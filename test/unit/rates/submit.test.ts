@@ -96,6 +96,14 @@ describe('a batch refused after earlier batches were stored', () => {
     expect(e.exitCode).toBe(ExitCode.tempFailure)
   })
 
+  it('a batch answered with a 5xx may have been stored as well: the message says so instead of "not submitted"', async () => {
+    const service = keyedService({at: 2, error: new ApiError({status: 500, code: 'internal_error', message: 'internal_error happened'})})
+    const e = (await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock}).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e).toBeInstanceOf(SubmitInterruptedError)
+    expect(e.message).toContain('Not submitted: batch 3-5; batch 2 got no answer and may have been stored (a rerun replays it if so)')
+    expect(e.exitCode).toBe(ExitCode.tempFailure)
+  })
+
   it('when the first batch is refused nothing is stored, and the service error comes through as it is (exit 2)', async () => {
     const service = keyedService({at: 1, error: outOfScope()})
     const e = await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock}).catch((x: unknown) => x)
