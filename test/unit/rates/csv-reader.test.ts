@@ -39,6 +39,11 @@ describe('reading a rates CSV', () => {
     expect(valueAt(result, 0, '2026-12-01', 2)).toBe(1)
   })
 
+  it('takes a decimal comma only in semicolon files: in a comma-separated file a quoted 120,50 is refused, not guessed', async () => {
+    const result = await readText(`property_id,date,rate\n${A},2026-12-01,"120,50"\n`)
+    expect(messages(result)).toEqual(['2|rate|3|rate "120,50" is not a number (write it like 120.50)'])
+  })
+
   it('reads the TRUE and FALSE a German or French spreadsheet saves (WAHR, FALSCH, VRAI, FAUX) and still refuses other words', async () => {
     const result = await readText(`property_id;date;closed_to_arrival;closed_to_departure\n${A};2026-12-01;WAHR;FALSCH\n${A};2026-12-02;vrai;Faux\n${A};2026-12-03;oui;non\n`)
     expect(valueAt(result, 0, '2026-12-01', 2)).toBe(1)
