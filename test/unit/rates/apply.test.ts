@@ -115,9 +115,39 @@ describe('applying a plan', () => {
     expect(result.reports?.map((r) => r.status)).toEqual(['partially_failed'])
     expect(result.exit_code).toBe(5)
   })
+
+  it('--wait exits 5 as well when a batch ends failed or cancelled, and 0 when it completed', async () => {
+    for (const [status, exit] of [['failed', 5], ['cancelled', 5], ['completed', 0]] as const) {
+      const {client} = fakeClient(['queued', status])
+      const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
+      expect(result.reports?.map((r) => r.status)).toEqual([status])
+      expect(result.exit_code, status).toBe(exit)
+    }
+  })
+
+  it('--resubmit sends the same file under new Idempotency-Keys, which a plain rerun keeps', async () => {
+    const {client, calls} = fakeClient()
+    await applyPlan(client, plan(), names, options({preview: false}), ui())
+    await applyPlan(client, plan(), names, options({preview: false}), ui())
+    await applyPlan(client, plan(), names, options({preview: false, resubmit: true}), ui())
+    const keys = calls.filter((c) => c.kind === 'create').map((c) => c.key)
+    expect(keys).toHaveLength(3)
+    expect(keys[1]).toBe(keys[0])
+    expect(keys[2]).not.toBe(keys[0])
+    expect(calls[2]!.request).toEqual(calls[0]!.request)
+  })
 })
 
 describe('following batches', () => {
+  it('reads a long-running batch at least every 15 s by default', async () => {
+    const {client} = fakeClient([...Array.from({length: 12}, () => 'processing'), 'completed'])
+    const clock = fakeClock()
+    await waitForBatches(client, ['x'], {clock})
+    expect(clock.slept[0]).toBe(1000)
+    expect(Math.max(...clock.slept)).toBe(15_000)
+    expect(clock.slept.at(-1)).toBe(15_000)
+  })
+
   it('backs off between reads and stops at the first final status', async () => {
     const {client} = fakeClient(['queued', 'processing', 'processing', 'completed'])
     const clock = fakeClock()
