@@ -188,6 +188,9 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     )
   }
 
+  // A dry run's diff is its result (stdout); before a real submission the same diff is talk on the
+  // way to the confirmation (stderr), so stdout carries only what was submitted.
+  const beforeSubmit = options.dryRun ? ui.out : ui.talk
   let question = `Submit ${batchWord} (${plan.totals.changes} night x field values)?`
   let changed: number | undefined
   if (options.dryRun || options.preview) {
@@ -198,13 +201,13 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     } finally {
       bar.done()
     }
-    ui.out(renderPreview(result.preview, names, ui.paint, runs))
+    beforeSubmit(renderPreview(result.preview, names, ui.paint, runs))
     const counts = {changed: 0, unchanged: 0, refused: 0}
     for (const p of result.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
     question = `Submit ${batchWord}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
     changed = counts.changed
   } else {
-    ui.out(renderPlanSummary(planned, plan.lowerBound))
+    beforeSubmit(renderPlanSummary(planned, plan.lowerBound))
   }
   if (options.dryRun) {
     ui.talk(
@@ -229,7 +232,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     bar.done()
   }
   result.submitted = true
-  ui.out(`\n${renderPlanSummary(result.batches, plan.lowerBound)}`)
+  ui.out(renderPlanSummary(result.batches, plan.lowerBound))
   ui.talk(submissionText(result.batches))
   const ids = result.batches.map((b) => b.id!)
 

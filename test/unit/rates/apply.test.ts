@@ -109,6 +109,23 @@ describe('applying a plan', () => {
     expect(u.stdout[0]).toContain('1 batch (the limits allow no fewer than 1)')
   })
 
+  it('before a real submission the diff is talk on stderr; stdout carries only the submitted batches with their ids', async () => {
+    const {client} = fakeClient()
+    const talked: string[] = []
+    const u = {...ui(), talk: (text: string) => void talked.push(text)}
+    const result = await applyPlan(client, plan(), names, options(), u)
+    expect(talked.join('')).toContain('submitted')
+    expect(u.stdout).toHaveLength(1)
+    expect(u.stdout[0]).toContain(result.batches[0]!.id!)
+  })
+
+  it('a dry run prints its diff on stdout: the diff is its result', async () => {
+    const {client} = fakeClient()
+    const u = ui()
+    await applyPlan(client, plan(), names, options({dryRun: true}), u)
+    expect(u.stdout.join('')).toContain('submitted')
+  })
+
   it('--wait follows the batches to a final status and exits 5 on partially_failed', async () => {
     const {client} = fakeClient(['queued', 'processing', 'partially_failed'])
     const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
