@@ -121,4 +121,13 @@ describe('resource endpoints', () => {
     ])
     expect(JSON.parse(server.requests[4]?.body.toString() ?? '{}')).toMatchObject({dry_run: true})
   })
+
+  it('a submission never carries dry_run, even when the request it is given has one: only a preview is a dry run', async () => {
+    const {server, client} = await setup(() => ({status: 202, body: {id: uuid(9), status: 'queued'}}))
+    const entries = [{property_id: uuid(2), from: '2026-12-01', to: '2026-12-01', values: {min_stay: 2}}]
+    await client.restrictionBatches.create({entries, dry_run: true} as Parameters<typeof client.restrictionBatches.create>[0], {idempotencyKey: 'k1'})
+    expect(server.requests).toHaveLength(1)
+    expect(JSON.parse(server.requests[0]!.body.toString())).toEqual({entries})
+    expect(server.requests[0]!.headers['idempotency-key']).toBe('k1')
+  })
 })
