@@ -11,7 +11,12 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {showReports}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/rates.js')])
+    const [{createClient}, {showReports, BATCH_ID_HINT}, {assertUuid}] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/cli/views/rates.js'),
+      import('../../src/cli/ids.js'),
+    ])
+    assertUuid(this.args.id, 'batch', BATCH_ID_HINT)
     const client = await createClient(this.ctx)
     try {
       const report = await client.restrictionBatches.get(this.args.id)

@@ -53,6 +53,17 @@ describe('the pms binary', () => {
     expect(result.stderr).not.toContain('pms_at_test')
   })
 
+  it('an id that is not a uuid is refused before any call, naming where ids come from', async () => {
+    // Port 9 answers nothing: a call would fail with a network error, not a usage error.
+    const env = {PMS_APP_URL: 'http://127.0.0.1:9', PMS_ACCESS_TOKEN: 'pms_at_test'}
+    for (const args of [['batches', 'get', '123'], ['batches', 'wait', '123'], ['properties', 'get', 'villa']]) {
+      const result = await runPms(args, {env})
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toMatch(/^Error: "(123|villa)" is not a (batch|Property) id: ids are uuids/m)
+      expect(result.stderr).toMatch(/^Try: copy the id /m)
+    }
+  })
+
   it('a reader that closes stderr early (--debug 2>&1 >/dev/null | head -c1) does not turn a finished run into a failure', async () => {
     const sandbox = await startSandbox()
     try {

@@ -1,6 +1,7 @@
-import {ApiError, UsageError} from '../../client/errors.js'
+import {ApiError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
 import type {Property, PropertyGuide} from '../../contract/index.js'
+import {assertUuid} from '../ids.js'
 import type {Column} from '../output.js'
 
 export async function listProperties(client: PmsClient): Promise<Property[]> {
@@ -17,19 +18,12 @@ export function getGuide(client: PmsClient, id: string): Promise<PropertyGuide> 
   return withPropertyId(id, () => client.properties.guide(id))
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * Property ids are uuids: anything else is refused before it costs a read. The service's
  * not_found does not say which id it missed, so the error is retold with the id the user gave.
  */
 async function withPropertyId<T>(id: string, call: () => Promise<T>): Promise<T> {
-  if (!UUID.test(id)) {
-    throw new UsageError(`"${id}" is not a Property id: ids are uuids`, {
-      code: 'invalid_argument',
-      suggestion: 'copy the id from the first column of pms properties list',
-    })
-  }
+  assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
   try {
     return await call()
   } catch (error) {

@@ -12,6 +12,7 @@ import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
 import {paint} from '../output.js'
 import {createProgress} from '../progress.js'
+import {assertUuid} from '../ids.js'
 
 export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
   const {io, clock} = ctx
@@ -144,7 +145,11 @@ export async function readCalendarOf(
  * with the ids still running, prints the reports and sets exit 5 when one ended partially_failed,
  * failed or cancelled.
  */
+/** Where a batch id comes from, for a mistyped one. */
+export const BATCH_ID_HINT = 'copy the id printed by pms rates import or pms restrictions set'
+
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
+  for (const id of ids) assertUuid(id, 'batch', BATCH_ID_HINT)
   const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
   const {io} = ctx
   const client = await createClient(ctx)
