@@ -1,4 +1,4 @@
-import {mkdtempSync, readFileSync, statSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -50,6 +50,16 @@ describe('file store', () => {
     expect(statSync(join(dir, 'credentials')).mode & 0o777).toBe(0o700)
     expect(await store.read()).toEqual(CREDS)
     expect(readFileSync(store.path, 'utf8')).toContain('"expires_at":"2026-11-22T12:00:00.000Z"')
+  })
+
+  it('tightens a credentials directory and entry left readable by others to 0700 and 0600 on the next write', async () => {
+    const dir = tmp()
+    mkdirSync(join(dir, 'credentials'), {mode: 0o755})
+    const store = new FileTokenStore(dir, 'default')
+    writeFileSync(store.path, '{}', {mode: 0o644})
+    await store.write(CREDS)
+    expect(statSync(join(dir, 'credentials')).mode & 0o777).toBe(0o700)
+    expect(statSync(store.path).mode & 0o777).toBe(0o600)
   })
 
   it('keeps one entry per profile and deletes only its own', async () => {
