@@ -105,8 +105,9 @@ export class Pacer {
     return this.store.update(stateKey(connectionKey, limitClass), (state) => {
       const now = this.clock.now()
       const times = state.calls
-      // Keep only what still counts in a window that ends at the earliest possible send time.
-      while (times.length > 0 && (times[0] as number) <= now - this.windowMs) times.shift()
+      // Keep only what still counts in a window that ends at the earliest possible send time; a call
+      // on the window's edge still counts for the margin, as it does for a caller that came earlier.
+      while (times.length > 0 && (times[0] as number) <= now - this.windowMs - this.marginMs) times.shift()
       let at = Math.max(now, state.pausedUntil, times.at(-1) ?? 0)
       if (times.length >= limit) {
         const oldestCounting = times[times.length - limit] as number

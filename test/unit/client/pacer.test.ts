@@ -31,6 +31,27 @@ describe('pacing per App Connection and limit class', () => {
     expect(clock.sleeps).toEqual([60_000])
   })
 
+  it('calls older than the window (and its margin) stop counting: the next 60 reads leave without waiting', async () => {
+    const clock = new FakeClock()
+    const pacer = new Pacer(clock)
+    for (let i = 0; i < 60; i++) await (await pacer.acquire('c', 'read')).done()
+    clock.time += 60_250
+    for (let i = 0; i < 60; i++) await (await pacer.acquire('c', 'read')).done()
+    expect(clock.sleeps).toEqual([])
+  })
+
+  it('the margin holds on the edge of the window too: a 61st read arriving just before or exactly when the window ends leaves 250 ms after it', async () => {
+    for (const arrival of [59_999, 60_000, 60_100]) {
+      const clock = new FakeClock()
+      const pacer = new Pacer(clock)
+      const start = clock.now()
+      for (let i = 0; i < 60; i++) await (await pacer.acquire('c', 'read')).done()
+      clock.time = start + arrival
+      await pacer.acquire('c', 'read')
+      expect(clock.now(), `arrival at +${arrival} ms`).toBe(start + 60_250)
+    }
+  })
+
   it('never lets more than the limit leave in any 60 s window over a long job', async () => {
     const clock = new FakeClock()
     const pacer = new Pacer(clock, {marginMs: 0})
@@ -86,6 +107,7 @@ describe('pacing per App Connection and limit class', () => {
   it('classes calls as the contract counts them', () => {
     expect(limitClassOf('GET', '/api/v1/properties')).toBe('read')
     expect(limitClassOf('GET', '/api/v1/bookings/b/messages/m/attachments/0')).toBe('read')
+    expect(limitClassOf('HEAD', '/api/v1/properties')).toBe('read')
     expect(limitClassOf('POST', '/api/v1/restriction-batches')).toBe('write')
     expect(limitClassOf('POST', '/api/v1/bookings/b/message-thread/close')).toBe('write')
     expect(limitClassOf('POST', '/api/v1/bookings/b/messages')).toBe('send')
