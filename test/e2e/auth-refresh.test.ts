@@ -156,6 +156,21 @@ describe('refresh of a stored login', () => {
     expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
   })
 
+  it('connection_revoked met by any command (properties list): exit 3, and the stored tokens are dropped while the client secret stays', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const revoke = await fetch(`${sandbox.appUrl}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({token: pair.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
+    })
+    expect(revoke.status).toBe(200)
+    const result = await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code, result.stderr).toBe(3)
+    expect(result.stderr).toContain('connection_revoked')
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+  })
+
   it('a hung D-Bus (it accepts the connection and never answers) is an error within the keychain timeout, not a frozen command', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-hung-bus-'))
     const socket = join(dir, 'bus')
