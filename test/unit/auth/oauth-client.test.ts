@@ -52,6 +52,28 @@ describe('refresh at the token endpoint', () => {
     expect(error).toMatchObject({mayHaveArrived: true})
   })
 
+  it('a 504 of a gateway counts as a lost answer: the gateway had passed the refresh on, so it may have been carried out', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(504, {'content-type': 'text/html'}).end('<h1>Gateway Timeout</h1>'))
+    const error = await refreshTokens({appUrl: endpoint.appUrl, client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OAuthTransportError)
+    expect(error).toMatchObject({mayHaveArrived: true})
+    expect(endpoint.bodies).toHaveLength(1)
+  })
+
+  it('the --debug trace of a token request names the fields sent, never their values', async () => {
+    const endpoint = await tokenEndpoint((_body, response) =>
+      response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({access_token: 'at_new', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt_new'})),
+    )
+    const lines: string[] = []
+    await refreshTokens({appUrl: endpoint.appUrl, client, trace: (line) => lines.push(line)}, 'rt_secret')
+    const text = lines.join('\n')
+    expect(text).toContain('refresh_token')
+    expect(text).not.toContain('rt_secret')
+    expect(text).not.toContain('cs_secret')
+    expect(text).not.toContain('at_new')
+    expect(text).not.toContain('rt_new')
+  })
+
   it('an OAuth error answer never echoes the secrets sent', async () => {
     const endpoint = await tokenEndpoint((_body, response) =>
       response.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({error: 'invalid_grant', error_description: 'The refresh token is unknown.'})),
