@@ -105,6 +105,24 @@ describe('login against any OAuth server with the contract paths', () => {
     expect(await new FileTokenStore(configDir, 'default').read()).toMatchObject({access_token: 'at', refresh_token: 'rt', client_secret: 'secret'})
   })
 
+  it('sends the token endpoint exactly the redirect_uri of the authorize request, as the service compares them', async () => {
+    const seen: Seen = {}
+    const appUrl = await startOAuthServer(seen)
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const redirectUri = `http://localhost:${await freePort()}/callback`
+    const authorized: string[] = []
+    await loginTo(appUrl, {
+      configDir,
+      redirectUri,
+      openBrowser: async (url) => {
+        authorized.push(new URL(url).searchParams.get('redirect_uri') ?? '')
+        void fetch(url)
+      },
+    })
+    expect(authorized).toEqual([redirectUri])
+    expect(seen.tokenBody?.get('redirect_uri')).toBe(redirectUri)
+  })
+
   it('a refusal in the browser becomes OAuthError access_denied with exit 3, nothing stored', async () => {
     const appUrl = await startOAuthServer({}, {deny: true})
     const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
