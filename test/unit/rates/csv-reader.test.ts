@@ -28,6 +28,10 @@ describe('reading a rates CSV', () => {
     [';', 'property_id;date;rate'],
     ['\t', 'property_id\tdate\trate'],
     [';', '"a,b";c;d'],
+    // Separators inside quoted names do not count; with nothing to go by, or a tie, the comma wins.
+    [',', 'property_id,"rate; EUR; per night"'],
+    [',', 'property_id'],
+    [',', 'property_id;date,rate'],
   ])('detects the delimiter %j from the header line', (delimiter, header) => {
     expect(detectDelimiter(header)).toBe(delimiter)
   })
