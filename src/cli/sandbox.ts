@@ -1,0 +1,111 @@
+import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import type {RunContext} from './base-command.js'
+
+export interface SandboxRunOptions {
+  port: number
+  seed: number
+  properties: number
+  bookings: number
+  /** As typed: checked here so the message can name the flag. */
+  speed: string
+  autoApprove: boolean
+  rateLimits: boolean
+  statePath?: string
+}
+
+/**
+ * Runs the sandbox until SIGINT or SIGTERM: starts it, prints where it listens (one JSON line with
+ * --json, for scripts that wait on it), waits for a signal, and closes it (saving --state).
+ */
+export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): Promise<void> {
+  const speed = Number(options.speed)
+  if (!Number.isFinite(speed) || speed <= 0) {
+    throw new UsageError(`--speed must be a positive number, got ${options.speed}`, {
+      suggestion: 'pass --speed 1 for real time or --speed 60 for a minute per second',
+    })
+  }
+  // Loaded here, not at the top: other commands must not pay for the server at startup.
+  const {startSandbox, SandboxStateError} = await import('../sandbox/index.js')
+  let sandbox
+  try {
+    sandbox = await startSandbox({
+      port: options.port,
+      seed: options.seed,
+      properties: options.properties,
+      bookings: options.bookings,
+      speed,
+      autoApprove: options.autoApprove,
+      rateLimits: options.rateLimits,
+      statePath: options.statePath,
+      trace: ctx.debug ? (line) => ctx.io.err(`${line}\n`) : undefined,
+    })
+  } catch (error) {
+    if (error instanceof SandboxStateError) {
+      throw new UsageError(error.message, {suggestion: `pass another --state FILE, or remove ${error.path} to start again from the seed`})
+    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new PmsError(`Port ${options.port} on 127.0.0.1 is already in use.`, {
+        code: 'port_in_use',
+        exitCode: ExitCode.failure,
+        suggestion: 'pass --port 0 to pick a free port',
+      })
+    }
+    throw error
+  }
+  // Listening for signals before printing: whoever reads the line may stop us at once.
+  const stopped = untilSignal()
+  const {io} = ctx
+  if (ctx.json) {
+    io.out(
+      JSON.stringify({
+        app_url: sandbox.appUrl,
+        client_id: sandbox.clientId,
+        client_secret: sandbox.clientSecret,
+        webhook_secret: sandbox.webhookSecret,
+        redirect_uri: sandbox.redirectUri,
+      }) + '\n',
+    )
+  } else {
+    io.out(renderSandboxInfo(sandbox))
+    io.err(`Sandbox listening (speed x${speed}, rate limits ${options.rateLimits ? 'on' : 'off'}${options.statePath ? `, state in ${options.statePath}` : ''}). Stop with Ctrl+C.\n`)
+    // The first thing anyone does next; the secret stays where it was printed above.
+    io.err(`Log in from another terminal: pms login --app-url ${sandbox.appUrl} --client-id ${sandbox.clientId} --client-secret <client_secret above>\n`)
+  }
+  await stopped
+  await sandbox.close()
+}
+
+export interface SandboxInfo {
+  appUrl: string
+  clientId: string
+  clientSecret: string
+  webhookSecret: string
+  redirectUri: string
+  adminUrl: string
+}
+
+export function renderSandboxInfo(sandbox: SandboxInfo): string {
+  return (
+    [
+      `app_url         ${sandbox.appUrl}`,
+      `base_url        ${sandbox.appUrl}/api/v1`,
+      `client_id       ${sandbox.clientId}`,
+      `client_secret   ${sandbox.clientSecret}`,
+      `webhook_secret  ${sandbox.webhookSecret}`,
+      `redirect_uri    ${sandbox.redirectUri}`,
+      `admin_url       ${sandbox.adminUrl}`,
+    ].join('\n') + '\n'
+  )
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}
