@@ -52,6 +52,14 @@ describe('refresh of a stored login', () => {
     await sandbox?.stop()
   })
 
+  /** What the App does to end its own connection: RFC 7009 revocation of the live refresh token. */
+  const revokeRefreshToken = (token: string) =>
+    fetch(`${sandbox.appUrl}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
+    })
+
   it(
     '20 `pms auth token` at once after the access token expired: all print one valid token, exactly one refresh, the family lives on',
     async () => {
@@ -144,12 +152,7 @@ describe('refresh of a stored login', () => {
   it('connection_revoked: auth status reports it, exits 3 and drops the tokens', async () => {
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
-    const revoke = await fetch(`${sandbox.appUrl}/api/oauth/revoke`, {
-      method: 'POST',
-      headers: {'content-type': 'application/x-www-form-urlencoded'},
-      body: new URLSearchParams({token: pair.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
-    })
-    expect(revoke.status).toBe(200)
+    expect((await revokeRefreshToken(pair.refresh_token)).status).toBe(200)
     const result = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
     expect(result.code).toBe(3)
     expect(JSON.parse(result.stdout)).toMatchObject({connection: 'revoked'})
@@ -159,12 +162,7 @@ describe('refresh of a stored login', () => {
   it('connection_revoked met by any command (properties list): exit 3, and the stored tokens are dropped while the client secret stays', async () => {
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
-    const revoke = await fetch(`${sandbox.appUrl}/api/oauth/revoke`, {
-      method: 'POST',
-      headers: {'content-type': 'application/x-www-form-urlencoded'},
-      body: new URLSearchParams({token: pair.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
-    })
-    expect(revoke.status).toBe(200)
+    expect((await revokeRefreshToken(pair.refresh_token)).status).toBe(200)
     const result = await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})
     expect(result.code, result.stderr).toBe(3)
     expect(result.stderr).toContain('connection_revoked')
