@@ -18,6 +18,10 @@ import {bookingView, visibilityOf, visibleContent} from './view.js'
 import {deriveRandom} from '../random.js'
 
 const JSON_TYPE = {'content-type': 'application/json; charset=utf-8'}
+const DAY_MS = 86_400_000
+
+/** Seeded bookings hang on the start of the UTC day: the same seed gives the same bookings all day long. */
+const seedingDay = (now: number) => Math.floor(now / DAY_MS) * DAY_MS
 
 /** The fields a change may set (a trigger body or an admin call); dates `YYYY-MM-DD`, both or neither. */
 const fieldsSchema = z.strictObject({
@@ -81,7 +85,7 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
   const store =
     state?.version === 1
       ? BookingStore.fromState(state, world.seed, propertyOf)
-      : BookingStore.seed({seed: world.seed, count: ctx.options.bookings, properties: [...world.properties], seededAt: ctx.clock.now()})
+      : BookingStore.seed({seed: world.seed, count: ctx.options.bookings, properties: [...world.properties], seededAt: seedingDay(ctx.clock.now())})
   let created = 0
 
   /** Connections that hear booking events of a Property now: active, bookings.read, Property in their access. */

@@ -118,7 +118,7 @@ export interface BookingSeedInput {
   count: number
   /** The Properties to spread bookings over, in a fixed order (kept in the state file). */
   properties: PropertyRecord[]
-  /** Sandbox instant of seeding: stays run from 90 days before to a year after it; every booking was made and last changed before it. */
+  /** Sandbox instant of seeding (the start of its UTC day): stays run from 90 days before to a year after it; every booking was made and last changed before it. */
   seededAt: number
 }
 
