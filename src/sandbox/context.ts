@@ -32,7 +32,8 @@ export type CancelPredicate = (change: UnsentChangeRef) => boolean
  * What caused a cancellation: `connection` (revoked, App suspended, account no longer allowed,
  * `restrictions.write` withdrawn) stops every batch it touches, which ends `cancelled`;
  * `property` (a Property left the Property Access) cancels that Property's changes only, and the
- * batch settles by its other Properties (docs/contract-gaps.md row 15).
+ * batch settles by its other Properties (docs/contract-gaps.md, "Readings of rules the contract
+ * leaves unclear").
  */
 export type CancelLevel = 'connection' | 'property'
 

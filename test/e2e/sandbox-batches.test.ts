@@ -369,7 +369,7 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
   }
 
   // States table: "cancelled (those changes)"; the batch settles by its other Properties, the
-  // cancelled changes counted as not applied (docs/contract-gaps.md row 15).
+  // cancelled changes counted as not applied (docs/contract-gaps.md, "Readings of rules the contract leaves unclear").
   it('a Property removed from the Property Access cancels its unsent changes only; the batch settles partially_failed', async () => {
     const [a, b] = [c.ids[20]!, c.ids[21]!]
     const batch = await held([

@@ -158,9 +158,9 @@ export function statusOf(counts: Pick<Counts, 'pending' | 'applied' | 'failed' |
 }
 
 /**
- * Status of a whole batch (docs/contract-gaps.md row 15). A connection-level cancellation stops it:
- * `cancelled`. Otherwise changes cancelled because their Property left the Property Access count as
- * not applied, like failures: nothing failed or cancelled is `completed` (also when nothing was
+ * Status of a whole batch (docs/contract-gaps.md, "Readings of rules the contract leaves unclear").
+ * A connection-level cancellation stops it: `cancelled`. Otherwise changes cancelled because their
+ * Property left the Property Access count as not applied, like failures: nothing failed or cancelled is `completed` (also when nothing was
  * applied: every change unchanged, refused or superseded), some applied `partially_failed`, none
  * applied `failed`.
  */

@@ -14,7 +14,7 @@ import {listBookings, parseBookingsQuery} from './list.js'
 import {codeHistory, lockCodeEntries, locksOf} from './locks.js'
 import {BOOKING_CHANNELS, drawBooking} from './seed.js'
 import {BookingStore} from './store.js'
-import {bookingView, visibilityOf, visibleContent} from './view.js'
+import {bookingJson, bookingView, visibilityOf, visibleContent} from './view.js'
 import {deriveRandom} from '../random.js'
 
 const JSON_TYPE = {'content-type': 'application/json; charset=utf-8'}
@@ -256,7 +256,7 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
       const scope = new Set(propertiesInScope(world, connection).map((candidate) => candidate.id))
       const page = listBookings(store, parsed, scope, now)
       const visibility = visibilityOf(effectivePermissions(world, connection))
-      const body = `{"data":[${page.data.map((record) => JSON.stringify(bookingView(record, visibility))).join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)},"next_updated_since":${JSON.stringify(new Date(page.nextUpdatedSince).toISOString())}}`
+      const body = `{"data":[${page.data.map((record) => bookingJson(record, visibility)).join(',')}],"next_cursor":${JSON.stringify(page.nextCursor)},"next_updated_since":${JSON.stringify(new Date(page.nextUpdatedSince).toISOString())}}`
       return {status: 200, headers: JSON_TYPE, body}
     },
   })

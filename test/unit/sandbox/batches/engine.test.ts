@@ -24,7 +24,7 @@ describe('Restriction Batch status table', () => {
   })
 
   // States table: "cancelled (those changes)": a Property removed from the Property Access cancels its
-  // own unsent changes and the batch settles by the others (contract-gaps row 15); a connection-level
+  // own unsent changes and the batch settles by the others (docs/contract-gaps.md, "Readings of rules the contract leaves unclear"); a connection-level
   // cause stops the whole batch.
   it.each([
     ['connection-level cancellation stops the batch: cancelled', {pending: 0, applied: 3, failed: 0, cancelled: 1}, true, 'cancelled'],
