@@ -14,16 +14,13 @@
  */
 import {z} from 'zod'
 import type {ValidationIssue} from '../../contract/errors.js'
-import {BOOKINGS_PAGE_SIZE, MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
+import {BOOKINGS_PAGE_SIZE, MAX_DAYS_PER_BOOKINGS_CALL} from '../../contract/limits.js'
 import {isoToDay} from '../calendar/dates.js'
 import {ApiFailure, validationFailed} from '../http.js'
+import {propertyIdsParam, queryList, type QueryValue} from '../query.js'
 import type {BookingRecord} from '../state.js'
 import type {BookingStore} from './store.js'
 
-type QueryValue = string | string[] | undefined
-
-const list = (value: QueryValue): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
-const uuid = z.guid()
 const isoDate = z.iso.date()
 const isoDateTime = z.iso.datetime({offset: true})
 
@@ -56,21 +53,14 @@ function decodeCursor(text: string): Cursor | undefined {
 }
 
 function one(query: Record<string, QueryValue>, name: string, issues: ValidationIssue[]): string | undefined {
-  const values = list(query[name])
+  const values = queryList(query[name])
   if (values.length > 1) issues.push({path: `query.${name}`, message: `${name} must be given once`})
   return values[0]
 }
 
 export function parseBookingsQuery(query: Record<string, QueryValue>): BookingsQuery {
   const issues: ValidationIssue[] = []
-  // a query parser may or may not keep the brackets of `property_id[]`
-  const propertyIds = [...new Set([...list(query['property_id[]']), ...list(query.property_id)])]
-  if (propertyIds.length > MAX_PROPERTIES_PER_CALL) {
-    issues.push({path: 'query.property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
-  }
-  propertyIds.forEach((id, index) => {
-    if (!uuid.safeParse(id).success) issues.push({path: `query.property_id[][${index}]`, message: 'must be a uuid'})
-  })
+  const propertyIds = propertyIdsParam(query, issues)
   const days: Record<'from' | 'to', number | undefined> = {from: undefined, to: undefined}
   for (const name of ['from', 'to'] as const) {
     const value = one(query, name, issues)
