@@ -114,7 +114,8 @@ export interface IdempotencyRecord {
  * GET /bookings hides `guest.email`/`guest.phone` without guests.read and `price` without
  * prices.read (docs/contract-gaps.md row 3). Dates are `YYYY-MM-DD` in the Property's calendar,
  * `check_out` the morning after the last night; both null for a booking without stay dates.
- * Instants are epoch ms on the sandbox clock.
+ * Instants are epoch ms on the sandbox clock. Other features read bookings with `bookingsOf(world)`
+ * (src/sandbox/bookings/feature.ts) and never edit a record in place: a change replaces it.
  */
 export interface BookingRecord {
   id: string

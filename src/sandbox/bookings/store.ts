@@ -40,8 +40,10 @@ export class BookingStore {
 
   /** Regenerates the seeded bookings, then applies what changed since (see BookingsFeatureState). */
   static fromState(state: BookingsFeatureState, seed: number, propertyOf: (id: string) => BookingSeedInput['properties'][number] | undefined): BookingStore {
-    const properties = state.property_ids.map(propertyOf).filter((property) => property !== undefined)
-    const seeded = properties.length === state.property_ids.length ? seedBookings({seed, count: state.count, properties, seededAt: state.seeded_at}) : []
+    // Generation draws over the whole list: a Property gone since stands in, then its bookings are dropped.
+    const gone = new Set(state.property_ids.filter((id) => propertyOf(id) === undefined))
+    const properties = state.property_ids.map((id) => propertyOf(id) ?? {id, account_id: '', name: '', currency: 'XXX', timezone: 'UTC', pricing_modifiers: []})
+    const seeded = seedBookings({seed, count: state.count, properties, seededAt: state.seeded_at}).filter((record) => !gone.has(record.property_id))
     const removed = new Set(state.removed)
     const changed = new Map(state.changed.map((record) => [record.id, record]))
     const records = seeded.filter((record) => !removed.has(record.id) && !changed.has(record.id))
