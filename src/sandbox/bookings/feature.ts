@@ -4,7 +4,7 @@
  * Events, the triggers and admin calls that make them, and the state kept in --state FILE.
  */
 import {z} from 'zod'
-import type {SandboxContext} from '../context.js'
+import {newId, type SandboxContext} from '../context.js'
 import type {SandboxEvent} from '../events.js'
 import type {SandboxFeature, TriggerResult} from '../feature.js'
 import {ApiFailure, notFound, validationFailed, type ApiServer} from '../http.js'
@@ -86,7 +86,6 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
     state?.version === 1
       ? BookingStore.fromState(state, world.seed, propertyOf)
       : BookingStore.seed({seed: world.seed, count: ctx.options.bookings, properties: [...world.properties], seededAt: seedingDay(ctx.clock.now())})
-  let created = 0
 
   /** Connections that hear booking events of a Property now: active, bookings.read, Property in their access. */
   const audience = (propertyId: string) =>
@@ -148,9 +147,11 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
 
     create(fields = {}) {
       const target = fields.property_id === undefined ? defaultProperty() : property(fields.property_id)
-      const random = deriveRandom(world.seed, `created-booking:${created++}`)
+      // A fresh id (never one of before a restart); the fields are drawn like a seeded booking's.
+      const id = newId()
+      const random = deriveRandom(world.seed, `created-booking:${id}`)
       const now = ctx.clock.now()
-      const drawn: BookingRecord = {id: random.uuid(), ...drawBooking(random, target, now), status: 'confirmed', created_at: now, updated_at: now}
+      const drawn: BookingRecord = {id, ...drawBooking(random, target, now), status: 'confirmed', created_at: now, updated_at: now}
       const record = apply(drawn, fields)
       record.created_at = record.updated_at = store.stamp(now)
       store.put(record)

@@ -541,6 +541,10 @@ describe('scale and persistence', () => {
       // stamps only grow across a restart
       const next = bookings(second).change(made.id, {channel_reference: 'KEEP-2'}).booking
       expect(next.updated_at).toBeGreaterThanOrEqual(made.updated_at)
+      // a booking made after the restart is a new one, never one made before it
+      const count = bookings(second).list().length
+      expect(bookings(second).create({}).booking.id).not.toBe(made.id)
+      expect(bookings(second).list()).toHaveLength(count + 1)
     } finally {
       await second.close()
     }
