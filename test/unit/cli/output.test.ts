@@ -1,4 +1,10 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
+
+// cli-table3 paints through @colors/colors, which decides once, when loaded, from the stream it
+// sees: off a terminal (as here) it paints nothing unless told to, and the colour test would test nothing.
+vi.hoisted(() => {
+  process.env.FORCE_COLOR = '1'
+})
 import {csvField, fitWidths, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
@@ -46,6 +52,7 @@ describe('tables', () => {
 
   it('in colour, too, only the heading has a rule under it', () => {
     const text = renderTable({stdoutIsTTY: true, color: true}, columns, rows)
+    expect(text).toMatch(/\u001B\[36m\s*ID\s*\u001B\[39m/)
     expect(text.split('\n').filter((line) => line.includes('├'))).toHaveLength(1)
   })
 
