@@ -42,6 +42,12 @@ export function missingSecretService(env: NodeJS.ProcessEnv = process.env): stri
   return undefined
 }
 
+/** The Secret Service tests write to it: only where asked (PMS_TEST_KEYRING=secret-service) or required. */
+export function missingKeyring(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.PMS_TEST_KEYRING !== 'secret-service' && !REQUIRE_ALL) return 'Secret Service: these tests use it only with PMS_TEST_KEYRING=secret-service'
+  return missingSecretService(env)
+}
+
 /**
  * `it` for a test that needs a piece of the machine: `missing` says what is missing (undefined
  * when nothing is). Skipped when something is missing, or failing with that sentence under

@@ -8,6 +8,7 @@ import {FileTokenStore} from '../../../src/auth/file-store.js'
 import {withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
+import {freePort} from '../../e2e/support/ports.js'
 
 /**
  * A minimal OAuth 2.0 server with the contract's three paths and nothing of the sandbox: the
@@ -54,14 +55,6 @@ async function startOAuthServer(seen: Seen, options: {deny?: boolean; properties
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server!.address() as {port: number}).port}`
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const port = (probe.address() as {port: number}).port
-  await new Promise((resolve) => probe.close(resolve))
-  return port
 }
 
 /** A login against `appUrl` with the flags every test shares; `overrides` adds the test's own. */
