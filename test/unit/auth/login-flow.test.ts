@@ -3,12 +3,23 @@ import {mkdtempSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
-import {withCredentialLock} from '../../../src/auth/lock.js'
+import {lockPath, withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
 import {freePort} from '../../e2e/support/ports.js'
+
+/** Paths of the credential locks asked for, in order: proper-lockfile itself, only watched. */
+const lockRequests = vi.hoisted(() => [] as string[])
+vi.mock('proper-lockfile', async (importOriginal) => {
+  const real = ((await importOriginal()) as {default: typeof import('proper-lockfile')}).default
+  const lock: typeof real.lock = (file, options) => {
+    lockRequests.push(String(file))
+    return real.lock(file, options)
+  }
+  return {default: {...real, lock}}
+})
 
 /**
  * A minimal OAuth 2.0 server with the contract's three paths and nothing of the sandbox: the
@@ -141,8 +152,10 @@ describe('login against any OAuth server with the contract paths', () => {
       await new Promise<void>((resolve) => (finishRefresh = resolve))
       await store.write({access_token: 'old_login_at', refresh_token: 'old_login_rt', client_secret: 'secret'})
     })
+    const asked = lockRequests.length
     const loggingIn = loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)})
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    // The login has its pair and asks for the lock the refresh holds: now the refresh may finish.
+    await vi.waitFor(() => expect(lockRequests.slice(asked)).toContain(lockPath(configDir, 'default')), {timeout: 20_000, interval: 10})
     finishRefresh()
     await refreshing
     await loggingIn
