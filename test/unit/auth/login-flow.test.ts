@@ -3,6 +3,7 @@ import {mkdtempSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import type lockfile from 'proper-lockfile'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
 import {lockPath, withCredentialLock} from '../../../src/auth/lock.js'
@@ -13,7 +14,7 @@ import {freePort} from '../../e2e/support/ports.js'
 /** Paths of the credential locks asked for, in order: proper-lockfile itself, only watched. */
 const lockRequests = vi.hoisted(() => [] as string[])
 vi.mock('proper-lockfile', async (importOriginal) => {
-  const real = ((await importOriginal()) as {default: typeof import('proper-lockfile')}).default
+  const real = ((await importOriginal()) as {default: typeof lockfile}).default
   const lock: typeof real.lock = (file, options) => {
     lockRequests.push(String(file))
     return real.lock(file, options)
