@@ -1,5 +1,6 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
+import {PmsError} from '../client/errors.js'
 import {processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
@@ -51,7 +52,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       args: this.ctor.args,
       strict: this.ctor.strict,
     }).catch((error: unknown) => {
-      // Whatever the parser refuses is a usage error: nothing has been sent yet.
+      // A typed error of a flag's own parser, or oclif's exit, stays as it is.
+      if (error instanceof PmsError || (error as {code?: unknown}).code === 'EEXIT') throw error
+      // Whatever else the parser refuses is a usage error: nothing has been sent yet.
       throw parseUsageError(error, {id: this.id, flagNames: Object.keys({...BaseCommand.baseFlags, ...this.ctor.flags})})
     })
     this.flags = flags as FlagsOf<T>
