@@ -14,6 +14,8 @@ export interface SandboxOptions {
   autoApprove: boolean
   rateLimits: boolean
   statePath?: string
+  /** Redirect URIs registered for the App beside the seeded ones (tests pick free ports). */
+  redirectUris?: readonly string[]
   /** Sandbox start instant (epoch ms); default now. */
   now?: number
   /** Receives one line per request answered (`--debug`): method, path, status, time. Never bodies or headers. */
