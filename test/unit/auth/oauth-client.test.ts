@@ -96,6 +96,46 @@ describe('refresh at the token endpoint', () => {
   })
 })
 
+describe('the token endpoint through the client transport', () => {
+  it('a 429 is not waited out and sent again: one POST, refused before anything was done, so the refresh token still holds', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(429, {'retry-after': '1', 'content-type': 'text/plain'}).end('slow down'))
+    const error = await refreshTokens({http: http(endpoint.appUrl), client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OAuthTransportError)
+    expect(error).toMatchObject({mayHaveArrived: false, exitCode: ExitCode.tempFailure})
+    expect(endpoint.bodies).toHaveLength(1)
+  })
+
+  it('a 500 without the OAuth shape is a server_error and is never re-sent', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(500, {'content-type': 'text/html'}).end('<h1>oops</h1>'))
+    const error = await refreshTokens({http: http(endpoint.appUrl), client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OAuthError)
+    expect(error).toMatchObject({code: 'server_error', exitCode: ExitCode.tempFailure})
+    expect(endpoint.bodies).toHaveLength(1)
+  })
+
+  it('a 200 whose JSON is broken counts as a lost answer: the refresh was carried out and its pair is unreadable', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(200, {'content-type': 'application/json'}).end('{"access_token": "at_new", "refresh'))
+    const error = await refreshTokens({http: http(endpoint.appUrl), client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toMatchObject({mayHaveArrived: true})
+  })
+
+  it('the --debug trace of a token request has the format of every API call, with the form fields and the pair redacted', async () => {
+    const endpoint = await tokenEndpoint((_body, response) =>
+      response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({access_token: 'at_new', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt_new'})),
+    )
+    const lines: string[] = []
+    const transport = http(endpoint.appUrl, {trace: (line) => lines.push(line)})
+    await refreshTokens({http: transport, client}, 'rt_secret')
+    expect(lines[0]).toBe(`> POST ${endpoint.appUrl}/api/oauth/token`)
+    expect(lines).toContain('> content-type: application/x-www-form-urlencoded')
+    expect(lines).toContain('> grant_type=refresh_token&refresh_token=[redacted]&client_id=client&client_secret=[redacted]')
+    expect(lines.some((line) => /^< 200 \(\d+ ms\)$/.test(line))).toBe(true)
+    expect(lines.at(-1)).toBe('< {"access_token":"[redacted]","token_type":"Bearer","expires_in":3600,"refresh_token":"[redacted]"}')
+    const text = lines.join('\n')
+    for (const secret of ['rt_secret', 'cs_secret', 'at_new', 'rt_new']) expect(text).not.toContain(secret)
+  })
+})
+
 describe('proxies', () => {
   it('the token endpoint and the probes go through HTTP_PROXY like the API client', async () => {
     const seen: string[] = []
