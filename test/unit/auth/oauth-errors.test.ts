@@ -12,6 +12,7 @@ import {logout} from '../../../src/auth/logout.js'
 import {bufferIo} from '../../../src/cli/io.js'
 import {ExitCode, OAuthError, PmsError} from '../../../src/client/errors.js'
 import {OAUTH_ERROR_STATUS} from '../../../src/contract/error-codes.js'
+import {freePort} from '../../e2e/support/ports.js'
 
 /**
  * The contract's OAuth error table, met by each step that calls an OAuth endpoint: the same error
@@ -55,14 +56,6 @@ async function serviceAnswering(answer: {status: number; body?: unknown}): Promi
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const port = (probe.address() as AddressInfo).port
-  await new Promise((resolve) => probe.close(resolve))
-  return port
 }
 
 /** A profile logged in with the 0600 file; its access token expires in `expiresInMs`. */
