@@ -17,8 +17,9 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
   }
 
   async run(): Promise<void> {
-    const [{writeFile}, {readCalendarOf}, rates] = await Promise.all([
+    const [{writeFile}, {keyColumns, toCsv}, {readCalendarOf}, rates] = await Promise.all([
       import('node:fs/promises'),
+      import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/rates/index.js'),
     ])
@@ -26,7 +27,7 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     const range = rates.parseRange(this.flags.from, this.flags.to)
     const {properties, records} = await readCalendarOf(this.ctx, this.flags.property, range)
     const rows = rates.exportRows(records, rates.namesOf(properties))
-    const csv = rates.toCsvText(rates.EXPORT_COLUMNS, rows)
+    const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows)
     const note = rates.exportRangeNote(range, this.ctx.clock.now())
     if (note) io.err(note)
     if (this.flags.output) {

@@ -10,7 +10,6 @@ export {
   selectProperties,
   splitCalendarCalls,
 } from './calendar.js'
-export {toCsvText} from './csv-writer.js'
 export {CsvInvalidError} from './errors.js'
 export {EXPORT_COLUMNS, exportRows} from './export.js'
 export {checkReadable, planFile} from './import.js'

@@ -1,5 +1,6 @@
+import {parse} from 'csv-parse/sync'
 import {describe, expect, it} from 'vitest'
-import {csvField, fitWidths, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
+import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
   id: string
@@ -75,8 +76,39 @@ describe('CSV', () => {
     expect(csvField(' padded')).toBe('" padded"')
   })
 
-  it('writes a heading line and CRLF line ends', () => {
-    expect(toCsv(columns, rows)).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,Tab\there,\r\n')
+  it('writes a heading line and CRLF line ends; a tab is quoted since the import reads tab-delimited files too', () => {
+    expect(toCsv(columns, rows)).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,"Tab\there",\r\n')
+  })
+
+  it('quotes the other delimiters the import detects (; and tab) and every line break', () => {
+    expect(csvField('120;50')).toBe('"120;50"')
+    expect(csvField('a\tb')).toBe('"a\tb"')
+    expect(csvField('two\nlines')).toBe('"two\nlines"')
+    expect(csvField('cr\ronly')).toBe('"cr\ronly"')
+  })
+
+  it('writes a leading = + - @ as it is: values round-trip, they are not rewritten against spreadsheet formulas', () => {
+    expect(csvField('=SUM(A1:A2)')).toBe('=SUM(A1:A2)')
+    expect(csvField('-5')).toBe('-5')
+  })
+
+  const awkward = ['plain', 'a,b', '120;50', 'tab\there', 'say "hi"', 'two\nlines', 'crlf\r\nend', ' padded ', '=HYPERLINK("x")', '+1', '@me', '', 'é ü']
+  const table = awkward.map((text, i) => ({key: String(i), text}))
+
+  it('every value reads back unchanged through csv-parse, with the options rates import uses', () => {
+    const written = toCsv(keyColumns(['key', 'text']), table)
+    for (const delimiter of [',', [',', ';', '\t']]) {
+      const read = parse(written, {delimiter, trim: true}) as string[][]
+      expect(read).toEqual([['key', 'text'], ...table.map((row) => [row.key, row.text])])
+    }
+  })
+
+  it('a record of several awkward fields stays one record', () => {
+    const written = toCsv(
+      awkward.map((_, i) => ({header: `c${i}`, value: () => awkward[i]})),
+      [0],
+    )
+    expect(parse(written)).toEqual([awkward.map((_, i) => `c${i}`), awkward])
   })
 })
 
