@@ -5,7 +5,7 @@
  */
 import {parse} from 'csv-parse'
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
-import {formatDay, parseDay} from './days.js'
+import {formatDay, parseDay} from '../contract/days.js'
 import {type CsvProblem, ProblemList} from './errors.js'
 import {
   type CellProblem,

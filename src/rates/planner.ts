@@ -14,7 +14,7 @@
  * The count reaches max(ceil(P/100), ceil(E/20000), ceil(C/200000)) on ordinary files.
  */
 import {MAX_CHANGES_PER_BATCH, MAX_ENTRIES_PER_BATCH, MAX_PROPERTIES_PER_CALL} from '../contract/limits.js'
-import {formatDay} from './days.js'
+import {formatDay} from '../contract/days.js'
 import {FIELD_COUNT, FIELDS, toApiValue} from './fields.js'
 import {type NightStore, WINDOW_NIGHTS} from './store.js'
 

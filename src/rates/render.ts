@@ -4,7 +4,7 @@
  */
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
-import {formatRun, parseDay} from './days.js'
+import {formatDay, parseDay} from '../contract/days.js'
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 export type Paint = (style: Style, text: string) => string
@@ -271,4 +271,13 @@ export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lower
   const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
   const count = batches.length === 1 ? '1 batch' : `${batches.length} batches`
   return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
+}
+
+/** Short form of a run of nights: `2026-12-01..07`, `2026-12-30..2027-01-02`, or one date. */
+function formatRun(from: number, to: number): string {
+  const a = formatDay(from)
+  if (to === from) return a
+  const b = formatDay(to)
+  if (a.slice(0, 8) === b.slice(0, 8)) return `${a}..${b.slice(8)}`
+  return `${a}..${b}`
 }

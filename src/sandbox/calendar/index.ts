@@ -1,12 +1,11 @@
 export {Calendar, FIELD_INDEX, AVAILABILITY} from './calendar.js'
 export type {CalendarProperty, CalendarState, RestrictionRecordOut, RestrictionValue} from './calendar.js'
-export {dayToIso, isoToDay, todayIn} from './dates.js'
 export {SEEDED_FACTS, seedCalendar, seededFacts} from './seed.js'
 export type {SeededFacts} from './seed.js'
 export {SEEDED_HORIZON_NIGHTS} from './seed-values.js'
 import {Calendar} from './calendar.js'
 import type {CalendarProperty} from './calendar.js'
-import {isoToDay} from './dates.js'
+import {utcDay} from '../../contract/days.js'
 import {seedCalendar} from './seed.js'
 
 /**
@@ -14,7 +13,7 @@ import {seedCalendar} from './seed.js'
  * decides which Property carries which seeded fact), `nowMs` read on the sandbox clock.
  */
 export function createCalendar(options: {seed: number; properties: CalendarProperty[]; nowMs: number}): Calendar {
-  return seedCalendar(options.seed, options.properties, isoToDay(new Date(options.nowMs).toISOString().slice(0, 10)))
+  return seedCalendar(options.seed, options.properties, utcDay(options.nowMs))
 }
 
 export const calendarFromJSON = Calendar.fromJSON
