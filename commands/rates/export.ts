@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {plural} from '../../src/text/words.js'
 
 export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override summary = 'Export the current rates and restrictions as CSV in the import format'
@@ -32,7 +33,7 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     if (note) io.err(note)
     if (this.flags.output) {
       await writeFile(this.flags.output, csv)
-      io.err(`Wrote ${rows.length} rows to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
+      io.err(`Wrote ${plural(rows.length, 'row')} to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
       if (this.ctx.json) this.emit({file: this.flags.output, rows: rows.length}, () => '')
     } else {
       this.emit(rows, () => csv)

@@ -1,5 +1,6 @@
 import type {Clock} from '../client/clock.js'
 import type {Io} from './io.js'
+import {durationText} from '../text/words.js'
 
 export interface Progress {
   /** Marks `n` more units done. */
@@ -56,8 +57,5 @@ export function etaText(started: number, now: number, done: number, total: numbe
 
 function leftText(ms: number | undefined, done: number, total: number): string {
   if (ms === undefined || done >= total) return ''
-  const seconds = Math.ceil(ms / 1000)
-  const m = Math.floor(seconds / 60)
-  const s = seconds % 60
-  return ` ~${m > 0 ? `${m}m` : ''}${s}s left`
+  return ` ~${durationText(ms)} left`
 }

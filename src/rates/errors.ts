@@ -1,4 +1,5 @@
 import {ExitCode, PmsError} from '../client/errors.js'
+import {plural} from '../text/words.js'
 
 /** One problem of an input file, placed by line (the header is line 1) and column. */
 export interface CsvProblem {
@@ -46,7 +47,7 @@ export class CsvInvalidError extends PmsError {
   constructor(source: string, problems: ProblemList, code = 'csv_invalid') {
     const lines = problems.kept.map((problem) => `  ${formatProblem(problem)}`)
     if (problems.total > problems.kept.length) lines.push(`  and ${problems.total - problems.kept.length} more`)
-    const count = problems.total === 1 ? '1 error' : `${problems.total} errors`
+    const count = plural(problems.total, 'error')
     super(`${source}: ${count}, nothing was sent:\n${lines.join('\n')}`, {
       code,
       exitCode: ExitCode.usage,

@@ -12,6 +12,7 @@ import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
 import {paint} from '../output.js'
 import {createProgress} from '../progress.js'
+import {durationText} from '../../text/words.js'
 import {assertUuid} from '../ids.js'
 
 export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
@@ -44,7 +45,7 @@ export async function createRatesClient(ctx: RunContext): Promise<{client: PmsCl
     onPacingWait: (limitClass, ms) => {
       if (limitClass === 'write') pacing.listener?.(ms)
       // Reads wait too when other runs spent the budget: say so rather than sit silent.
-      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`\r\u001B[2Kwaiting ${Math.ceil(ms / 1000)}s for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
+      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`\r\u001B[2Kwaiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
     },
   })
   return {client, pacing}
