@@ -6,6 +6,7 @@ import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, R
 import {FIELDS, formatValue} from './fields.js'
 import {formatDay, parseDay} from '../contract/days.js'
 import {plural} from '../text/words.js'
+import type {BatchLoad} from './planner.js'
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 export type Paint = (style: Style, text: string) => string
@@ -251,11 +252,8 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   return out.join('\n') + '\n'
 }
 
-export interface PlannedBatchSummary {
+export interface PlannedBatchSummary extends BatchLoad {
   index: number
-  properties: number
-  entries: number
-  changes: number
   id?: string
   status?: string
   idempotency_key?: string
