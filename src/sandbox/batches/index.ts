@@ -1,6 +1,6 @@
 export {BatchEngine, FAILURE_CODE, OUTAGE_RETRY_DELAYS_MS, SEND_LATENCY_MS, statusOf, sumCounts} from './engine.js'
 export type {BatchEngineOptions, BatchEngineState, ChannelUpdate, Counts, PropertyOutcome, StoredBatch, UnsentRef} from './engine.js'
-export {planBatch, cellKey} from './plan.js'
+export {planBatch} from './plan.js'
 export type {BatchPlan, BatchRejection, PlanScope, PropertyPlan} from './plan.js'
 export {previewBatch} from './preview.js'
 export {batchReport} from './report.js'

@@ -4,15 +4,9 @@ import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import {toIssues} from '../../contract/errors.js'
 import type {ValidationIssue} from '../../contract/errors.js'
 import {WRITABLE_WINDOW_DAYS} from '../../contract/limits.js'
+import {cellKey} from '../../contract/cells.js'
 import {dayOf, formatDay, writableNights} from '../../contract/days.js'
 
-/**
- * A cell is one Property, night and field. Its key packs night and field into one integer
- * (night * 8 + field), so that sorting keys sorts by date, then by the contract's field order.
- */
-export const cellKey = (day: number, field: number): number => day * 8 + field
-export const cellDay = (key: number): number => Math.floor(key / 8)
-export const cellField = (key: number): number => key % 8
 
 export interface PropertyPlan {
   propertyId: string
