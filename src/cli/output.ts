@@ -1,4 +1,5 @@
 import {createRequire} from 'node:module'
+import {stripVTControlCharacters, styleText} from 'node:util'
 import type CliTable3 from 'cli-table3'
 import {stringify, type Options} from 'csv-stringify/sync'
 import type {Io} from './io.js'
@@ -45,7 +46,7 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   for (const line of cells) table.push(line)
   // One rule under the heading and none between records, which cli-table3 cannot be told.
   let rules = 0
-  const isRule = (line: string) => line.startsWith('├') || (line.startsWith('\u001B[') && line.slice(line.indexOf('m') + 1).startsWith('├'))
+  const isRule = (line: string) => stripVTControlCharacters(line).startsWith('├')
   const lines = table.toString().split('\n').filter((line) => !isRule(line) || rules++ === 0)
   return lines.join('\n') + '\n'
 }
@@ -102,12 +103,13 @@ export function json(value: unknown): string {
   return JSON.stringify(value, null, 2) + '\n'
 }
 
-const ANSI = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39]} as const
-export type Style = keyof typeof ANSI
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
-/** Colours text only where the stream can show it (`io.color` honours NO_COLOR and pipes). */
+/**
+ * Colours text only where the stream can show it. `io.color` is the one decision (stdout a
+ * terminal, NO_COLOR unset, TERM not dumb); styleText is told not to judge process.stdout itself,
+ * which would differ for text bound for stderr and for buffers in tests.
+ */
 export function paint(io: Pick<Io, 'color'>, style: Style, text: string): string {
-  if (!io.color) return text
-  const [open, close] = ANSI[style]
-  return `\u001B[${open}m${text}\u001B[${close}m`
+  return io.color ? styleText(style, text, {validateStream: false}) : text
 }

@@ -10,6 +10,12 @@ export interface Progress {
   done(): void
 }
 
+/**
+ * Carriage return and "erase the line": a line redrawn in place on a terminal. Not a style, so not
+ * a styleText format; written only where stderr is a terminal.
+ */
+export const CLEAR_LINE = '\r\u001B[2K'
+
 const silent: Progress = {tick() {}, status() {}, done() {}}
 
 /**
@@ -31,7 +37,7 @@ export function createProgress(
     const filled = Math.round((done / options.total) * width)
     const bar = '#'.repeat(filled) + '-'.repeat(width - filled)
     const left = options.timeLeft ? leftText(options.timeLeft(), done, options.total) : etaText(started, now(), done, options.total)
-    io.err(`\r\u001B[2K${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
+    io.err(`${CLEAR_LINE}${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
   }
   draw()
   return {
@@ -44,7 +50,7 @@ export function createProgress(
       draw()
     },
     done() {
-      io.err('\r\u001B[2K')
+      io.err(CLEAR_LINE)
     },
   }
 }

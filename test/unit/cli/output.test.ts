@@ -1,5 +1,6 @@
 import {parse} from 'csv-parse/sync'
 import {describe, expect, it} from 'vitest'
+import {processIo} from '../../../src/cli/io.js'
 import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
@@ -116,5 +117,23 @@ describe('colour', () => {
   it('adds escapes only when colour is on', () => {
     expect(paint({color: false}, 'red', 'x')).toBe('x')
     expect(paint({color: true}, 'red', 'x')).toBe('\u001B[31mx\u001B[39m')
+  })
+
+  it('io.color alone decides: styleText does not judge this process\'s stdout or environment again', () => {
+    const saved = process.env.NO_COLOR
+    process.env.NO_COLOR = '1'
+    try {
+      expect(paint({color: true}, 'bold', 'x')).toBe('\u001B[1mx\u001B[22m')
+      expect(paint({color: true}, 'cyan', 'x')).toBe('\u001B[36mx\u001B[39m')
+    } finally {
+      if (saved === undefined) delete process.env.NO_COLOR
+      else process.env.NO_COLOR = saved
+    }
+  })
+
+  it('NO_COLOR, TERM=dumb or a pipe turn colour off in the Io every command gets', () => {
+    expect(processIo({NO_COLOR: ''}).color).toBe(false)
+    expect(processIo({TERM: 'dumb'}).color).toBe(false)
+    expect(processIo({}).color).toBe(Boolean(process.stdout.isTTY))
   })
 })
