@@ -13,7 +13,7 @@ import type {TokenStore} from './token-store.js'
 
 export {loadProfile, resolveAppUrl}
 export type {AuthIo, LoadedProfile}
-export {LoginRequiredError, OAuthError} from './errors.js'
+export {LoginRequiredError} from './errors.js'
 export {StoredTokenProvider} from './stored-token-provider.js'
 
 export interface TokenProviderOptions {

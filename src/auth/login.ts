@@ -7,7 +7,7 @@ import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError, OAuthError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {exchangeCode} from './oauth-client.js'
-import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
+import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
 import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
 import {recordedStore, selectStore} from './store-select.js'
@@ -218,5 +218,3 @@ async function countProperties(
     await client.close()
   }
 }
-
-export {paramsOfPastedAddress}

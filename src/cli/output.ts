@@ -99,10 +99,6 @@ export function keyColumns<K extends string>(keys: readonly K[]): Column<Record<
   return keys.map((key) => ({header: key, value: (row) => row[key]}))
 }
 
-export function json(value: unknown): string {
-  return JSON.stringify(value, null, 2) + '\n'
-}
-
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
 /**
