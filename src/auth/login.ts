@@ -8,7 +8,7 @@ import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {exchangeCode, type TokenPair} from './oauth-client.js'
-import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
+import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
 import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
 import {serviceTransport} from './service-http.js'
@@ -239,5 +239,3 @@ async function countProperties(http: Transport, accessToken: string): Promise<{p
     throw error
   }
 }
-
-export {paramsOfPastedAddress}

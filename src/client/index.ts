@@ -9,12 +9,6 @@ import {Transport, type Query, type TransportOptions} from './transport.js'
 export type {TokenProvider} from './token-provider.js'
 export {anonymousTokenProvider, staticTokenProvider} from './token-provider.js'
 export * from './errors.js'
-export type {Page} from './pagination.js'
-export type {BookingsQuery} from './resources/bookings.js'
-export type {MessageThreadsQuery} from './resources/message-threads.js'
-export type {Attachment, MessagesQuery, Photo, SendOptions} from './resources/messages.js'
-export type {PropertiesListOptions} from './resources/properties.js'
-export type {RestrictionsQuery} from './resources/restrictions.js'
 
 /** What a client is built from; the rest of TransportOptions exists for tests. */
 export type ClientOptions = Omit<TransportOptions, 'dispatcher' | 'retry' | 'random' | 'pacer' | 'env'>

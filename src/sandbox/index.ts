@@ -3,8 +3,8 @@ import type {FastifyInstance} from 'fastify'
 import {buildSandbox, type SandboxOptions} from './app.js'
 import {DEFAULT_REDIRECT_URI} from './seed.js'
 
-export {buildSandbox, SANDBOX_DEFAULTS, type SandboxOptions} from './app.js'
-export {DEFAULT_REDIRECT_URI, redirectUriProblem} from './seed.js'
+export type {SandboxOptions} from './app.js'
+export {redirectUriProblem} from './seed.js'
 export {SandboxStateError} from './state.js'
 
 export interface RunningSandbox {

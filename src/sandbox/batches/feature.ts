@@ -31,6 +31,7 @@ const calendars = new WeakMap<SandboxContext, Calendar>()
 /**
  * The Restrictions calendar of a running sandbox, for other features: bookings mark booked nights
  * with `setBooked` (a booked whole house blocks its room's availability).
+ * @public kept for the bookings feature, which does not mark booked nights through it yet
  */
 export function calendarOf(ctx: SandboxContext): Calendar | undefined {
   return calendars.get(ctx)
