@@ -8,6 +8,11 @@ export interface SandboxEvent {
   connection_id: string
   account_id: string
   data: Record<string, unknown>
+  /**
+   * The Property a booking or message event is about, so that every delivery attempt re-checks it
+   * against the Property Access. Not part of the delivered payload (message events carry it in data).
+   */
+  property_id?: string
 }
 
 export interface EventBus {
