@@ -1,7 +1,6 @@
 /** What every part of the sandbox shares: the world, the clock, faults, events and the cancel hooks. */
 import {randomUUID} from 'node:crypto'
 import type {SandboxClock} from './clock.js'
-import type {EventType} from '../contract/limits.js'
 import type {EventBus} from './events.js'
 import type {SandboxFeature} from './feature.js'
 import type {FaultState} from './faults.js'
@@ -20,8 +19,8 @@ export interface SandboxOptions {
   now?: number
   /** The App Webhook URL (http is accepted on loopback); absent keeps the registered one (none at seed). */
   webhookUrl?: string | null
-  /** Subscribed event types; absent keeps the registered ones (every type at seed). */
-  webhookEvents?: EventType[] | null
+  /** Subscribed event types (checked at start); absent keeps the registered ones (every type at seed). */
+  webhookEvents?: string[] | null
   /** Real milliseconds a receiver has to answer a delivery; default the contract's 10 seconds (tests shorten it). */
   webhookDeadlineMs?: number
   /** Features to register; default every feature of features.ts (tests add their own). */
