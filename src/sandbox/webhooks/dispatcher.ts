@@ -103,6 +103,8 @@ export class WebhookDispatcher {
   private inFlight = 0
   private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
+  /** Ends the deliveries in flight when the sandbox stops, so that a stalled receiver never holds it open. */
+  private readonly stopping = new AbortController()
   private readonly deadlineMs: number
   private readonly realNow: () => number
   /** Draws for the `duplicate_delivery` fault, seeded like the other faults. */
@@ -131,6 +133,7 @@ export class WebhookDispatcher {
 
   close(): void {
     this.closed = true
+    this.stopping.abort()
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
     this.ready.length = 0
@@ -190,7 +193,7 @@ export class WebhookDispatcher {
       [WEBHOOK_HEADERS.timestamp]: String(timestamp),
       [WEBHOOK_HEADERS.signature]: sign(ctx.world.app.webhook_secret, event.id, timestamp, delivery.body),
     }
-    const answer = await post(check.url, headers, delivery.body, this.deadlineMs, lookup)
+    const answer = await post(check.url, headers, delivery.body, {deadlineMs: this.deadlineMs, lookup, signal: this.stopping.signal})
     if ('status' in answer && answer.status >= 200 && answer.status < 300) {
       record('delivered', answer.status, null)
       const {duplicate_delivery: duplicate} = ctx.faults
@@ -216,7 +219,13 @@ export class WebhookDispatcher {
 }
 
 /** One POST with Node's own client: no redirects followed, the whole answer due within the deadline. */
-function post(url: URL, headers: Record<string, string>, body: string, deadlineMs: number, lookup?: LookupFunction): Promise<AttemptAnswer> {
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: {deadlineMs: number; lookup?: LookupFunction; signal: AbortSignal},
+): Promise<AttemptAnswer> {
+  const {deadlineMs, lookup, signal} = options
   return new Promise((resolve) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest
     let settled = false
@@ -226,11 +235,12 @@ function post(url: URL, headers: Record<string, string>, body: string, deadlineM
       clearTimeout(timer)
       resolve(answer)
     }
-    const request = send(url, {method: 'POST', headers: {...headers, 'content-length': String(Buffer.byteLength(body))}, agent: false, ...(lookup ? {lookup} : {})}, (response: IncomingMessage) => {
+    const request = send(url, {method: 'POST', headers: {...headers, 'content-length': String(Buffer.byteLength(body))}, agent: false, signal, ...(lookup ? {lookup} : {})}, (response: IncomingMessage) => {
       const status = response.statusCode ?? 0
       // The answer counts once it is complete: a receiver that sends headers and then stalls times out.
       response.on('end', () => finish({status}))
       response.on('error', (error) => finish({error: 'network', detail: error.message}))
+      response.on('close', () => finish({error: 'network', detail: 'the connection closed before the answer was complete'}))
       response.resume()
     })
     const timer = setTimeout(() => {

@@ -178,6 +178,17 @@ describe('App Event delivery (contract: Events)', () => {
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(15)
   })
 
+  it('stopping the sandbox ends the deliveries in flight instead of waiting for a stalled receiver', async () => {
+    const receiver = await receiverFor(() => 'hold')
+    const s = await sandbox({webhookUrl: receiver.url})
+    await s.call('POST', '/_sandbox/connect', {})
+    await until(() => receiver.received.length === 1, 5000, 'a held delivery')
+    const started = Date.now()
+    await s.app.close()
+    await until(() => receiver.open === 0, 2000, 'the connection closed')
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+
   it('re-checks the scope on every attempt: a type unsubscribed, a Permission withdrawn or a Property removed drops the retry', async () => {
     const receiver = await receiverFor(() => 500)
     const s = await sandbox({webhookUrl: receiver.url, speed: 600})
