@@ -103,7 +103,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
   })
 
   app.get('/_sandbox/events', async () => ({
-    data: ctx.events.log.map((event) => ({...event, created_at: new Date(event.created_at).toISOString()})),
+    data: ctx.events.log.map(({gone: _, ...event}) => ({...event, created_at: new Date(event.created_at).toISOString()})),
   }))
 
   // Triggers: each NAME belongs to the feature that registered it (a NAME twice is a bug of the sandbox).

@@ -25,6 +25,7 @@ export type DropReason =
   | 'connection_revoked'
   | 'permission_withdrawn'
   | 'property_out_of_scope'
+  | 'message_gone'
   | 'invalid_webhook_url'
   | 'private_address'
 
@@ -87,6 +88,7 @@ export function deliveryScope(ctx: SandboxContext, event: SandboxEvent): DropRea
   if (needed !== undefined && !effectivePermissions(world, connection).has(needed)) return 'permission_withdrawn'
   const propertyId = event.property_id ?? (typeof event.data.property_id === 'string' ? event.data.property_id : undefined)
   if (propertyId !== undefined && propertyInScope(world, connection, propertyId) === undefined) return 'property_out_of_scope'
+  if (event.gone?.() === true) return 'message_gone'
   return null
 }
 

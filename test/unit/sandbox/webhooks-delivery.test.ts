@@ -51,6 +51,35 @@ const testBookings: SandboxFeature = {
   }),
 }
 
+/** Messages of the test_message trigger that were deleted since. */
+const deletedMessages = new Set<string>()
+
+/** Trigger `test_message` raises message.received for the first connection; `delete_test_message` removes the message. */
+const testMessages: SandboxFeature = {
+  name: 'test-messages',
+  register: (ctx) => ({
+    triggers: {
+      test_message() {
+        const connection = ctx.world.connections[0]!
+        const property = ctx.world.properties.find((p) => p.account_id === connection.account_id)!
+        const messageId = randomUUID()
+        const event = ctx.events.emit({
+          type: 'message.received',
+          connection_id: connection.id,
+          account_id: connection.account_id,
+          data: {id: messageId, booking_id: randomUUID(), property_id: property.id},
+          gone: () => deletedMessages.has(messageId),
+        })
+        return {events: [event], message_id: messageId}
+      },
+      delete_test_message(body) {
+        deletedMessages.add((body as {message_id: string}).message_id)
+        return {events: []}
+      },
+    },
+  }),
+}
+
 const running: Array<{close(): Promise<unknown>}> = []
 afterEach(async () => {
   for (const item of running.splice(0).reverse()) await item.close()
@@ -59,7 +88,7 @@ afterEach(async () => {
 async function sandbox(options: Partial<SandboxOptions> = {}) {
   const {restrictionsFeature} = await import('../../../src/sandbox/batches/feature.js')
   const {webhooksFeature} = await import('../../../src/sandbox/webhooks/feature.js')
-  const app: FastifyInstance = buildSandbox({features: [restrictionsFeature, webhooksFeature, testBookings], ...options})
+  const app: FastifyInstance = buildSandbox({features: [restrictionsFeature, webhooksFeature, testBookings, testMessages], ...options})
   await app.listen({host: '127.0.0.1', port: 0})
   running.push(app)
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
@@ -222,6 +251,20 @@ describe('App Event delivery (contract: Events)', () => {
     expect(receiver.received.filter((r) => [onP1, onP2].includes(r.headers['webhook-id'] as string))).toHaveLength(2)
   })
 
+  it('a message event whose message no longer exists is dropped at its next attempt, not retried', async () => {
+    const receiver = await receiverFor(() => 503)
+    const s = await sandbox({webhookUrl: receiver.url, speed: 600})
+    await s.call('POST', '/_sandbox/connect', {})
+    const answer = (await s.trigger('test_message')).body as {events: Array<{id: string}>; message_id: string}
+    await until(() => receiver.received.some((r) => r.headers['webhook-id'] === answer.events[0]!.id), 5000, 'first attempt')
+    await s.trigger('delete_test_message', {message_id: answer.message_id})
+    await until(async () => (await s.deliveries()).some((d) => d.event_id === answer.events[0]!.id && d.outcome === 'dropped'), 5000, 'the drop')
+    expect((await s.deliveries()).filter((d) => d.event_id === answer.events[0]!.id).map((d) => [d.attempt, d.outcome, d.reason])).toEqual([
+      [1, 'failed', 'status'],
+      [2, 'dropped', 'message_gone'],
+    ])
+  })
+
   it('while the App is suspended nothing is delivered, revocations included, and those events are dropped, not sent later', async () => {
     const receiver = await receiverFor()
     const s = await sandbox({webhookUrl: receiver.url})
@@ -308,7 +351,7 @@ describe('POST /_sandbox/events (triggers)', () => {
     const answer = await s.trigger('no_such_thing')
     expect(answer.status).toBe(422)
     expect(answer.body.error.code).toBe('validation_failed')
-    expect(answer.body.error.details.triggers).toEqual(['channel_outage', 'test_booking'])
+    expect(answer.body.error.details.triggers).toEqual(['channel_outage', 'delete_test_message', 'test_booking', 'test_message'])
     expect((await s.call('POST', '/_sandbox/events', {})).status).toBe(422)
   })
 
