@@ -57,6 +57,12 @@ interface Delivery {
   duplicate: boolean
 }
 
+/** What --state keeps: every event still to be delivered, with the sandbox time its next attempt is due. */
+export interface DispatcherState {
+  version: 1
+  waiting: Array<{event: Omit<SandboxEvent, 'gone'>; body: string; attempt: number; due_at: number}>
+}
+
 export type AttemptAnswer = {status: number} | {error: 'timeout' | 'network'; detail: string}
 
 const MAX_RECORDS = 100_000
@@ -102,6 +108,8 @@ export interface DispatcherOptions {
 export class WebhookDispatcher {
   readonly records: DeliveryRecord[] = []
   private readonly ready: Delivery[] = []
+  /** Every delivery not settled yet (waiting for a slot, in flight or for its retry), with when it is due. */
+  private readonly waiting = new Map<Delivery, number>()
   private inFlight = 0
   private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
@@ -129,8 +137,30 @@ export class WebhookDispatcher {
 
   enqueue(event: SandboxEvent): void {
     if (this.closed) return
-    this.ready.push({event, body: payloadOf(event), attempt: 1, duplicate: false})
+    const delivery: Delivery = {event, body: payloadOf(event), attempt: 1, duplicate: false}
+    this.waiting.set(delivery, this.ctx.clock.now())
+    this.ready.push(delivery)
     this.pump()
+  }
+
+  /** Deliveries still to be made, for --state (duplicates of the fault are not kept). */
+  toJSON(): DispatcherState {
+    const waiting = [...this.waiting].filter(([delivery]) => !delivery.duplicate)
+    return {
+      version: 1,
+      waiting: waiting.map(([{event, body, attempt}, dueAt]) => {
+        const {gone: _, ...plain} = event
+        return {event: plain, body, attempt, due_at: dueAt}
+      }),
+    }
+  }
+
+  /** Schedules the deliveries a previous run left, each at its due time (at once when overdue). */
+  restore(state: DispatcherState | undefined): void {
+    for (const saved of state?.waiting ?? []) {
+      const delivery: Delivery = {event: saved.event, body: saved.body, attempt: saved.attempt, duplicate: false}
+      this.schedule(delivery, Math.max(0, saved.due_at - this.ctx.clock.now()))
+    }
   }
 
   close(): void {
@@ -139,6 +169,16 @@ export class WebhookDispatcher {
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
     this.ready.length = 0
+  }
+
+  private schedule(delivery: Delivery, inMs: number): void {
+    this.waiting.set(delivery, this.ctx.clock.now() + inMs)
+    const timer = this.ctx.clock.setTimeout(() => {
+      this.timers.delete(timer)
+      this.ready.push(delivery)
+      this.pump()
+    }, inMs)
+    this.timers.add(timer)
   }
 
   private pump(): void {
@@ -170,6 +210,8 @@ export class WebhookDispatcher {
         duplicate: delivery.duplicate,
       })
       if (this.records.length > MAX_RECORDS) this.records.splice(0, this.records.length - MAX_RECORDS)
+      // An attempt cut short by the sandbox stopping is made again at the next start (--state).
+      if (!(this.closed && outcome === 'failed')) this.waiting.delete(delivery)
     }
     const dropped = deliveryScope(ctx, event)
     if (dropped !== null) return record('dropped', null, dropped)
@@ -211,12 +253,7 @@ export class WebhookDispatcher {
     const delaySeconds = WEBHOOK_RETRY_DELAYS_SECONDS[delivery.attempt - 1]
     if (delivery.duplicate || delaySeconds === undefined || this.closed) return record('failed', status, reason, null)
     record('failed', status, reason, delaySeconds * 1000)
-    const timer = this.ctx.clock.setTimeout(() => {
-      this.timers.delete(timer)
-      this.ready.push({...delivery, attempt: delivery.attempt + 1})
-      this.pump()
-    }, delaySeconds * 1000)
-    this.timers.add(timer)
+    this.schedule({...delivery, attempt: delivery.attempt + 1}, delaySeconds * 1000)
   }
 }
 

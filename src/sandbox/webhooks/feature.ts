@@ -7,7 +7,7 @@ import {EVENT_TYPES, type EventType} from '../../contract/limits.js'
 import type {SandboxContext} from '../context.js'
 import type {SandboxFeature} from '../feature.js'
 import {validationFailed, type ApiServer} from '../http.js'
-import {WebhookDispatcher, type DeliveryRecord} from './dispatcher.js'
+import {WebhookDispatcher, type DeliveryRecord, type DispatcherState} from './dispatcher.js'
 import {checkWebhookUrl} from './url.js'
 
 /** A webhook setting refused at start; `setting` names what to fix. */
@@ -45,7 +45,7 @@ function view(record: DeliveryRecord) {
   }
 }
 
-export function registerWebhooks(ctx: SandboxContext, api: ApiServer) {
+export function registerWebhooks(ctx: SandboxContext, api: ApiServer, saved?: unknown) {
   const {world, options} = ctx
   if (options.webhookUrl !== undefined || options.webhookEvents !== undefined) {
     const setting = webhookSetting(
@@ -56,6 +56,7 @@ export function registerWebhooks(ctx: SandboxContext, api: ApiServer) {
     world.app.webhook_events = setting.events
   }
   const dispatcher = new WebhookDispatcher(ctx, {deadlineMs: options.webhookDeadlineMs})
+  dispatcher.restore(saved as DispatcherState | undefined)
   ctx.events.onEvent((event) => dispatcher.enqueue(event))
 
   const settingView = () => {
@@ -91,10 +92,10 @@ export function registerWebhooks(ctx: SandboxContext, api: ApiServer) {
     return reply.code(204).send()
   })
 
-  return {dispatcher, hooks: {close: () => dispatcher.close()}}
+  return {dispatcher, hooks: {save: (): DispatcherState => dispatcher.toJSON(), close: () => dispatcher.close()}}
 }
 
 export const webhooksFeature: SandboxFeature = {
   name: 'webhooks',
-  register: (ctx, api) => registerWebhooks(ctx, api).hooks,
+  register: (ctx, api, saved) => registerWebhooks(ctx, api, saved).hooks,
 }

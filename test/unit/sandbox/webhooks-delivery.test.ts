@@ -1,4 +1,7 @@
 import {randomUUID} from 'node:crypto'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import type {AddressInfo} from 'node:net'
 import type {FastifyInstance} from 'fastify'
 import {Webhook} from 'standardwebhooks'
@@ -190,6 +193,22 @@ describe('App Event delivery (contract: Events)', () => {
       ]),
     )
     expect(receiver.received).toHaveLength(2)
+  })
+
+  it('--state keeps a retry that was waiting: after a restart it arrives under the same webhook-id with the same body', async () => {
+    const receiver = await receiverFor((index) => (index === 0 ? 500 : 200))
+    const statePath = join(mkdtempSync(join(tmpdir(), 'pms-webhooks-')), 'state.json')
+    const first = await sandbox({webhookUrl: receiver.url, statePath})
+    await first.call('POST', '/_sandbox/connect', {})
+    await until(async () => (await first.deliveries()).length === 1, 5000, 'the failed attempt')
+    await first.app.close()
+    // the 1-minute retry is due on the sandbox clock: at speed 600 it comes about 0.1 s after the restart
+    const second = await sandbox({statePath, speed: 600})
+    await until(() => receiver.received.length === 2, 5000, 'the retry after the restart')
+    expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id'])
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body)
+    expect(() => new Webhook(second.secret).verify(receiver.received[1]!.body, receiver.received[1]!.headers as Record<string, string>)).not.toThrow()
+    expect(await second.deliveries()).toEqual([expect.objectContaining({attempt: 2, outcome: 'delivered'})])
   })
 
   it('keeps at most 10 deliveries in flight', async () => {
