@@ -34,14 +34,14 @@ describe('pms sandbox start --webhook-url and pms sandbox trigger', () => {
   })
 
   it('pms sandbox trigger channel_outage answers the trigger with no App Event; the admin URL comes from --admin-url', async () => {
-    const result = await runPms(['sandbox', 'trigger', 'channel_outage', '--admin-url', `${sandbox.appUrl}/_sandbox`, '--duration', '600', '--json'])
+    const result = await runPms(['sandbox', 'trigger', 'channel_outage', '--admin-url', `${sandbox.appUrl}/_sandbox`, '--duration', '86400', '--json'])
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
     const answer = JSON.parse(result.stdout) as {trigger: string; events: unknown[]; property_id: string | null; outage_until: string}
     expect(answer).toEqual({trigger: 'channel_outage', events: [], property_id: null, outage_until: expect.any(String)})
     const faults = (await (await fetch(`${sandbox.appUrl}/_sandbox/faults`)).json()) as {channel_outage_until: string | null}
     expect(faults.channel_outage_until).toBe(answer.outage_until)
-    // the outage is lifted again for the other tests
+    // (a day of sandbox time at --speed 1000 is 86 s) the outage is lifted again for the other tests
     await fetch(`${sandbox.appUrl}/_sandbox/faults`, {method: 'POST', headers: {'content-type': 'application/json'}, body: '{}'})
   })
 

@@ -181,7 +181,7 @@ describe('App Event delivery (contract: Events)', () => {
 
   it('a redirect is a failure and is not followed; an answer later than the deadline is a timeout', async () => {
     const receiver = await receiverFor((index) => (index === 0 ? 302 : 'hold'))
-    const s = await sandbox({webhookUrl: receiver.url, webhookDeadlineMs: 300})
+    const s = await sandbox({webhookUrl: receiver.url, webhookDeadlineMs: 1000})
     await s.call('POST', '/_sandbox/connect', {})
     await s.call('POST', '/_sandbox/connect', {})
     await until(async () => (await s.deliveries()).length === 2, 5000, 'two attempts')
@@ -262,8 +262,10 @@ describe('App Event delivery (contract: Events)', () => {
     await until(async () => (await s.deliveries()).some((d) => d.event_id === onP2 && d.outcome === 'dropped'), 5000, 'permission drop')
 
     const deliveries = await s.deliveries()
-    const dropped = Object.fromEntries(deliveries.filter((d) => d.outcome === 'dropped').map((d) => [d.type === 'app_connection.created' ? 'created' : d.event_id, [d.attempt, d.reason]]))
-    expect(dropped).toEqual({created: [2, 'unsubscribed'], [onP1]: [2, 'property_out_of_scope'], [onP2]: [2, 'permission_withdrawn']})
+    // each was attempted (and refused) before the change, so the drop is a re-check of a later attempt
+    const dropped = Object.fromEntries(deliveries.filter((d) => d.outcome === 'dropped').map((d) => [d.type === 'app_connection.created' ? 'created' : d.event_id, d.reason]))
+    expect(dropped).toEqual({created: 'unsubscribed', [onP1]: 'property_out_of_scope', [onP2]: 'permission_withdrawn'})
+    expect(deliveries.filter((d) => d.outcome === 'dropped').every((d) => d.attempt >= 2)).toBe(true)
     // dropped, not retried
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect((await s.deliveries()).filter((d) => d.outcome === 'dropped')).toHaveLength(3)
@@ -278,10 +280,10 @@ describe('App Event delivery (contract: Events)', () => {
     await until(() => receiver.received.some((r) => r.headers['webhook-id'] === answer.events[0]!.id), 5000, 'first attempt')
     await s.trigger('delete_test_message', {message_id: answer.message_id})
     await until(async () => (await s.deliveries()).some((d) => d.event_id === answer.events[0]!.id && d.outcome === 'dropped'), 5000, 'the drop')
-    expect((await s.deliveries()).filter((d) => d.event_id === answer.events[0]!.id).map((d) => [d.attempt, d.outcome, d.reason])).toEqual([
-      [1, 'failed', 'status'],
-      [2, 'dropped', 'message_gone'],
-    ])
+    const attempts = (await s.deliveries()).filter((d) => d.event_id === answer.events[0]!.id)
+    expect(attempts.slice(0, -1).every((d) => d.outcome === 'failed')).toBe(true)
+    expect(attempts.at(-1)).toMatchObject({outcome: 'dropped', reason: 'message_gone'})
+    expect(attempts.at(-1)!.attempt).toBeGreaterThanOrEqual(2)
   })
 
   it('while the App is suspended nothing is delivered, revocations included, and those events are dropped, not sent later', async () => {
@@ -380,7 +382,7 @@ describe('POST /_sandbox/events (triggers)', () => {
     const token = (await s.call('POST', '/_sandbox/connect', {})).body.access_token as string
     const account = s.app.sandbox.ctx.world.accounts[0]!
     const [down, up] = s.app.sandbox.ctx.world.properties.filter((p) => p.account_id === account.id).slice(20, 22)
-    const outage = await s.trigger('channel_outage', {property_id: down!.id, duration_seconds: 3600})
+    const outage = await s.trigger('channel_outage', {property_id: down!.id, duration_seconds: 86_400})
     expect(outage.status).toBe(201)
     expect(outage.body).toEqual({trigger: 'channel_outage', events: [], property_id: down!.id, outage_until: expect.any(String)})
     const night = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10)
