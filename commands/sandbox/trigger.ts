@@ -11,7 +11,7 @@ The sandbox is found at --admin-url (the admin_url pms sandbox start prints), el
 
   static override examples = [
     '<%= config.bin %> sandbox trigger guest_message --booking 3b0d9a4e-1c2f-4d5e-8f70-112233445566 --text "Is early check-in possible?"',
-    '<%= config.bin %> sandbox trigger booking_created --property 028869c5-c141-417e-a881-632e936dd747',
+    '<%= config.bin %> sandbox trigger booking_created --property 028869c5-c141-417e-a881-632e936dd747 --field sales_channel=airbnb',
     '<%= config.bin %> sandbox trigger channel_outage --property 028869c5-c141-417e-a881-632e936dd747 --duration 600',
     '<%= config.bin %> sandbox trigger guest_message --field channel=email --json',
   ]

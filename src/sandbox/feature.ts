@@ -3,7 +3,7 @@
  * bookings and messages, ...) plugs in. `buildSandbox` registers every feature of features.ts.
  */
 import type {ApiServer} from './http.js'
-import type {CancelPredicate, SandboxContext} from './context.js'
+import type {CancelLevel, CancelPredicate, SandboxContext} from './context.js'
 import type {SandboxEvent} from './events.js'
 
 /**
@@ -18,9 +18,10 @@ export interface TriggerResult {
 export interface SandboxFeatureHooks {
   /**
    * Cancels unsent Restriction changes for which the predicate holds (connection revoked or
-   * suspended, `restrictions.write` withdrawn, a Property left the Property Access).
+   * suspended, `restrictions.write` withdrawn: level `connection`; a Property left the Property
+   * Access: level `property`).
    */
-  cancelUnsent?(predicate: CancelPredicate): void
+  cancelUnsent?(predicate: CancelPredicate, level: CancelLevel): void
   /** Handles POST /_sandbox/host (set or lift a Manual Override); throws ApiFailure on bad input. */
   host?(body: unknown): unknown | Promise<unknown>
   /**

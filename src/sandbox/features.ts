@@ -1,6 +1,7 @@
 /** Every feature the sandbox serves besides OAuth and Properties (see feature.ts). */
 import {restrictionsFeature} from './batches/feature.js'
+import {bookingsFeature} from './bookings/feature.js'
 import type {SandboxFeature} from './feature.js'
 import {webhooksFeature} from './webhooks/feature.js'
 
-export const FEATURES: SandboxFeature[] = [restrictionsFeature, webhooksFeature]
+export const FEATURES: SandboxFeature[] = [restrictionsFeature, bookingsFeature, webhooksFeature]

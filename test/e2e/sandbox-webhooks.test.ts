@@ -11,7 +11,7 @@ describe('pms sandbox start --webhook-url and pms sandbox trigger', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver()
-    sandbox = await startSandbox(['--webhook-url', receiver.url, '--events', 'app_connection.created,restriction_batch.completed', '--speed', '1000'])
+    sandbox = await startSandbox(['--webhook-url', receiver.url, '--events', 'app_connection.created,booking.created,restriction_batch.completed', '--speed', '1000'])
   })
   afterAll(async () => {
     await sandbox?.stop()
@@ -20,7 +20,7 @@ describe('pms sandbox start --webhook-url and pms sandbox trigger', () => {
 
   it('says on stderr where App Events go and that a loopback http URL is accepted only by the sandbox', async () => {
     await until(() => sandbox.stderr().includes('Note:'), 5000, 'the notice')
-    expect(sandbox.stderr()).toContain(`App Events (app_connection.created, restriction_batch.completed) are POSTed to ${receiver.url}`)
+    expect(sandbox.stderr()).toContain(`App Events (app_connection.created, booking.created, restriction_batch.completed) are POSTed to ${receiver.url}`)
     expect(sandbox.stderr()).toContain('only https on port 443 with a public domain name')
   })
 
@@ -52,6 +52,22 @@ describe('pms sandbox start --webhook-url and pms sandbox trigger', () => {
     const result = await runPms(['sandbox', 'trigger', 'channel_outage', '--property', id, '--duration', '60'], {env: {PMS_APP_URL: sandbox.appUrl}})
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`^property_id\\t${id}\\noutage_until\\t\\S+Z\\n$`))
+  })
+
+  it('pms sandbox trigger booking_created prints the event ids, and the webhook-ids delivered are those ids', async () => {
+    await connect(sandbox.appUrl)
+    const result = await runPms(['sandbox', 'trigger', 'booking_created', '--admin-url', sandbox.appUrl, '--field', 'sales_channel=airbnb', '--json'])
+    expect(result.code).toBe(0)
+    const answer = JSON.parse(result.stdout) as {events: Array<{id: string; type: string}>; booking_id: string}
+    expect(answer.events.length).toBeGreaterThan(0)
+    expect(answer.events.every((event) => event.type === 'booking.created')).toBe(true)
+    const ids = answer.events.map((event) => event.id)
+    await until(() => ids.every((id) => receiver.received.some((r) => r.headers['webhook-id'] === id)), 5000, 'the booking events')
+    for (const id of ids) {
+      const delivery = receiver.received.find((r) => r.headers['webhook-id'] === id)!
+      const payload = new Webhook(sandbox.webhookSecret).verify(delivery.body, delivery.headers as Record<string, string>) as {data: unknown}
+      expect(payload.data).toEqual({object: 'booking', id: answer.booking_id})
+    }
   })
 
   it('an unknown trigger exits 2 and names the triggers the sandbox knows', async () => {

@@ -353,6 +353,21 @@ describe('App Event delivery (contract: Events)', () => {
 })
 
 describe('POST /_sandbox/events (triggers)', () => {
+  it('booking events of the bookings feature re-check the booking\'s Property: removed from the Property Access, the retry is dropped', async () => {
+    const {FEATURES} = await import('../../../src/sandbox/features.js')
+    const receiver = await receiverFor(() => 503)
+    const s = await sandbox({webhookUrl: receiver.url, speed: 600, features: FEATURES})
+    await s.call('POST', '/_sandbox/connect', {})
+    const answer = (await s.trigger('booking_created')).body as {events: Array<{id: string; type: string}>; booking_id: string}
+    expect(answer.events).toEqual([{id: expect.any(String), type: 'booking.created'}])
+    const id = answer.events[0]!.id
+    await until(() => receiver.received.some((r) => r.headers['webhook-id'] === id), 5000, 'first attempt')
+    const propertyId = (s.app.sandbox.ctx.events.log.find((event) => event.id === id)!).property_id!
+    await s.call('POST', '/_sandbox/operator', {action: 'remove_property', property_id: propertyId})
+    await until(async () => (await s.deliveries()).some((d) => d.event_id === id && d.outcome === 'dropped'), 5000, 'the drop')
+    expect((await s.deliveries()).find((d) => d.event_id === id && d.outcome === 'dropped')!.reason).toBe('property_out_of_scope')
+  })
+
   it('answers 201 with every App Event raised, their ids equal to the delivered webhook-ids, and the ids of what was made', async () => {
     const receiver = await receiverFor()
     const s = await sandbox({webhookUrl: receiver.url})
