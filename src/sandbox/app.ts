@@ -107,7 +107,7 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
 
   const hooks: SandboxFeatureHooks[] = []
   const savers: Array<{name: string; save: () => unknown}> = []
-  for (const feature of FEATURES) {
+  for (const feature of options.features ?? FEATURES) {
     const featureHooks = feature.register(ctx, api, world.features[feature.name])
     if (!featureHooks) continue
     hooks.push(featureHooks)

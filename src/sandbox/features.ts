@@ -2,5 +2,6 @@
 import {restrictionsFeature} from './batches/feature.js'
 import {bookingsFeature} from './bookings/feature.js'
 import type {SandboxFeature} from './feature.js'
+import {webhooksFeature} from './webhooks/feature.js'
 
-export const FEATURES: SandboxFeature[] = [restrictionsFeature, bookingsFeature]
+export const FEATURES: SandboxFeature[] = [restrictionsFeature, bookingsFeature, webhooksFeature]

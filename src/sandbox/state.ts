@@ -4,7 +4,7 @@
  * it across restarts; the rules that move it live in the modules that own them (oauth/, scope.ts).
  */
 import {readFileSync} from 'node:fs'
-import type {Permission} from '../contract/limits.js'
+import type {EventType, Permission} from '../contract/limits.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 
 export interface PermissionRequest {
@@ -24,6 +24,10 @@ export interface AppRecord {
   permissions: PermissionRequest[]
   /** Operator switch: every connection answers `app_suspended` while set. */
   suspended: boolean
+  /** The App Webhook: where App Events are POSTed (none: nothing is delivered). */
+  webhook_url?: string | null
+  /** The subscribed event types; null or absent: every type of the contract. */
+  webhook_events?: EventType[] | null
 }
 
 export interface AccountRecord {

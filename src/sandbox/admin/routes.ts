@@ -103,8 +103,30 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
   })
 
   app.get('/_sandbox/events', async () => ({
-    data: ctx.events.log.map((event) => ({...event, created_at: new Date(event.created_at).toISOString()})),
+    data: ctx.events.log.map(({gone: _, ...event}) => ({...event, created_at: new Date(event.created_at).toISOString()})),
   }))
+
+  // Triggers: each NAME belongs to the feature that registered it (a NAME twice is a bug of the sandbox).
+  const triggers = new Map<string, NonNullable<SandboxFeatureHooks['triggers']>[string]>()
+  for (const hooks of features) {
+    for (const [name, handler] of Object.entries(hooks.triggers ?? {})) {
+      if (triggers.has(name)) throw new Error(`trigger ${name} is registered by two sandbox features`)
+      triggers.set(name, handler)
+    }
+  }
+  app.post('/_sandbox/events', async (request, reply) => {
+    const {trigger, ...rest} = objectBody(request.body)
+    const known = [...triggers.keys()].sort()
+    const handler = typeof trigger === 'string' ? triggers.get(trigger) : undefined
+    if (handler === undefined) {
+      throw new ApiFailure(422, 'validation_failed', `Unknown trigger ${JSON.stringify(trigger ?? null)}; known: ${known.join(', ')}.`, {
+        issues: [{path: 'trigger', message: `must be one of ${known.join(', ')}`}],
+        triggers: known,
+      })
+    }
+    const result = await handler(rest)
+    return reply.code(201).send({trigger, ...result, events: result.events.map((event) => ({id: event.id, type: event.type}))})
+  })
 
   app.post('/_sandbox/faults', async (request) => {
     const body = objectBody(request.body)
@@ -118,6 +140,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     if (!(FAIL_STATUSES as readonly unknown[]).includes(failStatus)) throw validationFailed([{path: 'fail_status', message: 'must be 500, 502 or 429'}])
     const outage = body.channel_outage_seconds ?? 0
     if (typeof outage !== 'number' || !(outage >= 0)) throw validationFailed([{path: 'channel_outage_seconds', message: 'must be a number >= 0'}])
+    const duplicate = probability('duplicate_delivery')
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
     // Each call replaces the whole fault set: {} clears everything.
@@ -126,6 +149,8 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       fail: probability('fail'),
       fail_status: failStatus,
       channel_outage_until: outage > 0 ? ctx.clock.now() + outage * 1000 : 0,
+      channel_outage_properties: {},
+      duplicate_delivery: duplicate,
       delay_ms: delay * 1000,
     })
     return faultsView()
@@ -136,6 +161,12 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     fail: ctx.faults.fail,
     fail_status: ctx.faults.fail_status,
     channel_outage_until: ctx.faults.channel_outage_until > ctx.clock.now() ? new Date(ctx.faults.channel_outage_until).toISOString() : null,
+    channel_outage_properties: Object.fromEntries(
+      Object.entries(ctx.faults.channel_outage_properties)
+        .filter(([, until]) => until > ctx.clock.now())
+        .map(([id, until]) => [id, new Date(until).toISOString()]),
+    ),
+    duplicate_delivery: ctx.faults.duplicate_delivery,
     delay_seconds: ctx.faults.delay_ms / 1000,
   })
 

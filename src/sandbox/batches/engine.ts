@@ -128,8 +128,8 @@ export interface BatchEngineOptions {
   calendar: Calendar
   /** Sandbox clock. */
   now(): number
-  /** True while the Sales Channels are down at that sandbox instant. */
-  channelsDown(at: number): boolean
+  /** True while the Sales Channels are down for the Property at that sandbox instant. */
+  channelsDown(at: number, propertyId: string): boolean
   newId(): string
   /** Called once when a batch reaches a final status. */
   onFinal?(batch: StoredBatch): void
@@ -403,7 +403,7 @@ export class BatchEngine {
       }
     }
     if (toSend.length === 0) return
-    if (this.options.channelsDown(at)) {
+    if (this.options.channelsDown(at, lane.propertyId)) {
       this.failAttempt(lane, at, touched)
       return
     }

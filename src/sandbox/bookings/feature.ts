@@ -97,7 +97,7 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
     audience(booking.property_id)
       .filter((connection) => only === undefined || only(connection))
       .map((connection) =>
-        ctx.events.emit({type, connection_id: connection.id, account_id: connection.account_id, data: {object: 'booking', id: booking.id}}),
+        ctx.events.emit({type, connection_id: connection.id, account_id: connection.account_id, data: {object: 'booking', id: booking.id}, property_id: booking.property_id}),
       )
 
   const property = (id: string, path = 'property_id'): PropertyRecord => {
