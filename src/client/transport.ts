@@ -32,8 +32,14 @@ export interface TransportRequest {
   json?: unknown
   /** A body already encoded (multipart, form, or JSON text from a file). */
   raw?: {bytes: Uint8Array; contentType: string}
-  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one. */
+  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one, or with `retry: 'safe'`. */
   idempotencyKey?: string
+  /**
+   * 'safe': the request stores and sends nothing on the service (a dry run), so a lost answer, a 5xx
+   * or a network error is retried with back-off like a GET, without an Idempotency-Key. Pacing
+   * still follows the method (a dry run stays a write).
+   */
+  retry?: 'safe'
   /** Leave the answer's body as a stream (downloads). */
   stream?: boolean
   signal?: AbortSignal
@@ -178,7 +184,7 @@ export class Transport {
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
     // A key given as a plain header (pms api -H 'Idempotency-Key: ...') protects the POST just the same.
     const keyed = headers['idempotency-key'] !== undefined
-    const safe = method === 'GET' || method === 'HEAD' || keyed
+    const safe = method === 'GET' || method === 'HEAD' || keyed || req.retry === 'safe'
 
     let token = isOAuth || headers.authorization ? undefined : await this.options.tokens.getToken()
     let refreshed = false
