@@ -114,11 +114,16 @@ export async function submitBatches(
       options.after?.(++writes)
       return accepted
     } catch (error) {
-      // An interrupted call may have reached the service already, like one that got no answer:
-      // its attempt stays in the journal for the next run to recover.
+      // An interrupted call may have reached the service already, like one that got no answer or
+      // one whose key is still in process there.
       const inFlight = error instanceof InterruptedError && sent && !options.held?.()
-      const uncertain = inFlight || error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)
-      if (!uncertain) await journal.forget(attempt)
+      const uncertain =
+        inFlight || error instanceof NetworkError || (error instanceof ApiError && (error.status >= 500 || error.code === 'idempotency_key_in_use'))
+      // A refusal of the batch itself (422) stores nothing (rule 3), and a call that never left stored
+      // nothing either; any other attempt stays in the journal for the next run to recover, since an
+      // earlier try of this call may have lost its answer before a later one was refused (429, 401, ...).
+      const nothingStored = !sent || (error instanceof InterruptedError && !inFlight) || (error instanceof ApiError && error.status === 422)
+      if (nothingStored) await journal.forget(attempt)
       const stored = summaries.filter((s) => s.id !== undefined)
       // Nothing stored yet: the service's own error says it all (and its exit code is true).
       if (stored.length === 0 && !uncertain) {

@@ -181,6 +181,17 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(new Set(keysOf(service.posts)).size).toBe(10)
   })
 
+  it('a key still in process on the service (409 after the waits) leaves the outcome unknown: the next run recovers under that key', async () => {
+    const service = keyedService({at: 1, error: new ApiError({status: 409, code: 'idempotency_key_in_use', message: 'still being processed'}), lose: true})
+    const journal = AttemptJournal.memory()
+    const e = (await run(service, journal).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e.message).toContain('batch 1 of 5 got no answer')
+    service.fail!.at = -1
+    const batches = await run(service, journal)
+    expect(batches[0]!.outcome).toBe('recovered')
+    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+  })
+
   it('a recovered batch that had already ended while the preview still shows a change is submitted again under a new key', async () => {
     const service = keyedService({at: 1, error: lost(), lose: true})
     const journal = AttemptJournal.memory()
