@@ -14,7 +14,7 @@
 import {createHash, randomUUID} from 'node:crypto'
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
+import {FINAL_BATCH_STATUSES, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
 
 export interface Attempt {
   /** The Idempotency-Key of every POST of this attempt. */
@@ -30,6 +30,7 @@ export interface Attempt {
 }
 
 const WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000
+const FINAL = new Set<string>(FINAL_BATCH_STATUSES)
 
 /** The digest that recognises the same batch in a later run. */
 export function batchDigest(service: string, request: unknown): string {
@@ -72,6 +73,11 @@ export class AttemptJournal {
     let found: Attempt | undefined
     for (const attempt of this.attempts.values()) if (attempt.batch === batch && (!found || attempt.at >= found.at)) found = attempt
     return found
+  }
+
+  /** Finished attempts whose batch was last seen queued or processing (or never read). */
+  unsettled(): (Attempt & {id: string})[] {
+    return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined && !FINAL.has(a.status ?? ''))
   }
 
   /** A new attempt with a new key, saved before it is returned (and so before its first POST). */

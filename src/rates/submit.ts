@@ -40,12 +40,15 @@ export interface DecideOptions {
 
 /** What to do with each batch of the plan. Reads only: a GET per earlier batch that may be in flight. */
 export async function decideBatches(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, options: DecideOptions): Promise<BatchDecision[]> {
+  // While another batch of the profile is still queued or processing, a preview shows the values
+  // before it: "nothing to change" could then leave that batch's values in place of this run's.
+  const quiet = options.changes?.some((changes) => nothingToChange(changes)) ? !(await anyInFlight(client, options.journal)) : false
   const decisions: BatchDecision[] = []
   for (let b = 0; b < plan.batchCount; b++) {
     const earlier = options.journal.latest(batchDigest(options.connectionKey, batchRequest(plan, b)))
     const unfinished = earlier && earlier.id === undefined ? earlier : undefined
     const changes = options.changes?.[b]
-    if (changes && nothingToChange(changes)) decisions.push({kind: 'nothing_to_change', unfinished})
+    if (quiet && changes && nothingToChange(changes)) decisions.push({kind: 'nothing_to_change', unfinished})
     else if (!earlier) decisions.push({kind: 'submit'})
     else if (options.resubmit) decisions.push({kind: 'submit', superseded: unfinished})
     else if (unfinished) decisions.push({kind: 'recover', attempt: unfinished})
@@ -54,16 +57,31 @@ export async function decideBatches(client: Pick<RatesClient, 'restrictionBatche
   return decisions
 }
 
-async function followOrSubmit(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal, earlier: Attempt & {id: string}): Promise<BatchDecision> {
-  if (earlier.status !== undefined && isFinal(earlier.status)) return {kind: 'submit'}
-  let report: BatchReport
+/** Reads the batches of earlier runs last seen in flight; true when one still is. */
+async function anyInFlight(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal): Promise<boolean> {
+  for (const attempt of journal.unsettled()) {
+    const status = (await reportOf(client, attempt.id))?.status
+    if (status === undefined) await journal.forget(attempt)
+    else await journal.seen(attempt, status)
+    if (status !== undefined && !isFinal(status)) return true
+  }
+  return false
+}
+
+/** The current report of a batch; undefined when it is gone (reports are kept 30 days) or another connection's. */
+async function reportOf(client: Pick<RatesClient, 'restrictionBatches'>, id: string): Promise<BatchReport | undefined> {
   try {
-    report = await client.restrictionBatches.get(earlier.id)
+    return await client.restrictionBatches.get(id)
   } catch (error) {
-    // Gone (reports are kept 30 days; or another connection's): nothing is left to follow.
-    if (error instanceof ApiError && error.status === 404) return {kind: 'submit'}
+    if (error instanceof ApiError && error.status === 404) return undefined
     throw error
   }
+}
+
+async function followOrSubmit(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal, earlier: Attempt & {id: string}): Promise<BatchDecision> {
+  if (earlier.status !== undefined && isFinal(earlier.status)) return {kind: 'submit'}
+  const report = await reportOf(client, earlier.id)
+  if (report === undefined) return {kind: 'submit'}
   await journal.seen(earlier, report.status)
   return isFinal(report.status) ? {kind: 'submit'} : {kind: 'follow', attempt: earlier, report}
 }

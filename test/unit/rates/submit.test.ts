@@ -20,9 +20,9 @@ const id = (i: number) => `30000000-0000-4000-8000-${String(i).padStart(12, '0')
 const PROPS: PropertyInfo[] = Array.from({length: 5}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'}))
 
 /** Five Properties, one batch each (a Property limit of 1 stands in for 100). */
-function fiveBatchPlan() {
+function fiveBatchPlan(rate = 12_000) {
   const store = new NightStore(PROPS, NOW)
-  for (let p = 0; p < 5; p++) store.nightsOf(p).values[10 * 5] = 12_000
+  for (let p = 0; p < 5; p++) store.nightsOf(p).values[10 * 5] = rate
   return planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
 }
 
@@ -234,6 +234,19 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     // The unknown attempt of batch 1 no longer matters: a later run with a change makes a new one.
     await run(service, journal, {changes: Array.from({length: 5}, () => ({changed: 1, refused: 0}))})
     expect(service.posts.filter((p) => p.key === service.posts[0]!.key)).toHaveLength(1)
+  })
+
+  it('while another batch of the profile is still in flight, the preview cannot tell: a batch with nothing to change is sent anyway (so a, b, a in quick succession ends on a)', async () => {
+    const service = keyedService()
+    const journal = AttemptJournal.memory()
+    await run(service, journal, {plan: fiveBatchPlan(13_000)})
+    const none = Array.from({length: 5}, () => ({changed: 0, refused: 0}))
+    const pending = await run(service, journal, {changes: none})
+    expect(pending.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    service.settle()
+    const settled = await run(service, journal, {changes: none})
+    expect(settled.map((b) => b.outcome)).toEqual(Array(5).fill('nothing_to_change'))
+    expect(service.posts).toHaveLength(10)
   })
 
   it('says so when nothing at all is to change', () => {
