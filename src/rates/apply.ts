@@ -195,8 +195,6 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const window = new WriteWindow()
   announcePlan(plan, options, window, ui)
 
-  // A dry run's diff is its result (stdout); before a real submission the same diff is talk on the
-  // way to the confirmation (stderr), so stdout carries only what was submitted.
   let changes: BatchChanges[] | undefined
   let counts: {changed: number; unchanged: number; refused: number} | undefined
   if (options.dryRun || options.preview) {
@@ -234,6 +232,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     return result
   }
   result.reports = await followPhase(client, ids, options, ui)
+  await journal.seenReports(result.reports)
   for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
   if (result.reports.some((report) => isPartial(report.status))) {
     result.exit_code = 5
@@ -257,7 +256,11 @@ function announcePlan(plan: Plan, options: ApplyOptions, window: WriteWindow, ui
   }
 }
 
-/** Dry runs of every batch and their diff: the result of --dry-run (stdout), talk before a submission (stderr). */
+/**
+ * Dry runs of every batch and their diff. A dry run's diff is its result (stdout); before a real
+ * submission the same diff is talk on the way to the confirmation (stderr), so stdout carries only
+ * what was submitted.
+ */
 async function previewPhase(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi, window: WriteWindow) {
   const bar = pacedProgress(ui, 'dry runs', plan.batchCount, window, options.clock, options.pacing)
   const runs = options.keepChanges ? undefined : new Map()

@@ -103,6 +103,19 @@ export class AttemptJournal {
     await this.save()
   }
 
+  /** Statuses of batches read while following them, so that the next run need not read them again. */
+  async seenReports(reports: readonly {id: string; status: string}[]): Promise<void> {
+    const status = new Map(reports.map((r) => [r.id, r.status]))
+    let changed = false
+    for (const attempt of this.attempts.values()) {
+      const now = attempt.id === undefined ? undefined : status.get(attempt.id)
+      if (now === undefined || now === attempt.status) continue
+      attempt.status = now
+      changed = true
+    }
+    if (changed) await this.save()
+  }
+
   /** The attempt stored nothing (refused, or never sent), or its outcome no longer matters. */
   async forget(attempt: Attempt): Promise<void> {
     if (!this.attempts.delete(attempt.key)) return

@@ -180,6 +180,23 @@ describe('applying a plan', () => {
     expect(calls[1]!.request).toEqual(calls[0]!.request)
   })
 
+  it('a batch followed to its final status is noted so: the next run submits it again without reading it first', async () => {
+    const {client, calls} = fakeClient(['completed'])
+    let reads = 0
+    const get = client.restrictionBatches.get
+    client.restrictionBatches.get = async (id) => {
+      reads++
+      return get(id)
+    }
+    const journal = AttemptJournal.memory()
+    await applyPlan(client, plan(), names, options({preview: false, wait: true, journal}), ui())
+    expect(reads).toBe(1)
+    const again = await applyPlan(client, plan(), names, options({preview: false, journal}), ui())
+    expect(reads).toBe(1)
+    expect(again.batches[0]!.outcome).toBe('submitted')
+    expect(calls.filter((c) => c.kind === 'create')).toHaveLength(2)
+  })
+
   it('the question counts the batches it will not send, and why', async () => {
     const {client} = fakeClient(['processing'])
     const journal = AttemptJournal.memory()
