@@ -27,6 +27,11 @@ async function submissionsSince(mark: number) {
   return (await world.batchPosts()).slice(mark).filter((r) => r.idempotency_key !== null)
 }
 
+/** Polls the sandbox until `check` holds (at most 10 s). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+}
+
 async function rates(offsets: number[]): Promise<number[]> {
   const from = Math.min(...offsets)
   const to = Math.max(...offsets)
@@ -45,7 +50,7 @@ afterAll(async () => {
 })
 
 describe('a rerun applies what its input says', () => {
-  it('with half of all answers lost, an import of one batch still exits 0 and every submission of it carries one key (dry runs are retried like reads)', async () => {
+  it('with half of all answers lost, an import of one batch still exits 0 and every submission of it carries one key', async () => {
     const file = csv('lossy.csv', [[50, '150.00']])
     const mark = (await world.batchPosts()).length
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 0.5})
@@ -59,6 +64,32 @@ describe('a rerun applies what its input says', () => {
     const keys = new Set((await submissionsSince(mark)).map((r) => r.idempotency_key))
     expect(keys.size).toBe(1)
     expect(await rates([50])).toEqual([150])
+  }, 150_000)
+
+  it('a dry run whose answer was lost is sent again (it stores nothing: rule 4) and the run exits 0', async () => {
+    const file = csv('dry.csv', [[55, '155.00']])
+    const logged = (await sandboxRequests(world.appUrl)).length
+    const since = async () => (await sandboxRequests(world.appUrl)).slice(logged)
+    // Each call stays in process 2 s: the dry run's answer is dropped, then the faults are lifted.
+    await sandboxAdmin(world.appUrl, '/_sandbox/faults', {delay_seconds: 120})
+    let result
+    try {
+      const running = runPms(['rates', 'import', file, '--dry-run'], {env: await world.env(), timeoutMs: 120_000})
+      await until(async () => (await since()).some((r) => r.path === '/api/v1/properties' && r.status === 200))
+      await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 120})
+      await until(async () => (await since()).some((r) => r.dropped))
+      await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
+      result = await running
+    } finally {
+      await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
+    }
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain('rate')
+    const dryRuns = (await since()).filter((r) => r.path === '/api/v1/restriction-batches')
+    expect(dryRuns.map((r) => [r.status, r.dropped, r.idempotency_key])).toEqual([
+      [200, true, null],
+      [200, false, null],
+    ])
   }, 150_000)
 
   it('restrictions set 111, then 222, then 111 again leaves 111', async () => {
@@ -115,11 +146,7 @@ describe('a rerun applies what its input says', () => {
     let failed
     try {
       const running = runPms(args, {env: await world.env(), configDir, timeoutMs: 120_000})
-      for (let i = 0; i < 400; i++) {
-        const listed = (await sandboxRequests(world.appUrl)).slice(logged).some((r) => r.path === '/api/v1/properties' && r.status === 200)
-        if (listed) break
-        await new Promise((resolve) => setTimeout(resolve, 25))
-      }
+      await until(async () => (await sandboxRequests(world.appUrl)).slice(logged).some((r) => r.path === '/api/v1/properties' && r.status === 200))
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 120})
       failed = await running
     } finally {
