@@ -16,8 +16,7 @@ import type {BatchReport, RestrictionBatchAccepted, RestrictionBatchRequest} fro
 import type {Clock} from '../client/clock.js'
 import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
-import type {AttemptJournal} from './journal.js';
-import { batchDigest, type Attempt} from './journal.js'
+import {type Attempt, type AttemptJournal, batchDigest} from './journal.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import type {PlannedBatchSummary} from './render.js'
 import {type BatchChanges, isFinal, nothingToChange, type RatesClient, type WriteHooks} from './service.js'
