@@ -11,6 +11,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --port 0 --json --auto-approve',
     '<%= config.bin %> sandbox start --speed 60 --rate-limits off --state ./sandbox-state.json',
+    '<%= config.bin %> sandbox start --redirect-uri http://localhost:8766/callback',
   ]
 
   static override flags = {
@@ -22,6 +23,10 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     'auto-approve': Flags.boolean({description: 'Approve authorization requests at once, with every Property of the first account', default: false}),
     'rate-limits': Flags.string({description: 'Enforce the per-connection rate limits', options: ['on', 'off'], default: 'on'}),
     state: Flags.string({description: 'Keep the sandbox state in this JSON file across restarts'}),
+    'redirect-uri': Flags.string({
+      description: 'Register one more redirect URI for the App, beside the two on port 8765 (repeatable)',
+      multiple: true,
+    }),
   }
 
   async run(): Promise<void> {
@@ -36,6 +41,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
       autoApprove: flags['auto-approve'],
       rateLimits: flags['rate-limits'] === 'on',
       statePath: flags.state,
+      redirectUris: flags['redirect-uri'],
     })
   }
 }

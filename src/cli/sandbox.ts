@@ -11,6 +11,8 @@ export interface SandboxRunOptions {
   autoApprove: boolean
   rateLimits: boolean
   statePath?: string
+  /** --redirect-uri: more redirect URIs registered for the App. */
+  redirectUris?: readonly string[]
 }
 
 /**
@@ -25,7 +27,11 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
     })
   }
   // Loaded here, not at the top: other commands must not pay for the server at startup.
-  const {startSandbox, SandboxStateError} = await import('../sandbox/index.js')
+  const {startSandbox, SandboxStateError, redirectUriProblem} = await import('../sandbox/index.js')
+  for (const uri of options.redirectUris ?? []) {
+    const problem = redirectUriProblem(uri)
+    if (problem) throw new UsageError(`--redirect-uri ${uri} ${problem}`, {suggestion: 'pass the exact address pms login will use, such as http://localhost:8766/callback'})
+  }
   let sandbox
   try {
     sandbox = await startSandbox({
@@ -37,6 +43,7 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
       autoApprove: options.autoApprove,
       rateLimits: options.rateLimits,
       statePath: options.statePath,
+      redirectUris: options.redirectUris,
       trace: ctx.debug ? (line) => ctx.io.err(`${line}\n`) : undefined,
     })
   } catch (error) {

@@ -46,9 +46,13 @@ export class PmsClient {
   readonly messages: MessagesResource
   private readonly transport: Transport
 
-  /** Options beyond ClientOptions exist for tests (dispatcher, retry policy, random source, pacer). */
-  constructor(options: TransportOptions) {
-    this.transport = new Transport(options)
+  /**
+   * Built on a transport of its own, or on one already open (`transport.withTokens(...)`), so that
+   * the client shares its pool and pacing with the OAuth calls of the same run. Options beyond
+   * ClientOptions exist for tests (dispatcher, retry policy, random source, pacer).
+   */
+  constructor(options: TransportOptions | Transport) {
+    this.transport = options instanceof Transport ? options : new Transport(options)
     this.properties = new PropertiesResource(this.transport)
     this.restrictions = new RestrictionsResource(this.transport)
     this.restrictionBatches = new RestrictionBatchesResource(this.transport)

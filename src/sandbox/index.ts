@@ -4,7 +4,7 @@ import {buildSandbox, type SandboxOptions} from './app.js'
 import {DEFAULT_REDIRECT_URI} from './seed.js'
 
 export {buildSandbox, SANDBOX_DEFAULTS, type SandboxOptions} from './app.js'
-export {DEFAULT_REDIRECT_URI} from './seed.js'
+export {DEFAULT_REDIRECT_URI, redirectUriProblem} from './seed.js'
 export {SandboxStateError} from './state.js'
 
 export interface RunningSandbox {

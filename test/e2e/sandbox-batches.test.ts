@@ -180,12 +180,12 @@ describe('POST /restriction-batches and the batch life over HTTP', () => {
     const key = {'idempotency-key': 'batch-e2e-409'}
     await c.faults({delay_seconds: 1.5})
     try {
-      const first = c.post('/restriction-batches', body, key)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const concurrent = await c.post('/restriction-batches', body, key)
-      expect(concurrent.status).toBe(409)
-      expect(concurrent.body.error.code).toBe('idempotency_key_in_use')
-      const answer = await first
+      // Sent together, without guessing which reaches the sandbox first: that one is kept in
+      // process for 1.5 s, and the other meets its key in use.
+      const both = await Promise.all([c.post('/restriction-batches', body, key), c.post('/restriction-batches', body, key)])
+      const concurrent = both.find((answer) => answer.status === 409)
+      const answer = both.find((other) => other !== concurrent)!
+      expect(concurrent?.body.error.code).toBe('idempotency_key_in_use')
       expect(answer.status).toBe(202)
       await c.faults({})
       expect(await c.post('/restriction-batches', body, key)).toEqual(answer)
@@ -387,7 +387,9 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     await c.advance(65)
   }
 
-  it('a Property removed from the Property Access cancels its unsent changes only', async () => {
+  // States table: "cancelled (those changes)"; the batch settles by its other Properties, the
+  // cancelled changes counted as not applied (docs/contract-gaps.md, "Readings of rules the contract leaves unclear").
+  it('a Property removed from the Property Access cancels its unsent changes only; the batch settles partially_failed', async () => {
     const [a, b] = [c.ids[20]!, c.ids[21]!]
     const batch = await held([
       {property_id: a, from: c.night(30), to: c.night(30), values: {rate: 71}},
@@ -396,7 +398,7 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'remove_property', property_id: a})
     await release()
     const report = (await c.report(batch)).body
-    expect(report.status).toBe('cancelled')
+    expect(report.status).toBe('partially_failed')
     expect(report.properties.map((property: {status: string; changes: {cancelled: number; applied: number}}) => [property.status, property.changes.cancelled, property.changes.applied])).toEqual([
       ['cancelled', 1, 0],
       ['completed', 0, 1],

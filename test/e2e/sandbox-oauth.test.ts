@@ -3,7 +3,7 @@ import {createHash, randomBytes} from 'node:crypto'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {PMS_BIN, runPms} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -92,7 +92,15 @@ describe('pms sandbox start over real HTTP', () => {
     const statePath = join(mkdtempSync(join(tmpdir(), 'pms-sandbox-e2e-')), 'state.json')
     const first = await startSandbox(['--state', statePath])
     const tokens = await connect(first.appUrl)
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    // Saved while running: the file holds the connection and its access token before the kill.
+    await vi.waitFor(
+      () => {
+        const saved = JSON.parse(readFileSync(statePath, 'utf8')) as {world: {connections: unknown[]; access_tokens: Record<string, unknown>}}
+        expect(saved.world.connections).toHaveLength(1)
+        expect(Object.keys(saved.world.access_tokens)).toHaveLength(1)
+      },
+      {timeout: 15_000, interval: 100},
+    )
     const exited = new Promise((resolve) => first.child.once('exit', resolve))
     first.child.kill('SIGKILL')
     await exited
@@ -104,6 +112,21 @@ describe('pms sandbox start over real HTTP', () => {
     const sandbox = await started(['--speed', '3600'])
     const tokens = await connect(sandbox.appUrl)
     await new Promise((resolve) => setTimeout(resolve, 1_200))
+    expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(401)
+  })
+
+  it('expires_in is read on the client\'s real clock like Retry-After: under --speed 600 it says ceil(3600 / 600) = 6 s, for a code exchange and a refresh', async () => {
+    const sandbox = await started(['--speed', '600'])
+    const tokens = await connect(sandbox.appUrl)
+    expect(tokens.expires_in).toBe(6)
+    const refreshed = await fetch(`${sandbox.appUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}).toString(),
+    })
+    expect(((await refreshed.json()) as {expires_in: number}).expires_in).toBe(6)
+    // and the token does die within those real seconds
+    await new Promise((resolve) => setTimeout(resolve, 6_500))
     expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(401)
   })
 

@@ -1,4 +1,11 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
+
+// cli-table3 paints through @colors/colors, which decides once, when loaded, from the environment
+// (with CI set, as on CI, it paints nothing): forced here, or the colour test would test nothing.
+const ESC = '\u001B'
+vi.hoisted(() => {
+  process.env.FORCE_COLOR = '1'
+})
 import {csvField, fitWidths, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
@@ -46,6 +53,8 @@ describe('tables', () => {
 
   it('in colour, too, only the heading has a rule under it', () => {
     const text = renderTable({stdoutIsTTY: true, color: true}, columns, rows)
+    // cyan around the heading ID (the colour of headings), then the rule under it
+    expect(text).toContain(`${ESC}[36m ID ${ESC}[39m`)
     expect(text.split('\n').filter((line) => line.includes('├'))).toHaveLength(1)
   })
 
