@@ -1,5 +1,6 @@
-// How fast the sandbox starts with 100,000 bookings, and how many GET /properties calls and
-// GET /bookings?limit=500 pages per second it answers, rate limits off.
+// How fast the sandbox starts with 100,000 bookings, how many GET /properties calls and
+// GET /bookings?limit=500 pages per second it answers, and how long its largest single answers take
+// (a 20000-entry dry run, a 100 Properties x 366 nights read), rate limits off.
 // Run after `npm run build`: node bench/sandbox.mjs [--seconds 5] [--connections 16] [--bookings 100000]
 import {spawn} from 'node:child_process'
 import {createInterface} from 'node:readline'
@@ -75,6 +76,31 @@ try {
   }
   const pages = await measure(() => page(worker++ % (connections * 2)))
   console.log(`GET /bookings?limit=500 (${bookings} bookings, rate limits off): ${pages.perSecond} pages/s over ${pages.elapsed.toFixed(1)} s, ${connections} keep-alive connections`)
+
+  // The largest single calls the contract allows: median of five, after one warm-up.
+  const median = async (call) => {
+    await call()
+    const times = []
+    for (let i = 0; i < 5; i++) {
+      const started = process.hrtime.bigint()
+      await call()
+      times.push(Number(process.hrtime.bigint() - started) / 1e6)
+    }
+    return times.sort((a, b) => a - b)[2]
+  }
+  const ids = JSON.parse(await get('/api/v1/properties?limit=100')).data.map((p) => p.id)
+  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+  const nights = Math.ceil(20_000 / ids.length)
+  const entries = Array.from({length: 20_000}, (_, i) => ({property_id: ids[i % ids.length], from: day(2 + Math.floor(i / ids.length)), to: day(2 + Math.floor(i / ids.length)), values: {rate: 100 + (i % 7), min_stay: 2}}))
+  const dryRun = await median(async () => {
+    const response = await pool.request({method: 'POST', path: '/api/v1/restriction-batches', headers: {...headers, 'content-type': 'application/json'}, body: JSON.stringify({entries, dry_run: true})})
+    await response.body.text()
+    if (response.statusCode !== 200) throw new Error(`dry run answered ${response.statusCode}`)
+  })
+  console.log(`POST /restriction-batches dry run of 20000 entries (${ids.length} Properties x ${nights} nights): ${dryRun.toFixed(0)} ms (median of 5)`)
+  const query = ids.map((id) => `property_id[]=${id}`).join('&')
+  const read = await median(() => get(`/api/v1/restrictions?${query}&from=${day(2)}&to=${day(367)}`))
+  console.log(`GET /restrictions of ${ids.length} Properties x 366 nights: ${read.toFixed(0)} ms (median of 5)`)
   await pool.close()
 } finally {
   child.kill('SIGTERM')
