@@ -93,13 +93,11 @@ describe('GET /restrictions', () => {
     expect(room.availability).toBe(false)
   })
 
-  it('reads 100 Properties x 366 nights in one quick call', async () => {
-    const started = performance.now()
+  // How long it takes is a figure of bench/sandbox.mjs.
+  it('reads 100 Properties x 366 nights in one call', async () => {
     const answer = await get(query(ids.slice(0, 100), night(0), night(365)))
-    const elapsed = performance.now() - started
     expect(answer.status).toBe(200)
     expect(answer.body.data).toHaveLength(36_600)
-    expect(elapsed).toBeLessThan(3_000)
   })
 
   it('more than 100 Properties answers 422 validation_failed with maximum 100', async () => {
