@@ -4,6 +4,10 @@
  */
 import type {ApiServer} from './http.js'
 import type {CancelPredicate, SandboxContext} from './context.js'
+import type {SandboxEvent} from './events.js'
+
+/** What a trigger of POST /_sandbox/events made: every App Event raised, plus the ids of what it made. */
+export type TriggerResult = {events: SandboxEvent[]; [made: string]: unknown}
 
 export interface SandboxFeatureHooks {
   /**
@@ -13,6 +17,8 @@ export interface SandboxFeatureHooks {
   cancelUnsent?(predicate: CancelPredicate): void
   /** Handles POST /_sandbox/host (set or lift a Manual Override); throws ApiFailure on bad input. */
   host?(body: unknown): unknown | Promise<unknown>
+  /** Triggers of POST /_sandbox/events by name; each validates its body (ApiFailure 422). */
+  triggers?: Record<string, (body: unknown) => TriggerResult | Promise<TriggerResult>>
   /** JSON-able state to keep in --state FILE; handed back to `register` on the next start. */
   save?(): unknown
   /** Stops timers. */

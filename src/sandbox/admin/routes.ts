@@ -5,7 +5,7 @@
 import {randomBytes} from 'node:crypto'
 import {PERMISSIONS, type Permission} from '../../contract/limits.js'
 import type {SandboxFeatureHooks} from '../feature.js'
-import {FAIL_STATUSES} from '../faults.js'
+import {FAIL_STATUSES, SEND_FAILURE_OUTCOMES} from '../faults.js'
 import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
 import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
 import {changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
@@ -118,6 +118,10 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     if (!(FAIL_STATUSES as readonly unknown[]).includes(failStatus)) throw validationFailed([{path: 'fail_status', message: 'must be 500, 502 or 429'}])
     const outage = body.channel_outage_seconds ?? 0
     if (typeof outage !== 'number' || !(outage >= 0)) throw validationFailed([{path: 'channel_outage_seconds', message: 'must be a number >= 0'}])
+    const sendFailureOutcome = body.send_failure_outcome ?? 'not_sent'
+    if (!(SEND_FAILURE_OUTCOMES as readonly unknown[]).includes(sendFailureOutcome)) {
+      throw validationFailed([{path: 'send_failure_outcome', message: `must be one of ${SEND_FAILURE_OUTCOMES.join(', ')}`}])
+    }
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
     // Each call replaces the whole fault set: {} clears everything.
@@ -127,6 +131,9 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       fail_status: failStatus,
       channel_outage_until: outage > 0 ? ctx.clock.now() + outage * 1000 : 0,
       delay_ms: delay * 1000,
+      send_failure: probability('send_failure'),
+      send_failure_outcome: sendFailureOutcome,
+      attachment_unavailable: probability('attachment_unavailable'),
     })
     return faultsView()
   })
@@ -137,6 +144,9 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     fail_status: ctx.faults.fail_status,
     channel_outage_until: ctx.faults.channel_outage_until > ctx.clock.now() ? new Date(ctx.faults.channel_outage_until).toISOString() : null,
     delay_seconds: ctx.faults.delay_ms / 1000,
+    send_failure: ctx.faults.send_failure,
+    send_failure_outcome: ctx.faults.send_failure_outcome,
+    attachment_unavailable: ctx.faults.attachment_unavailable,
   })
 
   app.post('/_sandbox/operator', async (request) => {
@@ -212,6 +222,16 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     const handler = features.find((hooks) => hooks.host)
     if (!handler?.host) throw new ApiFailure(404, 'not_found', 'No host actions are available in this sandbox.')
     return (await handler.host(request.body)) ?? {}
+  })
+
+  // Triggers: something happens as a guest, host, channel or the service would make it happen.
+  app.post('/_sandbox/events', async (request, reply) => {
+    const body = objectBody(request.body)
+    const triggers = Object.assign({}, ...features.map((hooks) => hooks.triggers ?? {})) as NonNullable<SandboxFeatureHooks['triggers']>
+    const trigger = typeof body.trigger === 'string' && Object.hasOwn(triggers, body.trigger) ? triggers[body.trigger] : undefined
+    if (!trigger) throw validationFailed([{path: 'trigger', message: `must be one of ${Object.keys(triggers).join(', ')}`}])
+    const {events, ...made} = await trigger(body)
+    return reply.code(201).send({events: events.map((event) => ({id: event.id, type: event.type})), ...made})
   })
 
   app.post('/_sandbox/clock', async (request) => {

@@ -1,6 +1,7 @@
 /** GET /properties and GET /properties/{id} (docs/contract-gaps.md row 7). */
 import {PROPERTIES_PAGE_SIZE} from '../../contract/limits.js'
 import {notFound, validationFailed, type ApiServer} from '../http.js'
+import {parseLimit} from '../query.js'
 import {propertiesInScope, propertyInScope} from '../scope.js'
 import type {PropertyRecord} from '../state.js'
 
@@ -45,16 +46,6 @@ export function decodeCursor(cursor: string): string | undefined {
   return text.startsWith('p1:') && text.length > 3 ? text.slice(3) : undefined
 }
 
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return PROPERTIES_PAGE_SIZE.default
-  const {min, max} = PROPERTIES_PAGE_SIZE
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw validationFailed([{path: 'limit', message: `must be an integer from ${min} to ${max}`}])
-  const limit = Number(raw)
-  if (limit > max) throw validationFailed([{path: 'limit', message: `must be at most ${max}`, maximum: max}])
-  if (limit < min) throw validationFailed([{path: 'limit', message: `must be at least ${min}`}])
-  return limit
-}
-
 export function registerPropertyRoutes(api: ApiServer): void {
   api.route({
     method: 'GET',
@@ -62,7 +53,7 @@ export function registerPropertyRoutes(api: ApiServer): void {
     permission: 'properties.read',
     limitClass: 'read',
     handler({ctx, connection, query}) {
-      const limit = parseLimit(query.limit)
+      const limit = parseLimit(query.limit, PROPERTIES_PAGE_SIZE)
       let after: string | undefined
       if (query.cursor !== undefined) {
         after = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined
