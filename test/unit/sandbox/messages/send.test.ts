@@ -5,7 +5,7 @@ import type {FastifyInstance} from 'fastify'
 import {afterEach, describe, expect, it} from 'vitest'
 import {solidPng} from '../../../../src/sandbox/messages/images.js'
 import {advance, connect, errorCode, makeSandbox, operator} from '../harness.js'
-import {allMessages, apiGet, apiPost, conversationSandbox, multipart, postMultipart, sandboxEvents, seededCases, type MessageOut} from './support.js'
+import {allMessages, apiGet, apiPost, conversationSandbox, multipart, postMultipart, messageEvents, seededCases, type MessageOut} from './support.js'
 
 let app: FastifyInstance
 afterEach(async () => {
@@ -38,7 +38,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
     // a reply of the host side reads the conversation (docs/contract-gaps.md)
     const thread = ((await apiGet(app, sandbox.token, '/message-threads?limit=1')).json() as {data: Array<{property_id: string}>}).data[0]
     expect(thread).toMatchObject({booking_id: bookingId, is_closed: true, unread_count: 0, latest_message: {id: message.id, author: {type: 'app'}}})
-    const events = (await sandboxEvents(app)).filter((event) => event.type === 'message.sent')
+    const events = (await messageEvents(app)).filter((event) => event.type === 'message.sent')
     expect(events).toHaveLength(1)
     expect(events[0]?.data).toEqual({id: message.id, booking_id: bookingId, property_id: thread?.property_id})
   })
@@ -79,7 +79,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
       expect(download.headers['content-type']).toBe('image/png')
       expect(download.rawPayload.equals(photos[order] as Buffer)).toBe(true)
     }
-    expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(3)
+    expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(3)
   })
 
   it('a photo the channel refuses is rejected while the text still answers 201', async () => {
@@ -91,7 +91,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
     expect(response.statusCode).toBe(201)
     const conversation = await allMessages(app, sandbox.token, bookingId)
     expect(conversation[conversation.length - 1]).toMatchObject({delivery_status: 'rejected'})
-    expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
+    expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
   })
 
   describe('refusals known before sending answer 422 and send nothing', () => {
@@ -99,7 +99,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
     // `sms_billing_unavailable`, `validation_failed`, `idempotency_key_reused`."
     const expectNothingSent = async (sandbox: Awaited<ReturnType<typeof conversationSandbox>>, bookingId: string, before: number) => {
       expect(await allMessages(app, sandbox.token, bookingId)).toHaveLength(before)
-      expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toEqual([])
+      expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toEqual([])
     }
 
     it('channel_unavailable: no messaging on the Sales Channel, no conversation there yet, connection to restore', async () => {
@@ -240,7 +240,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
       const other = await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Twice'}, {'idempotency-key': 'send-1'})
       expect(other.statusCode).toBe(422)
       expect(errorCode(other)).toBe('idempotency_key_reused')
-      expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
+      expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
     })
 
     it('a refused send replayed with the same key answers the same refusal and sends nothing, even once the send would pass', async () => {
@@ -292,7 +292,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
       await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {}})
       // a failure is not stored under the key: the retry sends
       expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Hello'}, {'idempotency-key': 'fail-1'})).statusCode).toBe(201)
-      expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
+      expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
     })
 
     it('unknown: the message sits pending in the conversation, then is rejected after a minute; no message.sent', async () => {
@@ -307,7 +307,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
       expect(await last()).toMatchObject({text: 'Maybe', author: {type: 'app'}, delivery_status: 'pending'})
       advance(app, 61)
       expect(await last()).toMatchObject({text: 'Maybe', delivery_status: 'rejected'})
-      expect((await sandboxEvents(app)).filter((event) => event.type === 'message.sent')).toEqual([])
+      expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toEqual([])
       expect((await app.inject({method: 'GET', url: '/_sandbox/faults'})).json()).toMatchObject({send_failure: 1, send_failure_outcome: 'unknown'})
       expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {send_failure_outcome: 'lost'}})).statusCode).toBe(422)
     })

@@ -124,6 +124,8 @@ export function postMultipart(app: FastifyInstance, token: string, url: string, 
   return app.inject({method: 'POST', url: `/api/v1${url}`, headers: {authorization: `Bearer ${token}`, 'content-type': body.contentType, ...headers}, payload: body.payload})
 }
 
-export async function sandboxEvents(app: FastifyInstance): Promise<Array<{id: string; type: string; connection_id: string; data: Record<string, unknown>}>> {
-  return ((await app.inject({method: 'GET', url: '/_sandbox/events'})).json() as {data: Array<{id: string; type: string; connection_id: string; data: Record<string, unknown>}>}).data
+/** The message App Events raised so far (`message.received`, `message.sent`), oldest first. */
+export async function messageEvents(app: FastifyInstance): Promise<Array<{id: string; type: string; connection_id: string; data: Record<string, unknown>}>> {
+  const all = ((await app.inject({method: 'GET', url: '/_sandbox/events'})).json() as {data: Array<{id: string; type: string; connection_id: string; data: Record<string, unknown>}>}).data
+  return all.filter((event) => event.type.startsWith('message.'))
 }
