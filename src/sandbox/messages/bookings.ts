@@ -50,16 +50,18 @@ const CHANNELS: ReadonlyArray<{code: string; name: string}> = [
 const FIRST_NAMES = ['Ana', 'Ben', 'Chloé', 'Dmitri', 'Emi', 'Farah', 'Gus', 'Hana', 'Ivo', 'Jude']
 const LAST_NAMES = ['Ruiz', 'Okafor', 'Martin', 'Ivanov', 'Sato', 'Haddad', 'Berg', 'Kim', 'Rossi', 'Nguyen']
 const DAY_MS = 24 * 60 * 60 * 1000
+const MAX_PER_PROPERTY = 20
 
 /**
- * `--bookings` spread over every Property (at least one each), deterministic from --seed: the
+ * `--bookings` spread over every Property (at least one, at most 20 each), deterministic from --seed: the
  * first booking of each Property is confirmed, on a channel with messaging and with both guest
  * contacts, so that the seeded conversations find what they need.
  */
 export function derivedBookings(ctx: SandboxContext, seededAt: number): BookingDirectory {
   const {world} = ctx
   const random = deriveRandom(world.seed, 'conversation-bookings')
-  const perProperty = Math.max(1, Math.ceil(ctx.options.bookings / Math.max(1, world.properties.length)))
+  // bounded: conversations seed on a few bookings per Property, and start-up stays fast at --bookings 100000
+  const perProperty = Math.min(MAX_PER_PROPERTY, Math.max(1, Math.ceil(ctx.options.bookings / Math.max(1, world.properties.length))))
   const anchor = Math.floor(seededAt / DAY_MS) * DAY_MS
   const list: ConversationBooking[] = []
   for (const property of world.properties) {
