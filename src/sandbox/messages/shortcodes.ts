@@ -1,5 +1,5 @@
 /**
- * Shortcodes in a message an App sends (docs/contract-gaps.md row 17): `{{name}}` is replaced by a
+ * Shortcodes in a message an App sends (docs/contract-gaps.md M3): `{{name}}` is replaced by a
  * value of the booking, its Property, its Property Guide or its lock codes. Each needs the read
  * Permission of what it reveals; a custom shortcode of the host is read from the Property Guide
  * and the shortcodes inside its value are checked too. A name that is neither built in nor a custom

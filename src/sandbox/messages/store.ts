@@ -3,7 +3,7 @@
  * Messages waiting for their time, outbound messages waiting for a confirmation, and the files of
  * attachments. Plain JSON-able data (kept in --state); the routes in feature.ts read and move it.
  *
- * Read state (docs/contract-gaps.md row 16): each message is read or unread; `unread_count` counts
+ * Read state (docs/contract-gaps.md M2): each message is read or unread; `unread_count` counts
  * the unread listed messages and a thread `is_closed` when its latest message is read. A guest
  * message arrives unread (it reopens the thread); a host or App message is a reply that reads the
  * conversation; an assistant or automation message keeps the state the thread had.

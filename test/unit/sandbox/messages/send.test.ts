@@ -176,6 +176,20 @@ describe('POST /bookings/{booking_id}/messages', () => {
     })
   })
 
+  it('a multipart call over about 4.5 MB is refused with a 413 that is not the JSON error shape', async () => {
+    // contract: "A whole call stays under about 4.5 MB: the hosting platform refuses larger bodies with a 413 that is not the JSON error shape."
+    const sandbox = await conversationSandbox()
+    app = sandbox.app
+    const big = {type: 'image/png', bytes: Buffer.concat([png(1), Buffer.alloc(1_600_000)])}
+    const before = (await allMessages(app, sandbox.token, sandbox.cases.thread)).length
+    for (const photos of [[big, big, big], [{...big, bytes: Buffer.alloc(4_600_000)}]]) {
+      const response = await postMultipart(app, sandbox.token, `/bookings/${sandbox.cases.thread}/messages`, multipart({channel: 'platform', text: 'Big'}, photos))
+      expect(response.statusCode).toBe(413)
+      expect(response.headers['content-type']).toMatch(/^text\/plain/)
+    }
+    expect(await allMessages(app, sandbox.token, sandbox.cases.thread)).toHaveLength(before)
+  })
+
   describe('shortcodes', () => {
     it('expand with the matching read Permission, custom values of the Guide included', async () => {
       // contract: "shortcodes inside require the matching read permission ... nested custom values included"
