@@ -107,16 +107,21 @@ describe('GET /bookings/{booking_id}/messages/{message_id}/attachments/{index} o
     const address = instance.server.address()
     appUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
   }
+  /** A listening sandbox and the seeded message with attachments. */
+  const start = async (options: Parameters<typeof conversationSandbox>[0] = {}) => {
+    const sandbox = await conversationSandbox(options)
+    app = sandbox.app
+    await listen(app)
+    const {booking_id: bookingId, message_id: messageId, indexes} = sandbox.cases.attachments
+    return {...sandbox, bookingId, messageId, indexes}
+  }
   const download = (token: string, path: string) => fetch(`${appUrl}${path}`, {headers: {authorization: `Bearer ${token}`}})
   const path = (bookingId: string, messageId: string, index: number | string) => `/api/v1/bookings/${bookingId}/messages/${messageId}/attachments/${index}`
 
   it('streams the photo without Content-Length, with its actual Content-Type, at the url given', async () => {
     // contract: "Answer 200: the file with its `Content-Type`." "The file is streamed without `Content-Length`";
     // "`content_type` (string or null; MIME type when known, the download answers with the actual one)"
-    const sandbox = await conversationSandbox()
-    app = sandbox.app
-    await listen(app)
-    const {booking_id: bookingId, message_id: messageId} = sandbox.cases.attachments
+    const {bookingId, messageId, ...sandbox} = await start()
     const listed = await (await download(sandbox.token, `/api/v1/bookings/${bookingId}/messages`)).json() as {data: MessageOut[]}
     const url = listed.data.find((message) => message.id === messageId)?.attachments[0]?.url as string
     expect(url).toBe(`${appUrl}${path(bookingId, messageId, 0)}`)
@@ -135,10 +140,7 @@ describe('GET /bookings/{booking_id}/messages/{message_id}/attachments/{index} o
   it('answers 404 for a message of another booking, an unknown index, a file not held any more, not a photo, or announced over 10 MB', async () => {
     // contract: "A booking outside the Connection Scope, a message of another booking, an unknown index, a file the
     // Sales Channel no longer holds, a file that is not a photo or a file announced larger than 10 MB answers 404 `not_found`."
-    const sandbox = await conversationSandbox()
-    app = sandbox.app
-    await listen(app)
-    const {booking_id: bookingId, message_id: messageId, indexes} = sandbox.cases.attachments
+    const {bookingId, messageId, indexes, ...sandbox} = await start()
     const other = sandbox.cases.account_without_email_sender_or_sms_billing.booking_id
     const cases = [
       path(sandbox.cases.thread, messageId, 0),
@@ -159,10 +161,7 @@ describe('GET /bookings/{booking_id}/messages/{message_id}/attachments/{index} o
 
   it('answers 502 attachment_unavailable when the channel cannot hand the file over, seeded or under the fault', async () => {
     // contract: "502 `attachment_unavailable` means the channel cannot hand over the file now."
-    const sandbox = await conversationSandbox()
-    app = sandbox.app
-    await listen(app)
-    const {booking_id: bookingId, message_id: messageId, indexes} = sandbox.cases.attachments
+    const {bookingId, messageId, indexes, ...sandbox} = await start()
     const seeded = await download(sandbox.token, path(bookingId, messageId, indexes.unavailable as number))
     expect(seeded.status).toBe(502)
     expect(await seeded.json()).toMatchObject({error: {code: 'attachment_unavailable'}})
@@ -176,10 +175,7 @@ describe('GET /bookings/{booking_id}/messages/{message_id}/attachments/{index} o
 
   it('a transfer that breaks ends the connection before the body is complete', async () => {
     // contract: "a Sales Channel transfer that breaks, ends the connection before the body is complete (treat as failed and retry later)"
-    const sandbox = await conversationSandbox()
-    app = sandbox.app
-    await listen(app)
-    const {booking_id: bookingId, message_id: messageId, indexes} = sandbox.cases.attachments
+    const {bookingId, messageId, indexes, ...sandbox} = await start()
     const response = await download(sandbox.token, path(bookingId, messageId, indexes.breaks as number))
     expect(response.status).toBe(200)
     await expect(response.arrayBuffer()).rejects.toThrow()
@@ -187,10 +183,7 @@ describe('GET /bookings/{booking_id}/messages/{message_id}/attachments/{index} o
 
   it('a download counts against the read limit', async () => {
     // contract (Limits): "attachment downloads count as reads"
-    const sandbox = await conversationSandbox({rateLimits: true})
-    app = sandbox.app
-    await listen(app)
-    const {booking_id: bookingId, message_id: messageId} = sandbox.cases.attachments
+    const {bookingId, messageId, ...sandbox} = await start({rateLimits: true})
     for (let i = 0; i < 60; i++) expect((await download(sandbox.token, path(bookingId, messageId, 0))).status).toBe(200)
     const refused = await download(sandbox.token, path(bookingId, messageId, 0))
     expect(refused.status).toBe(429)
