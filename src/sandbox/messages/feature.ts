@@ -81,7 +81,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     permission: 'messages.read',
     limitClass: 'read',
     handler({connection, query, now}) {
-      advance(now)
+      advance()
       const limit = parseLimit(query.limit, THREADS_PAGE_SIZE)
       const ids = propertyIdsQuery(query, world, connection)
       const since = parseInstant(query.updated_since, 'updated_since')
@@ -121,8 +121,8 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     url: '/bookings/:id/messages',
     permission: 'messages.read',
     limitClass: 'read',
-    handler({connection, params, query, headers, now}) {
-      advance(now)
+    handler({connection, params, query, headers}) {
+      advance()
       const booking = bookingInScope(connection, params.id)
       const limit = parseLimit(query.limit, MESSAGES_PAGE_SIZE)
       const after = Number(decodeCursor(query.cursor, 'm1', 1)?.[0] ?? 0)
@@ -144,8 +144,8 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     url: '/bookings/:id/messages/:message_id/attachments/:index',
     permission: 'messages.read',
     limitClass: 'read',
-    handler({connection, params, now}) {
-      advance(now)
+    handler({connection, params}) {
+      advance()
       const booking = bookingInScope(connection, params.id)
       const message = conversations.listed(booking.id).find((candidate) => candidate.id === params.message_id)
       if (!message) throw notFound('No such message in this booking.')
@@ -211,8 +211,8 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     // Send rule 5: the same key answers what the first request did, the same message or the SAME
     // REFUSAL (4xx answers are stored under the key and replayed); a 5xx is not stored.
     idempotent: true,
-    handler({connection, params, body, headers, now}) {
-      advance(now)
+    handler({connection, params, body, headers}) {
+      advance()
       const booking = bookingInScope(connection, params.id)
       const request = parseSendRequest(body)
       const granted = effectivePermissions(world, connection)
@@ -221,7 +221,9 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
       const subject = request.subject === undefined ? undefined : expand(request.subject, 'subject', granted, sources)
       checkChannel(booking, request.channel)
       const author = {type: 'app' as const, app_name: world.app.name}
-      const outbound = {booking_id: booking.id, direction: 'outbound' as const, author, channel: request.channel, text, at: now}
+      // recorded at the instant of writing (not the start of the request), so that a listing walk
+      // that began meanwhile finds the change at or after its next_updated_since
+      const outbound = {booking_id: booking.id, direction: 'outbound' as const, author, channel: request.channel, text, at: ctx.clock.now()}
       const emailSubject = request.channel === 'email' ? (subject ?? sources.propertyName) : null
       if (ctx.faults.send_failure > 0 && api.faultRandom.next() < ctx.faults.send_failure) {
         const outcome = ctx.faults.send_failure_outcome
@@ -235,19 +237,18 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
       messageEvents(ctx, message, booking)
       // each photo reaches the guest as its own message after the text; a photo the channel
       // refuses (not the image it claims to be) is rejected, and the answer is still 201
-      request.photos.forEach((photo, order) => {
+      for (const photo of request.photos) {
         const actual = sniffImageType(photo.bytes)
         const photoMessage = conversations.add({
           ...outbound,
           text: '',
-          at: now + order + 1,
           delivery_status: actual ? 'sent' : 'rejected',
           attachments: [
             {index: 0, type: 'image', file_name: photo.file_name, content_type: photo.content_type, file: {kind: 'held', file_id: conversations.storeFile(photo.bytes), content_type: actual ?? photo.content_type}},
           ],
         })
         messageEvents(ctx, photoMessage, booking)
-      })
+      }
       return {status: 201, body: messageView(message, appUrlOf(headers))}
     },
   })
@@ -258,10 +259,10 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
       url: `/bookings/:id/message-thread/${action}`,
       permission: 'messages.write',
       limitClass: 'write',
-      handler({connection, params, now}) {
-        advance(now)
+      handler({connection, params}) {
+        advance()
         const booking = bookingInScope(connection, params.id)
-        conversations[action](booking.id, now)
+        conversations[action](booking.id, ctx.clock.now())
         return {status: 200, body: threadStateView(conversations, booking.id)}
       },
     })
