@@ -32,7 +32,7 @@ export function encodeCursor(tag: string, parts: ReadonlyArray<string | number>)
 export function decodeCursor(raw: QueryValue, tag: string, count: number): string[] | undefined {
   if (raw === undefined) return undefined
   const parts = typeof raw === 'string' ? Buffer.from(raw, 'base64url').toString('utf8').split(':') : []
-  if (parts[0] !== tag || parts.length !== count + 1) throw validationFailed([{path: 'cursor', message: 'is not a cursor returned by this endpoint'}])
+  if (parts[0] !== tag || parts.length !== count + 1 || parts.includes('')) throw validationFailed([{path: 'cursor', message: 'is not a cursor returned by this endpoint'}])
   return parts.slice(1)
 }
 
