@@ -4,7 +4,7 @@
  */
 import {Readable} from 'node:stream'
 import fastifyMultipart from '@fastify/multipart'
-import {MAX_REQUEST_BODY_BYTES, MESSAGES_PAGE_SIZE, THREADS_PAGE_SIZE, type Permission} from '../../contract/limits.js'
+import {API_PREFIX, MAX_REQUEST_BODY_BYTES, MESSAGES_PAGE_SIZE, THREADS_PAGE_SIZE, type Permission} from '../../contract/limits.js'
 import {propertyGuide} from '../api/guide.js'
 import type {SandboxContext} from '../context.js'
 import type {SandboxEvent} from '../events.js'
@@ -23,6 +23,9 @@ import {expandShortcodes, type ShortcodeSources} from './shortcodes.js'
 import {Conversations, type ConversationsState, type StoredMessage} from './store.js'
 import {messageTriggers} from './triggers.js'
 import {appUrlOf, messageView, threadStateView, threadView} from './views.js'
+
+const SEND_PATH = '/bookings/:id/messages'
+const SEND_URL = API_PREFIX + SEND_PATH
 
 /** How often (real time) due Scheduled Messages are sent and their events raised. */
 const TICK_MS = 250
@@ -73,6 +76,12 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
       if (request.pmsMultipartBytes > MAX_REQUEST_BODY_BYTES) throw bodyTooLarge()
       ;(part as unknown as {value: unknown}).value = uploadedPhoto(part.filename, part.mimetype, bytes)
     },
+  })
+
+  // only POST messages takes multipart; every other endpoint keeps refusing it as before
+  api.app.addHook('preParsing', async (request) => {
+    const url = request.routeOptions.url
+    if (url !== undefined && url !== SEND_URL && /^multipart\//i.test(request.headers['content-type'] ?? '')) throw unsupportedMediaType()
   })
 
   api.route({
@@ -205,7 +214,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
 
   api.route({
     method: 'POST',
-    url: '/bookings/:id/messages',
+    url: SEND_PATH,
     permission: 'messages.write',
     limitClass: 'send',
     // Send rule 5: the same key answers what the first request did, the same message or the SAME
@@ -300,6 +309,11 @@ const NOT_DOWNLOADABLE = {
 /** The fault the hosting platform answers itself: a plain 413, not the API's JSON shape (renderApiError). */
 function bodyTooLarge(): Error {
   return Object.assign(new Error('Request body is too large'), {code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413})
+}
+
+/** What fastify answers for a body type a route does not parse (422 validation_failed, or invalid_request on OAuth). */
+function unsupportedMediaType(): Error {
+  return Object.assign(new Error('Unsupported Media Type'), {code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415})
 }
 
 /** A Sales Channel transfer that breaks: the first half of the file, then the connection ends. */

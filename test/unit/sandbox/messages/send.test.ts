@@ -190,6 +190,18 @@ describe('POST /bookings/{booking_id}/messages', () => {
     expect(await allMessages(app, sandbox.token, sandbox.cases.thread)).toHaveLength(before)
   })
 
+  it('multipart is taken by this endpoint only: elsewhere it is refused as before', async () => {
+    const sandbox = await conversationSandbox()
+    app = sandbox.app
+    const body = multipart({entries: '[]'})
+    const batch = await postMultipart(app, sandbox.token, '/restriction-batches', body)
+    expect(batch.statusCode).toBe(422)
+    expect(batch.json()).toMatchObject({error: {code: 'validation_failed', details: {issues: [{path: 'content-type'}]}}})
+    const oauth = await app.inject({method: 'POST', url: '/api/oauth/token', headers: {'content-type': body.contentType}, payload: body.payload})
+    expect(oauth.statusCode).toBe(400)
+    expect(oauth.json()).toMatchObject({error: 'invalid_request'})
+  })
+
   describe('shortcodes', () => {
     it('expand with the matching read Permission, custom values of the Guide included', async () => {
       // contract: "shortcodes inside require the matching read permission ... nested custom values included"
