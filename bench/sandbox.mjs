@@ -1,5 +1,6 @@
-// How many GET /properties calls per second the sandbox answers, rate limits off.
-// Run after `npm run build`: node bench/sandbox.mjs [--seconds 5] [--connections 16]
+// How fast the sandbox starts with 100,000 bookings, and how many GET /properties calls and
+// GET /bookings?limit=500 pages per second it answers, rate limits off.
+// Run after `npm run build`: node bench/sandbox.mjs [--seconds 5] [--connections 16] [--bookings 100000]
 import {spawn} from 'node:child_process'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
@@ -12,10 +13,12 @@ const option = (name, fallback) => {
 }
 const seconds = option('seconds', 5)
 const connections = option('connections', 16)
+const bookings = option('bookings', 100_000)
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 
 // The sandbox runs in its own process, as users run it, so the load generator does not share its thread.
-const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limits', 'off'], {
+const spawnedAt = process.hrtime.bigint()
+const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limits', 'off', '--bookings', String(bookings)], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
 })
@@ -24,35 +27,55 @@ const line = await new Promise((resolve, reject) => {
   createInterface({input: child.stdout}).once('line', resolve)
 })
 const {app_url: appUrl} = JSON.parse(line)
+const startSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9
+console.log(`sandbox start with ${bookings} bookings: ${startSeconds.toFixed(2)} s (process spawn to listening)`)
 
 try {
   const tokens = await (await fetch(`${appUrl}/_sandbox/connect`, {method: 'POST'})).json()
   const pool = new Pool(appUrl, {connections, pipelining: 1})
   const headers = {authorization: `Bearer ${tokens.access_token}`}
-  const call = async () => {
-    const response = await pool.request({method: 'GET', path: '/api/v1/properties', headers})
-    await response.body.arrayBuffer()
-    if (response.statusCode !== 200) throw new Error(`GET /properties answered ${response.statusCode}`)
+  /** Runs `call` on every connection for `seconds` after a one-second warm-up; answers calls per second. */
+  const measure = async (call) => {
+    // Warm-up: JIT and connections.
+    const warmUntil = Date.now() + 1000
+    await Promise.all(Array.from({length: connections}, async () => {
+      while (Date.now() < warmUntil) await call()
+    }))
+    let done = 0
+    const started = process.hrtime.bigint()
+    const until = Date.now() + seconds * 1000
+    await Promise.all(
+      Array.from({length: connections * 2}, async () => {
+        while (Date.now() < until) {
+          await call()
+          done++
+        }
+      }),
+    )
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9
+    return {perSecond: Math.round(done / elapsed), elapsed}
   }
-  // Warm-up: JIT and connections.
-  const warmUntil = Date.now() + 1000
-  await Promise.all(Array.from({length: connections}, async () => {
-    while (Date.now() < warmUntil) await call()
-  }))
-  let done = 0
-  const started = process.hrtime.bigint()
-  const until = Date.now() + seconds * 1000
-  await Promise.all(
-    Array.from({length: connections * 2}, async () => {
-      while (Date.now() < until) {
-        await call()
-        done++
-      }
-    }),
-  )
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e9
+  const get = async (path) => {
+    const response = await pool.request({method: 'GET', path, headers})
+    const body = await response.body.text()
+    if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}`)
+    return body
+  }
+
+  const properties = await measure(() => get('/api/v1/properties'))
+  console.log(`GET /properties (100 Properties a page, rate limits off): ${properties.perSecond} calls/s over ${properties.elapsed.toFixed(1)} s, ${connections} keep-alive connections`)
+
+  // Each worker walks the listing page by page (the cursor of one page asks for the next), from the start again at the end.
+  const cursors = new Map()
+  let worker = 0
+  const page = async (id) => {
+    const cursor = cursors.get(id)
+    const body = JSON.parse(await get(`/api/v1/bookings?limit=500${cursor ? `&cursor=${cursor}` : ''}`))
+    cursors.set(id, body.next_cursor)
+  }
+  const pages = await measure(() => page(worker++ % (connections * 2)))
+  console.log(`GET /bookings?limit=500 (${bookings} bookings, rate limits off): ${pages.perSecond} pages/s over ${pages.elapsed.toFixed(1)} s, ${connections} keep-alive connections`)
   await pool.close()
-  console.log(`GET /properties (100 Properties a page, rate limits off): ${Math.round(done / elapsed)} calls/s over ${elapsed.toFixed(1)} s, ${connections} keep-alive connections`)
 } finally {
   child.kill('SIGTERM')
 }

@@ -28,6 +28,15 @@ export interface UnsentChangeRef {
 
 export type CancelPredicate = (change: UnsentChangeRef) => boolean
 
+/**
+ * What caused a cancellation: `connection` (revoked, App suspended, account no longer allowed,
+ * `restrictions.write` withdrawn) stops every batch it touches, which ends `cancelled`;
+ * `property` (a Property left the Property Access) cancels that Property's changes only, and the
+ * batch settles by its other Properties (docs/contract-gaps.md, "Readings of rules the contract
+ * leaves unclear").
+ */
+export type CancelLevel = 'connection' | 'property'
+
 export interface SandboxContext {
   readonly options: SandboxOptions
   readonly world: World
@@ -37,9 +46,9 @@ export interface SandboxContext {
   /** A PRNG per purpose, derived from --seed. */
   random(label: string): Random
   /** Cancels unsent Restriction changes matching the predicate, in every feature that holds some. */
-  cancelUnsent(predicate: CancelPredicate): void
+  cancelUnsent(predicate: CancelPredicate, level: CancelLevel): void
   /** Features register here to be told about cancellations. */
-  onCancelUnsent(listener: (predicate: CancelPredicate) => void): void
+  onCancelUnsent(listener: (predicate: CancelPredicate, level: CancelLevel) => void): void
 }
 
 export function createContext(parts: {
@@ -49,12 +58,12 @@ export function createContext(parts: {
   faults: FaultState
   events: EventBus
 }): SandboxContext {
-  const cancelListeners: Array<(predicate: CancelPredicate) => void> = []
+  const cancelListeners: Array<(predicate: CancelPredicate, level: CancelLevel) => void> = []
   return {
     ...parts,
     random: (label) => deriveRandom(parts.world.seed, label),
-    cancelUnsent(predicate) {
-      for (const listener of cancelListeners) listener(predicate)
+    cancelUnsent(predicate, level) {
+      for (const listener of cancelListeners) listener(predicate, level)
     },
     onCancelUnsent: (listener) => void cancelListeners.push(listener),
   }

@@ -3,21 +3,25 @@
  * bookings and messages, ...) plugs in. `buildSandbox` registers every feature of features.ts.
  */
 import type {ApiServer} from './http.js'
-import type {CancelPredicate, SandboxContext} from './context.js'
+import type {CancelLevel, CancelPredicate, SandboxContext} from './context.js'
 import type {SandboxEvent} from './events.js'
 
-/** What a trigger of POST /_sandbox/events made: every App Event raised, plus the ids of what it made. */
+/** What a trigger did: every App Event it raised, plus the ids of what it made (e.g. `booking_id`). */
 export type TriggerResult = {events: SandboxEvent[]; [made: string]: unknown}
 
 export interface SandboxFeatureHooks {
   /**
    * Cancels unsent Restriction changes for which the predicate holds (connection revoked or
-   * suspended, `restrictions.write` withdrawn, a Property left the Property Access).
+   * suspended, `restrictions.write` withdrawn: level `connection`; a Property left the Property
+   * Access: level `property`).
    */
-  cancelUnsent?(predicate: CancelPredicate): void
+  cancelUnsent?(predicate: CancelPredicate, level: CancelLevel): void
   /** Handles POST /_sandbox/host (set or lift a Manual Override); throws ApiFailure on bad input. */
   host?(body: unknown): unknown | Promise<unknown>
-  /** Triggers of POST /_sandbox/events by name; each validates its body (ApiFailure 422). */
+  /**
+   * Triggers of POST /_sandbox/events by name: each makes something happen as a guest, host,
+   * channel or the service would; throws ApiFailure (422) on a bad body.
+   */
   triggers?: Record<string, (body: unknown) => TriggerResult | Promise<TriggerResult>>
   /** JSON-able state to keep in --state FILE; handed back to `register` on the next start. */
   save?(): unknown

@@ -1,14 +1,48 @@
-/** Query parameters shared by the listing endpoints: `limit`, `cursor`, `property_id[]`, instants. */
+/** Query parameters shared by the list and read endpoints, read the same way everywhere. */
 import {z} from 'zod'
+import type {ValidationIssue} from '../contract/errors.js'
 import {MAX_PROPERTIES_PER_CALL} from '../contract/limits.js'
 import {ApiFailure, validationFailed} from './http.js'
 import {propertyInScope} from './scope.js'
 import type {ConnectionRecord, World} from './state.js'
 
-/** Query values as a URL query parser hands them over: one string, repeated strings, or nothing. */
+/** A query value as node:querystring hands it over: one string, repeated strings, or nothing. */
 export type QueryValue = string | string[] | undefined
 
 export const queryList = (value: QueryValue): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+const uuid = z.guid()
+
+/**
+ * `property_id[]` (repeated, distinct, at most 100 uuids). Problems are pushed to `issues`
+ * (`maximum: 100` when there are too many).
+ */
+export function propertyIdsParam(query: Record<string, QueryValue>, issues: ValidationIssue[]): string[] {
+  // a query parser may or may not keep the brackets of `property_id[]`
+  const ids = [...new Set([...queryList(query['property_id[]']), ...queryList(query.property_id)])]
+  if (ids.length > MAX_PROPERTIES_PER_CALL) {
+    issues.push({path: 'query.property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
+  }
+  ids.forEach((id, index) => {
+    if (!uuid.safeParse(id).success) issues.push({path: `query.property_id[][${index}]`, message: 'must be a uuid'})
+  })
+  return ids
+}
+
+/**
+ * `property_id[]` of a listing: undefined when omitted (the whole scope); otherwise checked as
+ * `propertyIdsParam` does (422 validation_failed), then each must be in the Connection Scope (422
+ * property_out_of_scope listing those outside).
+ */
+export function propertyIdsInScope(query: Record<string, QueryValue>, world: World, connection: ConnectionRecord): string[] | undefined {
+  const issues: ValidationIssue[] = []
+  const ids = propertyIdsParam(query, issues)
+  if (issues.length > 0) throw validationFailed(issues, 'The query is invalid.')
+  if (ids.length === 0) return undefined
+  const outside = ids.filter((id) => propertyInScope(world, connection, id) === undefined)
+  if (outside.length > 0) throw new ApiFailure(422, 'property_out_of_scope', 'Some Properties are outside the Connection Scope.', {property_ids: outside})
+  return ids
+}
 
 /** `limit` within the endpoint's bounds (422 validation_failed with `maximum` when too big). */
 export function parseLimit(raw: unknown, bounds: {min: number; max: number; default: number}): number {
@@ -43,24 +77,4 @@ export function parseInstant(raw: QueryValue, name: string): number | undefined 
   if (raw === undefined) return undefined
   if (typeof raw !== 'string' || !instant.safeParse(raw).success) throw validationFailed([{path: name, message: 'must be one ISO 8601 date-time, e.g. 2026-11-22T10:00:00.000Z'}])
   return Date.parse(raw)
-}
-
-const uuid = z.guid()
-
-/**
- * `property_id[]` of a listing: undefined when omitted (the whole scope); at most 100, each in the
- * Connection Scope (422 property_out_of_scope listing those outside).
- */
-export function propertyIdsQuery(query: Record<string, QueryValue>, world: World, connection: ConnectionRecord): string[] | undefined {
-  // a query parser may or may not keep the brackets of `property_id[]`
-  const ids = [...new Set([...queryList(query['property_id[]']), ...queryList(query.property_id)])]
-  if (ids.length === 0) return undefined
-  if (ids.length > MAX_PROPERTIES_PER_CALL) {
-    throw validationFailed([{path: 'property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL}])
-  }
-  const malformed = ids.findIndex((id) => !uuid.safeParse(id).success)
-  if (malformed !== -1) throw validationFailed([{path: `property_id[][${malformed}]`, message: 'must be a uuid'}])
-  const outside = ids.filter((id) => propertyInScope(world, connection, id) === undefined)
-  if (outside.length > 0) throw new ApiFailure(422, 'property_out_of_scope', 'Some Properties are outside the Connection Scope.', {property_ids: outside})
-  return ids
 }

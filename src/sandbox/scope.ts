@@ -76,13 +76,13 @@ export function changeScope<T>(ctx: SandboxContext, change: () => T): T {
     if (!was) continue
     const now = snapshot(ctx.world, connection)
     if ((was.usable && !now.usable) || (was.canWrite && !now.canWrite)) {
-      ctx.cancelUnsent((ref) => ref.connectionId === connection.id)
+      ctx.cancelUnsent((ref) => ref.connectionId === connection.id, 'connection')
       continue
     }
     const removed = [...was.propertyIds].filter((id) => !now.propertyIds.has(id))
     if (removed.length > 0) {
       const gone = new Set(removed)
-      ctx.cancelUnsent((ref) => ref.connectionId === connection.id && gone.has(ref.propertyId))
+      ctx.cancelUnsent((ref) => ref.connectionId === connection.id && gone.has(ref.propertyId), 'property')
     }
   }
   return result

@@ -44,7 +44,8 @@ const LOCATIONS: ReadonlyArray<{currency: string; timezone: string; city: string
 const KINDS = ['Loft', 'Studio', 'Villa', 'Cottage', 'Apartment', 'Suite', 'Cabin', 'House']
 const ADJECTIVES = ['Harbour', 'Garden', 'Old Town', 'Riverside', 'Sunny', 'Quiet', 'Hilltop', 'Central', 'Blue', 'Cedar']
 
-const CHANNELS: ReadonlyArray<{sales_channel: string; name: string}> = [
+/** The Sales Channels of the seeded account (shortcode and display name); `website` is the direct website. */
+export const CHANNELS: ReadonlyArray<{sales_channel: string; name: string}> = [
   {sales_channel: 'website', name: 'Direct website'},
   {sales_channel: 'airbnb', name: 'Airbnb'},
   {sales_channel: 'bookingcom', name: 'Booking.com'},

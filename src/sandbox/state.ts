@@ -109,6 +109,51 @@ export interface IdempotencyRecord {
   answer: {status: number; body: unknown; headers?: Record<string, string>} | null
 }
 
+/**
+ * One booking as the sandbox holds it (src/sandbox/bookings/). Every field the API can expose;
+ * GET /bookings hides `guest.email`/`guest.phone` without guests.read and `price` without
+ * prices.read (docs/contract-gaps.md row 3). Dates are `YYYY-MM-DD` in the Property's calendar,
+ * `check_out` the morning after the last night; both null for a booking without stay dates.
+ * Instants are epoch ms on the sandbox clock. Other features read bookings with `bookingsOf(world)`
+ * (src/sandbox/bookings/feature.ts) and never edit a record in place: a change replaces it.
+ */
+export interface BookingRecord {
+  id: string
+  property_id: string
+  status: 'confirmed' | 'tentative' | 'cancelled'
+  check_in: string | null
+  check_out: string | null
+  occupancy: {adults: number; children: number; infants: number}
+  /** `code`: `direct`, `website`, `other` or the channel shortcode (`airbnb`, `bookingcom`, ...). */
+  sales_channel: {code: string; name: string}
+  channel_reference: string | null
+  /** `email` and `phone` are null when the service holds none. */
+  guest: {name: string | null; email: string | null; phone: string | null}
+  /** In the Property's currency at booking time. */
+  price: {currency: string; total: number; paid: number}
+  created_at: number
+  /** Last change of anything GET /bookings can return; the listing is ordered by (updated_at, id). */
+  updated_at: number
+}
+
+/**
+ * `world.features.bookings` in the state file. The seeded bookings are not stored: they are
+ * generated again from `seed`, `seeded_at`, `count` and `property_ids` (the Properties present when
+ * they were seeded, in that order), then `removed` and `changed` are applied on top.
+ */
+export interface BookingsFeatureState {
+  version: 1
+  seeded_at: number
+  count: number
+  property_ids: string[]
+  /** Bookings created or changed since seeding (whole records), by id. */
+  changed: BookingRecord[]
+  /** Ids of bookings removed from the service (seeded or created). */
+  removed: string[]
+  /** The last `updated_at` handed out: stamps only grow, also across restarts. */
+  last_stamp: number
+}
+
 export interface World {
   seed: number
   app: AppRecord
@@ -125,7 +170,10 @@ export interface World {
   idempotency: Record<string, Record<string, IdempotencyRecord>>
   /** Sandbox clock at the last save, so that a restart never moves time backwards. */
   clock_now: number
-  /** State of features (batches, calendar, ...) keyed by feature name. */
+  /**
+   * State of features keyed by feature name: `restrictions` (calendar and batches), `bookings`
+   * (BookingsFeatureState), ...
+   */
   features: Record<string, unknown>
 }
 

@@ -368,7 +368,9 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     await c.advance(65)
   }
 
-  it('a Property removed from the Property Access cancels its unsent changes only', async () => {
+  // States table: "cancelled (those changes)"; the batch settles by its other Properties, the
+  // cancelled changes counted as not applied (docs/contract-gaps.md, "Readings of rules the contract leaves unclear").
+  it('a Property removed from the Property Access cancels its unsent changes only; the batch settles partially_failed', async () => {
     const [a, b] = [c.ids[20]!, c.ids[21]!]
     const batch = await held([
       {property_id: a, from: c.night(30), to: c.night(30), values: {rate: 71}},
@@ -377,7 +379,7 @@ describe('cancellation of unsent changes and report retention over HTTP', () => 
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'remove_property', property_id: a})
     await release()
     const report = (await c.report(batch)).body
-    expect(report.status).toBe('cancelled')
+    expect(report.status).toBe('partially_failed')
     expect(report.properties.map((property: {status: string; changes: {cancelled: number; applied: number}}) => [property.status, property.changes.cancelled, property.changes.applied])).toEqual([
       ['cancelled', 1, 0],
       ['completed', 0, 1],

@@ -107,6 +107,21 @@ describe('pms sandbox start over real HTTP', () => {
     expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(401)
   })
 
+  it('expires_in is read on the client\'s real clock like Retry-After: under --speed 600 it says ceil(3600 / 600) = 6 s, for a code exchange and a refresh', async () => {
+    const sandbox = await started(['--speed', '600'])
+    const tokens = await connect(sandbox.appUrl)
+    expect(tokens.expires_in).toBe(6)
+    const refreshed = await fetch(`${sandbox.appUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: sandbox.clientId, client_secret: sandbox.clientSecret}).toString(),
+    })
+    expect(((await refreshed.json()) as {expires_in: number}).expires_in).toBe(6)
+    // and the token does die within those real seconds
+    await new Promise((resolve) => setTimeout(resolve, 6_500))
+    expect((await properties(sandbox.appUrl, tokens.access_token)).status).toBe(401)
+  })
+
   it('the same --seed gives the same App and Properties', async () => {
     const one = await started(['--seed', '42', '--properties', '5'])
     const two = await started(['--seed', '42', '--properties', '5'])

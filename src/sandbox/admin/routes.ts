@@ -226,10 +226,11 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
 
   // Triggers: something happens as a guest, host, channel or the service would make it happen.
   app.post('/_sandbox/events', async (request, reply) => {
-    const body = objectBody(request.body)
+    const {trigger: name, ...body} = objectBody(request.body)
     const triggers = Object.assign({}, ...features.map((hooks) => hooks.triggers ?? {})) as NonNullable<SandboxFeatureHooks['triggers']>
-    const trigger = typeof body.trigger === 'string' && Object.hasOwn(triggers, body.trigger) ? triggers[body.trigger] : undefined
+    const trigger = typeof name === 'string' && Object.hasOwn(triggers, name) ? triggers[name] : undefined
     if (!trigger) throw validationFailed([{path: 'trigger', message: `must be one of ${Object.keys(triggers).join(', ')}`}])
+    // each trigger reads its own fields, without the name
     const {events, ...made} = await trigger(body)
     return reply.code(201).send({events: events.map((event) => ({id: event.id, type: event.type})), ...made})
   })

@@ -26,6 +26,9 @@ const TOPICS: Array<[string, string]> = [
   ['Heating', 'The thermostat is in the hallway; please keep it under 22 °C.'],
 ]
 
+/** The contract: "An empty field is null, never omitted"; a list with no item is an empty field (contract-gaps row 4). */
+const listOrNull = <T>(items: T[]): T[] | null => (items.length === 0 ? null : items)
+
 export function propertyGuide(seed: number, property: PropertyRecord) {
   const random = deriveRandom(seed, `guide:${property.id}`)
   const place = PLACES[property.timezone] ?? {city: 'Sandbox City', country: 'XX', region: null, latitude: 0, longitude: 0}
@@ -45,7 +48,8 @@ export function propertyGuide(seed: number, property: PropertyRecord) {
       {name: 'Bedroom', description: 'Double bed, blackout curtains.'},
       {name: 'Living room', description: sparse ? null : 'Sofa bed for two.'},
     ],
-    amenities: AMENITIES.filter(() => random.next() < 0.6),
+    // A sparse guide lists no amenity at all.
+    amenities: listOrNull(AMENITIES.filter(() => random.next() < 0.6 && !sparse)),
     website_texts: sparse ? null : {headline: property.name, summary: `A calm place to stay in ${place.city}.`, description: `${property.name} sleeps up to ${random.int(2, 8)} guests.`},
     welcome_booklet_url: sparse ? null : `https://example.com/booklets/${property.id}`,
     custom_shortcodes: [
@@ -55,7 +59,7 @@ export function propertyGuide(seed: number, property: PropertyRecord) {
       {code: 'arrival_note', value: 'Your door code is {{door_code}}.'},
     ],
     // Only active Knowledge is returned; suggested or rejected entries stay inside the service.
-    knowledge: knowledge.filter((entry) => entry.active).map(({active: _, ...entry}) => entry),
+    knowledge: listOrNull(knowledge.filter((entry) => entry.active).map(({active: _, ...entry}) => entry)),
   }
 }
 

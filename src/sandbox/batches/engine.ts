@@ -73,6 +73,8 @@ export interface StoredBatch {
   completedAt: number | null
   status: BatchStatus
   started: boolean
+  /** A connection-level cancellation (revocation, suspension, ...) hit the batch: it ends `cancelled`. */
+  stopped?: boolean
   /** Changes not settled yet, over every Property (in flight included). */
   pending: number
   properties: PropertyOutcome[]
@@ -147,10 +149,25 @@ export interface BatchEngineState {
   }>
 }
 
+/** Status of one Property of a batch: `cancelled` once any of its changes was cancelled. */
 export function statusOf(counts: Pick<Counts, 'pending' | 'applied' | 'failed' | 'cancelled'>, started: boolean): BatchStatus {
   if (counts.pending > 0) return started ? 'processing' : 'queued'
   if (counts.cancelled > 0) return 'cancelled'
   if (counts.failed === 0) return 'completed'
+  return counts.applied > 0 ? 'partially_failed' : 'failed'
+}
+
+/**
+ * Status of a whole batch (docs/contract-gaps.md, "Readings of rules the contract leaves unclear").
+ * A connection-level cancellation stops it: `cancelled`. Otherwise changes cancelled because their
+ * Property left the Property Access count as not applied, like failures: nothing failed or cancelled is `completed` (also when nothing was
+ * applied: every change unchanged, refused or superseded), some applied `partially_failed`, none
+ * applied `failed`.
+ */
+export function batchStatusOf(counts: Pick<Counts, 'pending' | 'applied' | 'failed' | 'cancelled'>, started: boolean, stopped: boolean): BatchStatus {
+  if (counts.pending > 0) return started ? 'processing' : 'queued'
+  if (stopped) return 'cancelled'
+  if (counts.failed + counts.cancelled === 0) return 'completed'
   return counts.applied > 0 ? 'partially_failed' : 'failed'
 }
 
@@ -229,9 +246,10 @@ export class BatchEngine {
 
   /**
    * Cancels every change not yet sent whose batch and Property match: immediate and permanent.
-   * Changes in flight complete.
+   * Changes in flight complete. At level `connection` every batch touched ends `cancelled`; at
+   * level `property` it settles by its other changes (see batchStatusOf).
    */
-  cancelUnsent(predicate: (ref: UnsentRef) => boolean): number {
+  cancelUnsent(predicate: (ref: UnsentRef) => boolean, level: 'connection' | 'property'): number {
     const now = this.options.now()
     const touched = new Set<StoredBatch>()
     let cancelled = 0
@@ -241,6 +259,7 @@ export class BatchEngine {
           if (!predicate({connectionId: change.batch.connectionId, propertyId: lane.propertyId, batchId: change.batch.id})) continue
           stream.pending.delete(key)
           this.settle(change, 'cancelled', now)
+          if (level === 'connection') change.batch.stopped = true
           touched.add(change.batch)
           cancelled++
         }
@@ -429,7 +448,8 @@ export class BatchEngine {
 
   private refresh(batch: StoredBatch, at: number): void {
     if (batch.completedAt !== null) return
-    const status = statusOf(batch.pending > 0 ? {pending: batch.pending, applied: 0, failed: 0, cancelled: 0} : sumCounts(batch.properties), batch.started)
+    const counts = batch.pending > 0 ? {pending: batch.pending, applied: 0, failed: 0, cancelled: 0} : sumCounts(batch.properties)
+    const status = batchStatusOf(counts, batch.started, batch.stopped === true)
     batch.status = status
     if (batch.pending === 0) {
       batch.completedAt = at

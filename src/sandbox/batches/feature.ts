@@ -3,7 +3,7 @@
  * POST /restriction-batches, GET /restriction-batches/{id}, host actions on Manual Overrides, the
  * cancellation hook and the channel sender running on the sandbox clock.
  */
-import type {SandboxContext} from '../context.js'
+import type {CancelLevel, CancelPredicate, SandboxContext} from '../context.js'
 import {newId} from '../context.js'
 import {channelsDown} from '../faults.js'
 import type {SandboxFeature} from '../feature.js'
@@ -147,7 +147,7 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
     calendar,
     engine,
     hooks: {
-      cancelUnsent: (predicate: (ref: {connectionId: string; propertyId: string}) => boolean) => void engine.cancelUnsent(predicate),
+      cancelUnsent: (predicate: CancelPredicate, level: CancelLevel) => void engine.cancelUnsent(predicate, level),
       host: (body: unknown) => hostAction(body, calendar, propertyExists),
       save: (): RestrictionsFeatureState => ({calendar: calendar.toJSON(), engine: engine.toJSON()}),
       close: () => engine.stop(),

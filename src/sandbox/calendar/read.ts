@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import type {ValidationIssue} from '../../contract/errors.js'
-import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
+import {MAX_DAYS_PER_RESTRICTIONS_CALL} from '../../contract/limits.js'
+import {propertyIdsParam, queryList as list, type QueryValue} from '../query.js'
 import type {Calendar, RestrictionRecordOut} from './calendar.js'
 import {isoToDay} from './dates.js'
 
@@ -9,12 +10,6 @@ export type ReadRejection =
   | {code: 'property_out_of_scope'; message: string; details: {property_ids: string[]}}
 
 const isoDate = z.iso.date()
-const uuid = z.guid()
-
-/** Query values as a URL query parser hands them over: one string, repeated strings, or nothing. */
-type QueryValue = string | string[] | undefined
-
-const list = (value: QueryValue): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
 /**
  * GET /restrictions (docs/contract-gaps.md rows 1 and 9): `property_id[]` 1 to 100 Properties of
@@ -27,15 +22,8 @@ export function readRestrictions(
   calendar: Calendar,
 ): {ok: true; data: RestrictionRecordOut[]} | {ok: false; rejection: ReadRejection} {
   const issues: ValidationIssue[] = []
-  // a query parser may or may not keep the brackets of `property_id[]`
-  const ids = [...new Set([...list(query['property_id[]']), ...list(query.property_id)])]
+  const ids = propertyIdsParam(query, issues)
   if (ids.length === 0) issues.push({path: 'query.property_id[]', message: 'at least one property_id[] is required'})
-  if (ids.length > MAX_PROPERTIES_PER_CALL) {
-    issues.push({path: 'query.property_id[]', message: `at most ${MAX_PROPERTIES_PER_CALL} Properties per call`, maximum: MAX_PROPERTIES_PER_CALL})
-  }
-  ids.forEach((id, index) => {
-    if (!uuid.safeParse(id).success) issues.push({path: `query.property_id[][${index}]`, message: 'must be a uuid'})
-  })
   const dates: Record<'from' | 'to', number | undefined> = {from: undefined, to: undefined}
   for (const name of ['from', 'to'] as const) {
     const values = list(query[name])

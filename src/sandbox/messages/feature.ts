@@ -10,11 +10,11 @@ import type {SandboxContext} from '../context.js'
 import type {SandboxEvent} from '../events.js'
 import type {SandboxFeature} from '../feature.js'
 import {ApiFailure, notFound, validationFailed, type ApiServer} from '../http.js'
-import {decodeCursor, encodeCursor, parseInstant, parseLimit, propertyIdsQuery} from '../query.js'
+import {decodeCursor, encodeCursor, parseInstant, parseLimit, propertyIdsInScope} from '../query.js'
 import {deriveRandom} from '../random.js'
 import {effectivePermissions, propertiesInScope, propertyInScope} from '../scope.js'
 import type {ConnectionRecord} from '../state.js'
-import {bookingDirectory, type ConversationBooking} from './bookings.js'
+import {bookingDirectory, hasChannelMessaging, type ConversationBooking} from './bookings.js'
 import {messageEvents} from './events.js'
 import {sniffImageType} from './images.js'
 import {seedConversations} from './seed.js'
@@ -30,9 +30,6 @@ const SEND_URL = API_PREFIX + SEND_PATH
 /** How often (real time) due Scheduled Messages are sent and their events raised. */
 const TICK_MS = 250
 
-/** Why `platform` cannot reach the guest, by Sales Channel: `direct` and `other` bookings have no channel messaging. */
-const CHANNELS_WITHOUT_MESSAGING = new Set(['direct', 'other'])
-
 const PLATFORM_BLOCKS = {
   no_messaging: 'The Sales Channel of this booking has no messaging; nothing was sent.',
   no_conversation: 'No conversation exists on the Sales Channel for this booking yet; nothing was sent.',
@@ -42,7 +39,7 @@ const PLATFORM_BLOCKS = {
 export function registerConversations(ctx: SandboxContext, api: ApiServer, saved: unknown) {
   const state = saved as ConversationsState | undefined
   const seededAt = state?.seeded_at ?? ctx.clock.now()
-  const bookings = bookingDirectory(ctx, seededAt)
+  const bookings = bookingDirectory(ctx)
   const conversations = state ? new Conversations(state) : seedConversations(ctx.world, bookings, seededAt)
   const {world} = ctx
 
@@ -92,7 +89,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     handler({connection, query, now}) {
       advance()
       const limit = parseLimit(query.limit, THREADS_PAGE_SIZE)
-      const ids = propertyIdsQuery(query, world, connection)
+      const ids = propertyIdsInScope(query, world, connection)
       const since = parseInstant(query.updated_since, 'updated_since')
       const cursor = decodeCursor(query.cursor, 't1', 3)?.map(Number)
       if (cursor?.some((part) => !Number.isSafeInteger(part))) throw validationFailed([{path: 'cursor', message: 'is not a cursor returned by this endpoint'}])
@@ -201,14 +198,14 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
   const checkChannel = (booking: ConversationBooking, channel: string) => {
     const messaging = conversations.state.accounts[booking.account_id] ?? {email_sender: true, sms_billing: true}
     if (channel === 'platform') {
-      const block = conversations.state.platform_blocks[booking.id] ?? (CHANNELS_WITHOUT_MESSAGING.has(booking.sales_channel.code) ? 'no_messaging' : undefined)
+      const block = conversations.state.platform_blocks[booking.id] ?? (hasChannelMessaging(booking) ? undefined : 'no_messaging')
       if (block) throw new ApiFailure(422, 'channel_unavailable', PLATFORM_BLOCKS[block])
     } else if (channel === 'email') {
       if (!messaging.email_sender) throw new ApiFailure(422, 'channel_unavailable', 'The account has no sending address for email; nothing was sent.')
       if (!booking.guest_email) throw new ApiFailure(422, 'missing_guest_contact', 'The guest has no email address; nothing was sent.')
     } else if (channel === 'sms') {
-      if (!booking.guest_phone) throw new ApiFailure(422, 'missing_guest_contact', 'The guest has no phone number; nothing was sent.')
       if (!messaging.sms_billing) throw new ApiFailure(422, 'sms_billing_unavailable', 'The subscription cannot be billed for SMS; nothing was sent, nothing billed.')
+      if (!booking.guest_phone) throw new ApiFailure(422, 'missing_guest_contact', 'The guest has no phone number; nothing was sent.')
     }
   }
 

@@ -5,7 +5,7 @@
  */
 import type {World} from '../state.js'
 import {deriveRandom, type Random} from '../random.js'
-import type {BookingDirectory, ConversationBooking} from './bookings.js'
+import {hasChannelMessaging, type BookingDirectory, type ConversationBooking} from './bookings.js'
 import {solidPng} from './images.js'
 import {Conversations, type Channel, type StoredAttachment, type StoredAuthor} from './store.js'
 
@@ -97,19 +97,19 @@ export function seedConversations(world: World, bookings: BookingDirectory, seed
   const all = bookings.all()
   const ofAccount = (accountId: string | undefined) => all.filter((booking) => booking.account_id === accountId)
   const own = ofAccount(first?.id)
-  // The first booking of each Property is confirmed, on a channel with messaging and with both contacts.
-  const leads = own.filter((booking, index) => index === 0 || own[index - 1]?.property_id !== booking.property_id)
-  const special = leads.slice(0, 8)
+  // The cases sit on bookings every channel reaches: channel messaging and both guest contacts.
+  const reachable = (booking: ConversationBooking) => hasChannelMessaging(booking) && booking.guest_email !== null && booking.guest_phone !== null && booking.status !== 'cancelled'
+  const special = own.filter(reachable).slice(0, 8)
   const [threadCase, attachmentsCase, longCase, scheduledCase, scheduledOnlyCase, pendingCase, noConversation, disconnected] = special
 
-  // every Property's first booking has a thread, and about a third of the others up to a bound,
-  // so that 100,000 bookings still seed in a blink
+  // the first booking of every Property has a thread, and about a third of the others up to a
+  // bound, so that 100,000 bookings still seed in a blink
   let extra = 0
-  let previousProperty: string | undefined
+  const withThread = new Set<string>()
   for (const booking of all) {
-    const lead = booking.property_id !== previousProperty
-    previousProperty = booking.property_id
+    const lead = !withThread.has(booking.property_id)
     if (special.includes(booking)) continue
+    withThread.add(booking.property_id)
     if (lead) seedThread(booking)
     else if (extra < MAX_EXTRA_THREADS && random.next() < 0.3) {
       extra++
@@ -188,11 +188,12 @@ export function seedConversations(world: World, bookings: BookingDirectory, seed
 
   const threadless = (booking: ConversationBooking) => state.threads[booking.id] === undefined
   cases.without_messages = own.find((booking) => threadless(booking) && !(booking.id in state.platform_blocks))?.id ?? null
-  cases.platform_no_messaging = own.find((booking) => booking.sales_channel.code === 'direct' || booking.sales_channel.code === 'other')?.id ?? null
+  cases.platform_no_messaging = own.find((booking) => !hasChannelMessaging(booking))?.id ?? null
   cases.no_guest_email = own.find((booking) => booking.guest_email === null)?.id ?? null
   cases.no_guest_phone = own.find((booking) => booking.guest_phone === null)?.id ?? null
-  const secondLead = ofAccount(second?.id)[0]
-  cases.account_without_email_sender_or_sms_billing = second ? {account_id: second.id, booking_id: secondLead?.id ?? null} : null
+  const secondAccount = ofAccount(second?.id)
+  const secondBooking = secondAccount.find(reachable) ?? secondAccount.find(hasChannelMessaging) ?? secondAccount[0]
+  cases.account_without_email_sender_or_sms_billing = second ? {account_id: second.id, booking_id: secondBooking?.id ?? null} : null
   state.cases = cases
   return conversations
 }

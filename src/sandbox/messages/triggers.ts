@@ -8,7 +8,7 @@ import {MESSAGE_CHANNELS} from '../../contract/messages.js'
 import type {SandboxContext} from '../context.js'
 import type {SandboxEvent} from '../events.js'
 import type {TriggerResult} from '../feature.js'
-import {validationFailed, type ValidationIssue} from '../http.js'
+import {notFound, validationFailed, type ValidationIssue} from '../http.js'
 import type {BookingDirectory} from './bookings.js'
 import {solidPng} from './images.js'
 import type {AuthorType, Channel, Conversations, NewMessage, StoredMessage} from './store.js'
@@ -39,7 +39,7 @@ function parseBody(body: unknown, parts: TriggerParts, fields: ReadonlyArray<key
   const issues: ValidationIssue[] = []
   const fallback = parts.conversations.state.cases.thread
   const bookingId = input.booking_id ?? fallback
-  if (typeof bookingId !== 'string' || parts.bookings.get(bookingId) === undefined) issues.push({path: 'booking_id', message: 'must be the id of a booking of the sandbox'})
+  if (typeof bookingId !== 'string') issues.push({path: 'booking_id', message: 'must be the id of a booking of the sandbox'})
   const text = input.text
   if (fields.includes('text') && text !== undefined && (typeof text !== 'string' || text.length === 0 || text.length > MESSAGE_TEXT_MAX_LENGTH)) {
     issues.push({path: 'text', message: `must be a string of 1 to ${MESSAGE_TEXT_MAX_LENGTH} characters`, maximum: MESSAGE_TEXT_MAX_LENGTH})
@@ -50,9 +50,10 @@ function parseBody(body: unknown, parts: TriggerParts, fields: ReadonlyArray<key
   if (fields.includes('photo') && typeof photo !== 'boolean') issues.push({path: 'photo', message: 'must be a boolean'})
   if (fields.includes('photo') && photo === true && channel !== 'platform') issues.push({path: 'photo', message: 'photos come on the platform channel only'})
   for (const key of Object.keys(input)) {
-    if (key !== 'trigger' && !(fields as readonly string[]).includes(key)) issues.push({path: key, message: `unknown field ${key}`})
+    if (!(fields as readonly string[]).includes(key)) issues.push({path: key, message: `unknown field ${key}`})
   }
   if (issues.length > 0) throw validationFailed(issues, 'The trigger body is invalid.')
+  if (parts.bookings.get(bookingId as string) === undefined) throw notFound(`No booking ${String(bookingId)}.`)
   return {booking_id: bookingId as string, text: text as string | undefined, channel: channel as Channel, photo: photo === true}
 }
 

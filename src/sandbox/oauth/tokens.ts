@@ -122,7 +122,9 @@ function issuePair(ctx: SandboxContext, family: TokenFamilyRecord): TokenPair {
   const refreshHash = hashToken(refresh)
   ctx.world.refresh_tokens[refreshHash] = {family_id: family.id, expires_at: now + REFRESH_TOKEN_IDLE_EXPIRY_DAYS * DAY_MS}
   family.live_refresh_hash = refreshHash
-  return {access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, refresh_token: refresh}
+  // expires_in is read on the client's own (real) clock, like Retry-After: a fast sandbox clock shortens it.
+  const expiresIn = Math.ceil(ctx.clock.toRealMs(ACCESS_TOKEN_LIFETIME_SECONDS * 1000) / 1000)
+  return {access_token: access, token_type: 'Bearer', expires_in: expiresIn, refresh_token: refresh}
 }
 
 function consentIsCurrent(ctx: SandboxContext, connectionId: string, consentId: string): ConnectionRecord | undefined {

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {BatchEngine, batchReport, statusOf} from '../../../../src/sandbox/batches/index.js'
+import {batchStatusOf} from '../../../../src/sandbox/batches/engine.js'
 import {FIELD_INDEX, seededFacts} from '../../../../src/sandbox/calendar/index.js'
 import {START, TODAY, entry, night, properties, propertyId, world} from './support.js'
 
@@ -20,6 +21,20 @@ describe('Restriction Batch status table', () => {
     ['cancelled: unsent changes were cancelled', {pending: 0, applied: 1, failed: 0, cancelled: 1}, true, 'cancelled'],
   ] as const)('%s', (_rule, counts, started, status) => {
     expect(statusOf(counts, started)).toBe(status)
+  })
+
+  // States table: "cancelled (those changes)": a Property removed from the Property Access cancels its
+  // own unsent changes and the batch settles by the others (docs/contract-gaps.md, "Readings of rules the contract leaves unclear"); a connection-level
+  // cause stops the whole batch.
+  it.each([
+    ['connection-level cancellation stops the batch: cancelled', {pending: 0, applied: 3, failed: 0, cancelled: 1}, true, 'cancelled'],
+    ['Property-level cancellation, the rest applied: partially_failed (cancelled counts as not applied)', {pending: 0, applied: 3, failed: 0, cancelled: 1}, false, 'partially_failed'],
+    ['Property-level cancellation, nothing applied: failed', {pending: 0, applied: 0, failed: 0, cancelled: 2}, false, 'failed'],
+    ['Property-level cancellation and failures, some applied: partially_failed', {pending: 0, applied: 1, failed: 1, cancelled: 1}, false, 'partially_failed'],
+    ['nothing applied, nothing failed, nothing cancelled (unchanged, refused, superseded): completed', {pending: 0, applied: 0, failed: 0, cancelled: 0}, false, 'completed'],
+    ['still waiting after a Property-level cancellation: processing', {pending: 2, applied: 0, failed: 0, cancelled: 1}, false, 'processing'],
+  ] as const)('batch status: %s', (_rule, counts, stopped, status) => {
+    expect(batchStatusOf(counts, true, stopped)).toBe(status)
   })
 
 
@@ -103,7 +118,7 @@ describe('Restriction Batch status table', () => {
   it('cancelled when unsent changes are cancelled', () => {
     const w = world()
     const batch = w.submit({entries: [entry(5, night(30), night(30), {rate: 111})]})
-    expect(w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1')).toBe(1)
+    expect(w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1', 'connection')).toBe(1)
     expect(batch.status).toBe('cancelled')
     expect(batchReport(batch).changes).toMatchObject({cancelled: 1, pending: 0})
     expect(w.finals.map((final) => final.status)).toEqual(['cancelled'])
@@ -246,20 +261,21 @@ describe('cancellation of unsent changes', () => {
     const w = world()
     const mine = w.submit({entries: [entry(5, night(30), night(30), {rate: 99}), entry(6, night(30), night(30), {rate: 98})]}, 'conn-1')
     const theirs = w.submit({entries: [entry(7, night(30), night(30), {rate: 97})]}, 'conn-2')
-    w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1')
+    w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1', 'connection')
     w.later(MINUTE)
     expect(mine.status).toBe('cancelled')
     expect(batchReport(mine).changes).toMatchObject({cancelled: 2, applied: 0})
+    expect(batchReport(mine).properties.map((property) => property.status)).toEqual(['cancelled', 'cancelled'])
     expect(theirs.status).toBe('completed')
     expect(rateOn(w, 5, 30)).not.toBe(99)
   })
 
-  it('a Property removed from the Property Access cancels only its unsent changes; a change on its way completes', () => {
+  it('a Property removed from the Property Access cancels only its unsent changes; a change on its way completes; the batch settles by its other Properties', () => {
     const w = world()
     const sent = w.submit({entries: [entry(5, night(30), night(30), {rate: 99})]})
     w.at(START)
     const batch = w.submit({entries: [entry(5, night(31), night(31), {rate: 98}), entry(6, night(31), night(31), {rate: 97})]})
-    w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1' && ref.propertyId === propertyId(5))
+    w.engine.cancelUnsent((ref) => ref.connectionId === 'conn-1' && ref.propertyId === propertyId(5), 'property')
     w.later(MINUTE)
     expect(sent.status).toBe('completed')
     expect(rateOn(w, 5, 30)).toBe(99)
@@ -267,7 +283,9 @@ describe('cancellation of unsent changes', () => {
       ['cancelled', 1, 0],
       ['completed', 0, 1],
     ])
-    expect(batch.status).toBe('cancelled')
+    // the cancelled change counts as not applied, the other Property's applied
+    expect(batch.status).toBe('partially_failed')
+    expect(w.finals.at(-1)?.status).toBe('partially_failed')
     // permanent: nothing comes back later
     w.later(60 * MINUTE)
     expect(rateOn(w, 5, 31)).not.toBe(98)

@@ -133,11 +133,14 @@ describe('message triggers (POST /_sandbox/events)', () => {
     expect(await messageEvents(app)).toEqual([])
   })
 
-  it('bodies are validated: 422 validation_failed', async () => {
+  it('bodies are validated: 422 validation_failed; an unknown booking is 404 not_found', async () => {
     const sandbox = await conversationSandbox()
     app = sandbox.app
+    const unknown = await trigger(app, {trigger: 'guest_message', booking_id: '00000000-0000-4000-8000-000000000000'})
+    expect(unknown.statusCode).toBe(404)
+    expect(errorCode(unknown)).toBe('not_found')
     for (const body of [
-      {trigger: 'guest_message', booking_id: '00000000-0000-4000-8000-000000000000'},
+      {trigger: 'guest_message', booking_id: 42},
       {trigger: 'guest_message', channel: 'fax'},
       {trigger: 'guest_message', text: ''},
       {trigger: 'guest_message', photo: 'yes'},

@@ -158,6 +158,18 @@ describe('GET /message-threads', () => {
     expect(events.data.filter((event) => event.type === 'message.sent').map((event) => event.data.id)).toContain(scheduled.message_id)
   })
 
+  it('a booking removed from the service takes its thread out of the listing and its messages answer 404', async () => {
+    // contract: "A booking removed from the service ... leaves the listing"; a Message Thread is "the conversation of one booking"
+    const sandbox = await conversationSandbox()
+    app = sandbox.app
+    const bookingId = sandbox.cases.thread
+    expect((await walkThreads(app, sandbox.token, 'limit=500')).threads.map((thread) => thread.booking_id)).toContain(bookingId)
+    const removed = await trigger(app, {trigger: 'booking_removed', booking_id: bookingId})
+    expect(removed.statusCode).toBe(201)
+    expect((await walkThreads(app, sandbox.token, 'limit=500')).threads.map((thread) => thread.booking_id)).not.toContain(bookingId)
+    expect(errorCode(await apiGet(app, sandbox.token, `/bookings/${bookingId}/messages`))).toBe('not_found')
+  })
+
   it('messages.read is needed to list threads, whatever else the connection holds', async () => {
     // contract: "Permissions are independent (for example `messages.write` does not imply `messages.read`)."
     const sandbox = await conversationSandbox({permissions: ['messages.write', 'bookings.read']})
