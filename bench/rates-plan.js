@@ -9,7 +9,7 @@ import {performance} from 'node:perf_hooks'
 import {parse} from 'csv-parse'
 import {readRatesCsv} from '../dist/src/rates/csv-reader.js'
 import {planBatches} from '../dist/src/rates/planner.js'
-import {formatDay, todayIn} from '../dist/src/rates/days.js'
+import {formatDay, todayIn} from '../dist/src/contract/days.js'
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name)

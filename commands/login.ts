@@ -3,6 +3,7 @@ import {login, DEFAULT_LOGIN_TIMEOUT_SECONDS} from '../src/auth/login.js'
 import {authRunOptions} from '../src/auth/run-options.js'
 import {DEFAULT_REDIRECT_URI} from '../src/auth/urls.js'
 import {BaseCommand} from '../src/cli/base-command.js'
+import {plural} from '../src/text/words.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Connect pms to an account: OAuth authorization code flow with PKCE'
@@ -44,7 +45,7 @@ The first login of a profile needs --app-url, --client-id and --client-secret (o
     this.emit(result, (r) =>
       [
         `Logged in: profile "${r.profile}" at ${r.app_url}.`,
-        r.properties === null ? `Connected (${r.note}).` : `The connection may act on ${r.properties} ${r.properties === 1 ? 'Property' : 'Properties'}.`,
+        r.properties === null ? `Connected (${r.note}).` : `The connection may act on ${plural(r.properties, 'Property', 'Properties')}.`,
         `Credentials stored in the ${r.store}.`,
       ].join('\n'),
     )

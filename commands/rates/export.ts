@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {plural} from '../../src/text/words.js'
 
 export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override summary = 'Export the current rates and restrictions as CSV in the import format'
@@ -17,8 +18,9 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
   }
 
   async run(): Promise<void> {
-    const [{writeFile}, {readCalendarOf}, rates] = await Promise.all([
+    const [{writeFile}, {keyColumns, toCsv}, {readCalendarOf}, rates] = await Promise.all([
       import('node:fs/promises'),
+      import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/rates/index.js'),
     ])
@@ -26,12 +28,12 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     const range = rates.parseRange(this.flags.from, this.flags.to)
     const {properties, records} = await readCalendarOf(this.ctx, this.flags.property, range)
     const rows = rates.exportRows(records, rates.namesOf(properties))
-    const csv = rates.toCsvText(rates.EXPORT_COLUMNS, rows)
+    const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows)
     const note = rates.exportRangeNote(range, this.ctx.clock.now())
     if (note) io.err(note)
     if (this.flags.output) {
       await writeFile(this.flags.output, csv)
-      io.err(`Wrote ${rows.length} rows to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
+      io.err(`Wrote ${plural(rows.length, 'row')} to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
       if (this.ctx.json) this.emit({file: this.flags.output, rows: rows.length}, () => '')
     } else {
       this.emit(rows, () => csv)

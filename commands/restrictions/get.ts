@@ -18,7 +18,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   }
 
   async run(): Promise<void> {
-    const [{paint, renderTable}, {readCalendarOf}, {UsageError}, rates] = await Promise.all([
+    const [{keyColumns, paint, renderTable, toCsv}, {readCalendarOf}, {UsageError}, rates] = await Promise.all([
       import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/client/errors.js'),
@@ -31,9 +31,9 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     const {properties, records} = await readCalendarOf(this.ctx, this.flags.all ? undefined : this.flags.property, range)
     const names = rates.namesOf(properties)
     const rows = rates.calendarRows(records, names)
-    const columns = rates.CALENDAR_COLUMNS.map((key) => ({header: key, value: (row: (typeof rows)[number]) => row[key]}))
+    const columns = keyColumns(rates.CALENDAR_COLUMNS)
     this.emit(records, () => {
-      if (this.flags.csv) return rates.toCsvText(rates.CALENDAR_COLUMNS, rows)
+      if (this.flags.csv) return toCsv(columns, rows)
       if (this.ctx.io.stdoutIsTTY) return rates.renderCalendar(records, names, (style, text) => paint(this.ctx.io, style, text))
       return renderTable(this.ctx.io, columns, rows)
     })

@@ -1,5 +1,6 @@
-import {request, type Dispatcher} from 'undici'
-import {createDispatcher, DEFAULT_TIMEOUTS} from '../client/http.js'
+import {ApiError, RateLimitError} from '../client/errors.js'
+import {staticTokenProvider} from '../client/token-provider.js'
+import type {Transport} from '../client/transport.js'
 
 /** One GET under {app_url}/api/v1 with a bearer token; what came back, without throwing on HTTP errors. */
 export interface ProbeAnswer {
@@ -9,44 +10,22 @@ export interface ProbeAnswer {
   json?: unknown
 }
 
-export interface ProbeOptions {
-  userAgent?: string
-  timeoutMs?: number
-  trace?: (line: string) => void
-  /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY, like the API client. */
-  env?: NodeJS.ProcessEnv
-}
-
-export async function probeGet(appUrl: string, path: string, token: string | undefined, options: ProbeOptions = {}): Promise<ProbeAnswer> {
-  const url = `${appUrl}/api/v1${path}`
-  options.trace?.(`> GET ${url}${token ? ' (authorization: Bearer, redacted)' : ''}`)
-  const timeoutMs = options.timeoutMs ?? 15_000
-  const dispatcher = createDispatcher({...DEFAULT_TIMEOUTS, headersMs: timeoutMs, bodyMs: timeoutMs}, options.env)
+/**
+ * A read of `pms auth status` and `pms auth doctor`, sent like every read (paced in the profile's
+ * shared budget, retried on 5xx, traced) with `token` as it is: a refused token is reported, not
+ * refreshed. A connection that cannot be made still throws.
+ */
+export async function probeGet(http: Transport, path: string, token: string | undefined): Promise<ProbeAnswer> {
+  const sender = token === undefined ? http : http.withTokens(staticTokenProvider(token))
   try {
-    return await get(url, token, options, dispatcher)
-  } finally {
-    await dispatcher.close().catch(() => undefined)
+    const answer = await sender.send({method: 'GET', path})
+    return {status: answer.status, json: answer.body}
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const shaped = error.code !== `http_${error.status}`
+      return {status: error.status, json: error.body, ...(shaped ? {code: error.code} : {})}
+    }
+    if (error instanceof RateLimitError) return {status: 429, code: 'rate_limited'}
+    throw error
   }
-}
-
-async function get(url: string, token: string | undefined, options: ProbeOptions, dispatcher: Dispatcher): Promise<ProbeAnswer> {
-  const response = await request(url, {
-    dispatcher,
-    method: 'GET',
-    headers: {
-      accept: 'application/json',
-      ...(token ? {authorization: `Bearer ${token}`} : {}),
-      ...(options.userAgent ? {'user-agent': options.userAgent} : {}),
-    },
-  })
-  const text = await response.body.text()
-  let json: unknown
-  try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
-  }
-  const code = (json as {error?: {code?: unknown}} | undefined)?.error?.code
-  options.trace?.(`< ${response.statusCode}${typeof code === 'string' ? ` ${code}` : ''} ${url}`)
-  return {status: response.statusCode, json, ...(typeof code === 'string' ? {code} : {})}
 }

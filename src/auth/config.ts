@@ -1,7 +1,8 @@
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync} from 'node:fs'
 import {join} from 'node:path'
 import {UsageError} from '../client/errors.js'
 import {CredentialStoreError} from './errors.js'
+import {writeFileAtomicSync} from '../fs/atomic-write.js'
 
 /** Non-secret settings of one profile. Secrets live in the credential store, never here. */
 export interface ProfileConfig {
@@ -146,9 +147,7 @@ export function saveConfig(configDir: string, config: PmsConfig, loaded?: Pick<L
         // already gone: nothing to keep
       }
     }
-    const temp = `${path}.${process.pid}.tmp`
-    writeFileSync(temp, JSON.stringify(config, null, 2) + '\n', {mode: 0o600})
-    renameSync(temp, path)
+    writeFileAtomicSync(path, JSON.stringify(config, null, 2) + '\n')
   } catch (error) {
     throw new CredentialStoreError(`Cannot write ${path}: ${(error as Error).message}`, {cause: error, suggestion: 'check the permissions of the config directory (PMS_CONFIG_DIR)'})
   }

@@ -1,12 +1,15 @@
 import {PmsError} from '../client/errors.js'
 import {loginCommand} from './errors.js'
-import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
+import type {Transport} from '../client/transport.js'
+import {probeGet, type ProbeAnswer} from './api-probe.js'
 import {configPath} from './config.js'
 import {openProfileSession, type ProfileSession, type TokenProviderOptions} from './index.js'
 import {KeychainTokenStore} from './keychain-store.js'
-import {loadProfile, resolveAppUrl} from './profile.js'
+import {loadProfile, resolveAppUrl, type LoadedProfile} from './profile.js'
+import {serviceTransport} from './service-http.js'
 import {probeKeychain} from './store-select.js'
 import {expiresSoon} from './stored-token-provider.js'
+import type {StoredCredentials} from './token-store.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip'
 
@@ -31,114 +34,142 @@ export interface DoctorReport {
   ok: boolean
 }
 
-/**
- * Checks in order, each telling what to do: config, keychain, token store, app_url, token,
- * refresh, then the read Permissions of the connection (one cheap read each). A failure stops
- * the checks that depend on it (they are reported as skipped).
- */
-export async function doctor(options: TokenProviderOptions): Promise<DoctorReport> {
-  const checks: DoctorCheck[] = []
-  const add = (check: DoctorCheck) => checks.push(check)
-  const profile = loadProfile(options)
-  const probe = {userAgent: options.userAgent, trace: options.trace, env: options.env}
-  const report = (permissions: PermissionCheck[] = []): DoctorReport => ({
-    profile: profile.name,
-    checks: inOrder(checks),
-    permissions,
-    ok: checks.every((c) => c.status !== 'fail'),
-  })
-
-  // 1. config
-  let appUrl: string | undefined
-  try {
-    appUrl = resolveAppUrl(options)
-  } catch (error) {
-    add({check: 'config', status: 'fail', detail: (error as Error).message, fix: `${loginCommand(profile.name)} --app-url https://... --client-id ... --client-secret ...`})
-  }
-  const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
-  if (appUrl) {
-    if (!clientId) add({check: 'config', status: 'fail', detail: `profile "${profile.name}" has no client_id`, fix: `pms config set client_id ...${profile.name === 'default' ? '' : ` --profile ${profile.name}`} (or PMS_CLIENT_ID)`})
-    else add({check: 'config', status: 'ok', detail: `${profile.loaded.exists ? configPath(options.configDir) : 'environment'}: profile "${profile.name}", app_url ${appUrl}, client_id ${clientId}`})
-  }
-
-  // 2. keychain
-  const keychain = await probeKeychain(new KeychainTokenStore(profile.name, options.configDir))
-  if (keychain.ok) add({check: 'keychain', status: 'ok', detail: 'the OS keychain answers'})
-  else
-    add({
-      check: 'keychain',
-      status: profile.requireKeychain ? 'fail' : 'warn',
-      detail: `no OS keychain: ${keychain.reason}`,
-      fix: profile.requireKeychain
-        ? 'start a Secret Service (gnome-keyring-daemon, KWallet) in this session, or pms config set require_keychain false'
-        : 'credentials fall back to a 0600 file; start a Secret Service to use the keychain',
-    })
-
-  // 3. token store
-  if (options.env.PMS_ACCESS_TOKEN) {
-    add({check: 'token store', status: 'skip', detail: 'PMS_ACCESS_TOKEN is set: the store is not used'})
-  }
-  let session: ProfileSession | undefined
-  let stored: Awaited<ReturnType<ProfileSession['store']['read']>>
-  if (!options.env.PMS_ACCESS_TOKEN && appUrl && clientId) {
-    try {
-      session = await openProfileSession({...options, appUrl})
-      stored = await session.store.read()
-      if (stored?.refresh_token) add({check: 'token store', status: 'ok', detail: `${session.store.description} holds a login`})
-      else {
-        add({check: 'token store', status: 'fail', detail: `${session.store.description} holds no login`, fix: loginCommand(profile.name)})
-        session = undefined
-      }
-    } catch (error) {
-      add({check: 'token store', status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)})
-    }
-  }
-
-  // 4. app_url reachable
-  if (!appUrl) return report()
-  try {
-    const answer = await probeGet(appUrl, '/openapi.json', undefined, probe)
-    add({check: 'app_url', status: 'ok', detail: `${appUrl} answers (HTTP ${answer.status})`})
-  } catch (error) {
-    add({check: 'app_url', status: 'fail', detail: `${appUrl} cannot be reached: ${(error as Error).message}`, fix: 'check the network, HTTPS_PROXY/NO_PROXY and app_url'})
-    return report()
-  }
-
-  // 5. token valid
-  let token = options.env.PMS_ACCESS_TOKEN || stored?.access_token
-  if (!token) {
-    add({check: 'token', status: 'skip', detail: 'no access token to check'})
-  } else if (!options.env.PMS_ACCESS_TOKEN && stored && expiresSoon(stored, Date.now(), 0)) {
-    add({check: 'token', status: 'warn', detail: `the access token expired at ${new Date(stored.expires_at ?? 0).toISOString()}; a refresh replaces it`})
-  } else {
-    const answer = await probeGet(appUrl, '/properties?limit=1', token, probe)
-    add(tokenCheck(answer, profile.name))
-  }
-
-  // 6. refresh
-  if (session) {
-    try {
-      token = await session.provider.forceRefresh()
-      add({check: 'refresh', status: 'ok', detail: `refreshed; the new access token expires at ${new Date(session.provider.expiresAt ?? 0).toISOString()}`})
-    } catch (error) {
-      add({check: 'refresh', status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)})
-      return report()
-    }
-  } else add({check: 'refresh', status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'})
-
-  // 7. permissions
-  if (!token) return report()
-  return report(await permissionChecks(appUrl, token, probe))
+/** What the checks found out so far; each check reads what the earlier ones left. */
+interface DoctorState {
+  options: TokenProviderOptions
+  profile: LoadedProfile
+  appUrl?: string
+  clientId?: string
+  /** The stored login, once the token store check found one with a refresh token. */
+  session?: ProfileSession
+  stored?: StoredCredentials
+  /** The access token to check and to read the Permissions with. */
+  token?: string
+  /** The run's transport to the service, open once app_url is known. */
+  http?: Transport
 }
 
-const CHECK_ORDER = ['config', 'keychain', 'token store', 'app_url', 'token', 'refresh'] as const
+/**
+ * A check's verdict; none when an earlier failure made it pointless. `stop` ends the run: the
+ * later checks are listed as skipped and the Permissions are not read.
+ */
+type CheckResult = (Omit<DoctorCheck, 'check'> & {stop?: boolean}) | undefined
 
-/** Every check in its place; one that an earlier failure made pointless is listed as skipped. */
-function inOrder(checks: DoctorCheck[]): DoctorCheck[] {
-  return CHECK_ORDER.flatMap((name) => {
-    const done = checks.filter((c) => c.check === name)
-    return done.length > 0 ? done : [{check: name, status: 'skip' as const, detail: 'not checked: it needs the failed check above'}]
-  })
+const CHECKS: ReadonlyArray<{check: string; run: (state: DoctorState) => Promise<CheckResult>}> = [
+  {check: 'config', run: checkConfig},
+  {check: 'keychain', run: checkKeychain},
+  {check: 'token store', run: checkTokenStore},
+  {check: 'app_url', run: checkAppUrl},
+  {check: 'token', run: checkToken},
+  {check: 'refresh', run: checkRefresh},
+]
+
+/**
+ * The checks in order, each telling what to do: config, keychain, token store, app_url, token,
+ * refresh, then the read Permissions of the connection (one cheap read each). A check that an
+ * earlier failure made pointless is reported as skipped.
+ */
+export async function doctor(options: TokenProviderOptions): Promise<DoctorReport> {
+  const state: DoctorState = {options, profile: loadProfile(options)}
+  const checks: DoctorCheck[] = []
+  let stopped = false
+  try {
+    for (const {check, run} of CHECKS) {
+      const result: CheckResult = stopped ? undefined : await run(state)
+      if (result === undefined) {
+        checks.push({check, status: 'skip', detail: 'not checked: it needs the failed check above'})
+        continue
+      }
+      const {stop = false, ...verdict}: NonNullable<CheckResult> = result
+      checks.push({check, ...verdict})
+      if (stop) stopped = true
+    }
+    const permissions = !stopped && state.http && state.token ? await permissionChecks(state.http, state.token) : []
+    return {profile: state.profile.name, checks, permissions, ok: checks.every((c) => c.status !== 'fail')}
+  } finally {
+    await state.http?.close()
+  }
+}
+
+async function checkConfig(state: DoctorState): Promise<CheckResult> {
+  const {options, profile} = state
+  try {
+    state.appUrl = resolveAppUrl(options)
+  } catch (error) {
+    return {status: 'fail', detail: (error as Error).message, fix: `${loginCommand(profile.name)} --app-url https://... --client-id ... --client-secret ...`}
+  }
+  state.http = serviceTransport(options, state.appUrl)
+  state.clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
+  if (!state.clientId) {
+    return {
+      status: 'fail',
+      detail: `profile "${profile.name}" has no client_id`,
+      fix: `pms config set client_id ...${profile.name === 'default' ? '' : ` --profile ${profile.name}`} (or PMS_CLIENT_ID)`,
+    }
+  }
+  return {status: 'ok', detail: `${profile.loaded.exists ? configPath(options.configDir) : 'environment'}: profile "${profile.name}", app_url ${state.appUrl}, client_id ${state.clientId}`}
+}
+
+async function checkKeychain(state: DoctorState): Promise<CheckResult> {
+  const {profile, options} = state
+  const keychain = await probeKeychain(new KeychainTokenStore(profile.name, options.configDir))
+  if (keychain.ok) return {status: 'ok', detail: 'the OS keychain answers'}
+  return {
+    status: profile.requireKeychain ? 'fail' : 'warn',
+    detail: `no OS keychain: ${keychain.reason}`,
+    fix: profile.requireKeychain
+      ? 'start a Secret Service (gnome-keyring-daemon, KWallet) in this session, or pms config set require_keychain false'
+      : 'credentials fall back to a 0600 file; start a Secret Service to use the keychain',
+  }
+}
+
+async function checkTokenStore(state: DoctorState): Promise<CheckResult> {
+  const {options, profile, appUrl, clientId, http} = state
+  if (options.env.PMS_ACCESS_TOKEN) return {status: 'skip', detail: 'PMS_ACCESS_TOKEN is set: the store is not used'}
+  if (!appUrl || !clientId) return undefined
+  try {
+    const session = await openProfileSession({...options, appUrl, http})
+    state.stored = await session.store.read()
+    if (!state.stored?.refresh_token) return {status: 'fail', detail: `${session.store.description} holds no login`, fix: loginCommand(profile.name)}
+    state.session = session
+    return {status: 'ok', detail: `${session.store.description} holds a login`}
+  } catch (error) {
+    return {status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)}
+  }
+}
+
+async function checkAppUrl(state: DoctorState): Promise<CheckResult> {
+  const {appUrl, http} = state
+  if (!appUrl || !http) return undefined
+  try {
+    const answer = await probeGet(http, '/openapi.json', undefined)
+    return {status: 'ok', detail: `${appUrl} answers (HTTP ${answer.status})`}
+  } catch (error) {
+    return {status: 'fail', detail: `${appUrl} cannot be reached: ${(error as Error).message}`, fix: 'check the network, HTTPS_PROXY/NO_PROXY and app_url', stop: true}
+  }
+}
+
+async function checkToken(state: DoctorState): Promise<CheckResult> {
+  const {options, stored, http} = state
+  if (!http) return undefined
+  state.token = options.env.PMS_ACCESS_TOKEN || stored?.access_token
+  if (!state.token) return {status: 'skip', detail: 'no access token to check'}
+  if (!options.env.PMS_ACCESS_TOKEN && stored && expiresSoon(stored, Date.now(), 0)) {
+    return {status: 'warn', detail: `the access token expired at ${new Date(stored.expires_at ?? 0).toISOString()}; a refresh replaces it`}
+  }
+  return tokenCheck(await probeGet(http, '/properties?limit=1', state.token), state.profile.name)
+}
+
+async function checkRefresh(state: DoctorState): Promise<CheckResult> {
+  const {session, options, profile} = state
+  if (!state.http) return undefined
+  if (!session) return {status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'}
+  try {
+    state.token = await session.provider.forceRefresh()
+    return {status: 'ok', detail: `refreshed; the new access token expires at ${new Date(session.provider.expiresAt ?? 0).toISOString()}`}
+  } catch (error) {
+    return {status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name), stop: true}
+  }
 }
 
 /** The error's own advice (a keychain to start, a network to check), else a new login. */
@@ -146,20 +177,20 @@ function fixFor(error: unknown, profile: string): string {
   return error instanceof PmsError && error.suggestion ? error.suggestion : loginCommand(profile)
 }
 
-function tokenCheck(answer: ProbeAnswer, profile: string): DoctorCheck {
-  if (answer.status === 200 || answer.code === 'forbidden_permission') return {check: 'token', status: 'ok', detail: 'the service accepts the access token'}
-  if (answer.code === 'unauthorized') return {check: 'token', status: 'warn', detail: 'the access token is refused (unauthorized); a refresh replaces it'}
-  if (answer.code === 'connection_revoked') return {check: 'token', status: 'fail', detail: 'the App Connection was revoked', fix: `${loginCommand(profile)} (only a new consent restores it)`}
-  if (answer.code === 'app_suspended') return {check: 'token', status: 'fail', detail: 'the App is suspended or not allowed on this account', fix: 'contact the operator of the service'}
-  if (answer.code === 'subscription_blocked') return {check: 'token', status: 'fail', detail: 'the account subscription is blocked', fix: 'the owner must restore the subscription'}
-  return {check: 'token', status: 'warn', detail: `GET /properties answered HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ''}`}
+function tokenCheck(answer: ProbeAnswer, profile: string): CheckResult {
+  if (answer.status === 200 || answer.code === 'forbidden_permission') return {status: 'ok', detail: 'the service accepts the access token'}
+  if (answer.code === 'unauthorized') return {status: 'warn', detail: 'the access token is refused (unauthorized); a refresh replaces it'}
+  if (answer.code === 'connection_revoked') return {status: 'fail', detail: 'the App Connection was revoked', fix: `${loginCommand(profile)} (only a new consent restores it)`}
+  if (answer.code === 'app_suspended') return {status: 'fail', detail: 'the App is suspended or not allowed on this account', fix: 'contact the operator of the service'}
+  if (answer.code === 'subscription_blocked') return {status: 'fail', detail: 'the account subscription is blocked', fix: 'the owner must restore the subscription'}
+  return {status: 'warn', detail: `GET /properties answered HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ''}`}
 }
 
-async function permissionChecks(appUrl: string, token: string, probe: ProbeOptions): Promise<PermissionCheck[]> {
+async function permissionChecks(http: Transport, token: string): Promise<PermissionCheck[]> {
   const results: PermissionCheck[] = []
   const read = async (permission: string, path: string): Promise<ProbeAnswer | undefined> => {
     try {
-      const answer = await probeGet(appUrl, path, token, probe)
+      const answer = await probeGet(http, path, token)
       if (answer.status === 200) results.push({permission, held: true, detail: `GET ${path.split('?')[0]} answered 200`})
       else if (answer.code === 'forbidden_permission') results.push({permission, held: false, detail: `GET ${path.split('?')[0]} answered forbidden_permission`})
       else results.push({permission, held: null, detail: `GET ${path.split('?')[0]} answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}: cannot tell`})

@@ -15,54 +15,6 @@ export class LoginRequiredError extends PmsError {
   }
 }
 
-/**
- * An OAuth error answer of the token or revocation endpoint, or an `error` on the authorization
- * callback. `server_error` is temporary (exit 75); every other one needs a new login (exit 3).
- */
-export class OAuthError extends PmsError {
-  readonly error: string
-  readonly description?: string
-  readonly status?: number
-
-  constructor(error: string, description: string | undefined, options: {status?: number; during: string}) {
-    const temporary = error === 'server_error' || error === 'temporarily_unavailable'
-    super(`${options.during} failed: ${describeOAuthError(error)}${description ? ` (${description})` : ''}`, {
-      code: error,
-      exitCode: temporary ? ExitCode.tempFailure : ExitCode.loginNeeded,
-      suggestion: temporary ? 'wait a little and run the command again' : oauthSuggestion(error),
-      details: {error, ...(description ? {error_description: description} : {}), ...(options.status ? {status: options.status} : {})},
-    })
-    this.error = error
-    this.description = description
-    this.status = options.status
-  }
-}
-
-function describeOAuthError(error: string): string {
-  switch (error) {
-    case 'access_denied':
-      return 'the owner refused the connection'
-    case 'invalid_grant':
-      return 'the authorization code or refresh token is no longer valid'
-    case 'invalid_client':
-      return 'the client id or client secret is wrong'
-    case 'invalid_request':
-      return 'the service refused the request as malformed'
-    case 'unsupported_grant_type':
-      return 'the service does not support this grant type'
-    case 'server_error':
-      return 'the service failed'
-    default:
-      return `the service answered ${error}`
-  }
-}
-
-function oauthSuggestion(error: string): string {
-  if (error === 'invalid_client') return 'check the client id and secret (--client-id, --client-secret, PMS_CLIENT_ID, PMS_CLIENT_SECRET), then pms login'
-  if (error === 'access_denied') return 'run pms login again and approve the connection'
-  return LOGIN_SUGGESTION
-}
-
 /** The login did not come back: timeout, wrong `state`, or an unusable pasted address. */
 export class LoginFailedError extends PmsError {
   constructor(message: string, code: string, suggestion = 'run pms login again') {

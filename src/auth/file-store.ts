@@ -1,7 +1,8 @@
-import {chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {CredentialStoreError} from './errors.js'
 import {parseCredentials, serializeCredentials, type StoredCredentials, type TokenStore} from './token-store.js'
+import {writeFileAtomicSync} from '../fs/atomic-write.js'
 
 export function credentialFilePath(configDir: string, profile: string): string {
   return join(configDir, 'credentials', `${profile}.json`)
@@ -36,14 +37,11 @@ export class FileTokenStore implements TokenStore {
 
   async write(credentials: StoredCredentials): Promise<void> {
     const dir = join(this.path, '..')
-    const temp = `${this.path}.${process.pid}.${Date.now()}.tmp`
     try {
       mkdirSync(dir, {recursive: true, mode: 0o700})
       chmodSync(dir, 0o700)
-      writeFileSync(temp, serializeCredentials(credentials) + '\n', {mode: 0o600, flag: 'wx'})
-      renameSync(temp, this.path)
+      writeFileAtomicSync(this.path, serializeCredentials(credentials) + '\n')
     } catch (error) {
-      rmSync(temp, {force: true})
       throw new CredentialStoreError(`Cannot write ${this.path}: ${(error as Error).message}`, {cause: error})
     }
   }

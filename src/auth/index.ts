@@ -2,18 +2,20 @@ import type {Clock} from '../client/clock.js'
 import {systemClock} from '../client/clock.js'
 import {UsageError} from '../client/errors.js'
 import {staticTokenProvider, type TokenProvider} from '../client/token-provider.js'
+import type {Transport} from '../client/transport.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
 import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
 import {SpentTokenLedger, spentTokensPath} from './spent-tokens.js'
+import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
 import type {TokenStore} from './token-store.js'
 
 export {loadProfile, resolveAppUrl}
 export type {AuthIo, LoadedProfile}
-export {LoginRequiredError, OAuthError} from './errors.js'
+export {LoginRequiredError} from './errors.js'
 export {StoredTokenProvider} from './stored-token-provider.js'
 
 export interface TokenProviderOptions {
@@ -26,6 +28,8 @@ export interface TokenProviderOptions {
   appUrl?: string
   userAgent?: string
   trace?: (line: string) => void
+  /** The run's transport to the service (refreshes go through it); without one, a refresh opens its own. */
+  http?: Transport
 }
 
 /**
@@ -75,10 +79,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
           suggestion: `set PMS_CLIENT_SECRET, or ${loginCommand(profile.name)} --client-secret ...`,
         })
       }
-      return refreshTokens(
-        {appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, now: () => clock.now(), trace: options.trace, env: options.env},
-        refreshToken,
-      )
+      return withServiceTransport(options, appUrl, options.http, (http) => refreshTokens({http, client: {clientId, clientSecret}, now: () => clock.now()}, refreshToken))
     },
   })
   return {profile, appUrl, clientId, store, provider}

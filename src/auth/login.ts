@@ -1,17 +1,19 @@
-import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import type {Readable} from 'node:stream'
+import {ExitCode, OAuthError, PmsError, UsageError} from '../client/errors.js'
 import {PmsClient} from '../client/index.js'
 import {staticTokenProvider} from '../client/token-provider.js'
-import type {Readable} from 'node:stream'
+import type {Transport} from '../client/transport.js'
 import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'
-import {LoginFailedError, OAuthError} from './errors.js'
+import {LoginFailedError} from './errors.js'
 import {withCredentialLock} from './lock.js'
-import {exchangeCode} from './oauth-client.js'
-import {paramsOfPastedAddress, readPastedCallback} from './paste.js'
+import {exchangeCode, type TokenPair} from './oauth-client.js'
+import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
 import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
-import {recordedStore, selectStore} from './store-select.js'
-import {DEFAULT_REDIRECT_URI, normalizeAppUrl, parseRedirectUri} from './urls.js'
+import {serviceTransport} from './service-http.js'
+import {recordedStore, selectStore, type SelectedStore} from './store-select.js'
+import {DEFAULT_REDIRECT_URI, normalizeAppUrl, parseRedirectUri, type RedirectTarget} from './urls.js'
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300
 
@@ -51,8 +53,37 @@ export interface LoginResult {
  */
 export async function login(options: LoginOptions): Promise<LoginResult> {
   const profile = loadProfile(options)
+  const app = await appOfLogin(options, profile)
+  const selected = await selectStore({
+    configDir: options.configDir,
+    profile: profile.name,
+    insecureStorage: options.insecureStorage,
+    requireKeychain: profile.requireKeychain,
+    warn: (line) => options.io.err(line),
+  })
+  const grant = await waitForAuthorization(options, app)
+  const http = serviceTransport(options, app.serviceRoot)
+  try {
+    const pair = await exchangeCode({http, client: {clientId: app.clientId, clientSecret: app.clientSecret}}, grant)
+    await saveLogin(options, profile, selected, app, pair)
+    const counted = await countProperties(http, pair.accessToken)
+    return {profile: profile.name, app_url: app.serviceRoot, client_id: app.clientId, store: selected.store.description, ...counted}
+  } finally {
+    await http.close()
+  }
+}
+
+/** The App and service a login is for, from flags, environment and the profile, in that order. */
+interface LoginApp {
+  serviceRoot: string
+  clientId: string
+  clientSecret: string
+  redirect: RedirectTarget
+}
+
+/** Everything is checked before anything is sent, so that no secret ever travels over plain http. */
+async function appOfLogin(options: LoginOptions, profile: LoadedProfile): Promise<LoginApp> {
   const settings = profile.settings
-  // Checked before anything is sent, so that no secret ever travels over plain http.
   const appUrl = pick(
     [options.appUrl, '--app-url'],
     [options.env.PMS_APP_URL, 'PMS_APP_URL'],
@@ -79,20 +110,19 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       suggestion: 'pass --client-secret (or set PMS_CLIENT_SECRET); it is kept in the credential store afterwards',
     })
   }
-  const selected = await selectStore({
-    configDir: options.configDir,
-    profile: profile.name,
-    insecureStorage: options.insecureStorage,
-    requireKeychain: profile.requireKeychain,
-    warn: (line) => options.io.err(line),
-  })
+  return {serviceRoot, clientId, clientSecret, redirect}
+}
 
+/**
+ * Sends the owner to the consent page and waits for the authorization code: on the loopback
+ * callback, pasted on stdin, or until the timeout. Any answer that is not this login's code ends it.
+ */
+async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promise<{code: string; redirectUri: string; codeVerifier: string}> {
+  const {redirect} = app
   const pkce = createPkce()
   const state = createState()
-  const authorizeUrl = buildAuthorizeUrl({appUrl: serviceRoot, clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
-  const judge = (params: URLSearchParams): CallbackOutcome => judgeCallback(params, state)
-
-  const server = await startCallbackServer(redirect, judge)
+  const authorizeUrl = buildAuthorizeUrl({appUrl: app.serviceRoot, clientId: app.clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
+  const server = await startCallbackServer(redirect, (params) => judgeCallback(params, state))
   const pasted = options.input ? readPastedCallback(options.input, () => options.io.err('That address has no code or error: paste the whole address the browser was sent to.\n')) : undefined
   let timer: NodeJS.Timeout | undefined
   let params: URLSearchParams
@@ -119,30 +149,27 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     pasted?.stop()
     await server.close()
   }
-  const outcome = judgeCallback(params, state)
-  if (!outcome.ok) throw callbackError(params, state)
-  const code = params.get('code') as string
+  if (!judgeCallback(params, state).ok) throw callbackError(params, state)
+  return {code: params.get('code') as string, redirectUri: redirect.uri, codeVerifier: pkce.verifier}
+}
 
-  const oauth = {appUrl: serviceRoot, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace, env: options.env}
-  const pair = await exchangeCode(oauth, {code, redirectUri: redirect.uri, codeVerifier: pkce.verifier})
+/** The new pair into the selected store, and the profile's settings into config.json. */
+async function saveLogin(options: LoginOptions, profile: LoadedProfile, selected: SelectedStore, app: LoginApp, pair: TokenPair): Promise<void> {
   // Under the refresh lock: a refresh of the previous login running in another process would
   // otherwise write its (now dead) pair over this one.
   await withCredentialLock(options.configDir, profile.name, () =>
-    selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: clientSecret}),
+    selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: app.clientSecret}),
   )
-
+  const settings = profile.settings
   // The entry of an earlier login in the other store would only confuse: it goes.
   if (settings.credential_store && settings.credential_store !== selected.kind) {
     await (await selectStore({configDir: options.configDir, profile: profile.name, recorded: settings.credential_store})).store.delete().catch(() => false)
   }
   const config = profile.loaded.config
-  const next: ProfileConfig = {...settings, app_url: serviceRoot, client_id: clientId, redirect_uri: redirect.uri, credential_store: selected.kind}
+  const next: ProfileConfig = {...settings, app_url: app.serviceRoot, client_id: app.clientId, redirect_uri: app.redirect.uri, credential_store: selected.kind}
   config.profiles[profile.name] = next
   if (!config.default_profile) config.default_profile = profile.name
   saveConfig(options.configDir, config, profile.loaded)
-
-  const counted = await countProperties(serviceRoot, pair.accessToken, options, profile.name)
-  return {profile: profile.name, app_url: serviceRoot, client_id: clientId, store: selected.store.description, ...counted}
 }
 
 function pick(...candidates: Array<[string | undefined, string]>): {value: string; source: string} | undefined {
@@ -172,7 +199,7 @@ function callbackError(params: URLSearchParams, expectedState: string): Error {
     return new LoginFailedError('The callback did not carry the state of this login, so it was refused (it may come from an older login or another site)', 'state_mismatch')
   }
   const error = params.get('error')
-  if (error) return new OAuthError(error, params.get('error_description') ?? undefined, {during: 'Authorization'})
+  if (error) return new OAuthError({error, description: params.get('error_description') ?? undefined, during: 'Authorization'})
   return new LoginFailedError('The callback carried no authorization code', 'missing_code')
 }
 
@@ -193,14 +220,10 @@ async function openInBrowser(url: string): Promise<void> {
   child.unref()
 }
 
-/** The one call that proves the connection works, and how many Properties it may act on. */
-async function countProperties(
-  appUrl: string,
-  accessToken: string,
-  options: Pick<LoginOptions, 'userAgent' | 'trace'>,
-  profile: string,
-): Promise<{properties: number | null; note?: string}> {
-  const client = new PmsClient({appUrl, tokens: staticTokenProvider(accessToken), userAgent: options.userAgent, trace: options.trace, connectionKey: profile})
+/** The one call that proves the connection works, and how many Properties it may act on: a read like any other, paced with the profile's. */
+async function countProperties(http: Transport, accessToken: string): Promise<{properties: number | null; note?: string}> {
+  // Not closed here: the pool is the login's, closed when the login ends.
+  const client = new PmsClient(http.withTokens(staticTokenProvider(accessToken)))
   try {
     let count = 0
     for await (const page of client.properties.pages({limit: 100})) count += page.data.length
@@ -214,9 +237,5 @@ async function countProperties(
       return {properties: null, note: `the Properties could not be counted just now (${error.message}); pms auth status checks the connection later`}
     }
     throw error
-  } finally {
-    await client.close()
   }
 }
-
-export {paramsOfPastedAddress}

@@ -2,6 +2,7 @@ import {UsageError} from '../client/errors.js'
 import {withCredentialLock} from './lock.js'
 import {revokeToken} from './oauth-client.js'
 import {loadProfile, resolveAppUrl, type AuthIo} from './profile.js'
+import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens} from './stored-token-provider.js'
 
@@ -46,7 +47,8 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
         })
       }
       const appUrl = resolveAppUrl(options)
-      await revokeToken({appUrl, client: {clientId, clientSecret}, userAgent: options.userAgent, trace: options.trace, env: options.env}, stored.refresh_token, 'refresh_token')
+      const refreshToken = stored.refresh_token
+      await withServiceTransport(options, appUrl, undefined, (http) => revokeToken({http, client: {clientId, clientSecret}}, refreshToken, 'refresh_token'))
       revoked = true
     }
     if (hadTokens) await clearTokens(store, stored)

@@ -1,13 +1,12 @@
-import {request} from 'undici'
-import {createDispatcher, DEFAULT_TIMEOUTS} from '../client/http.js'
-import {ExitCode, PmsError} from '../client/errors.js'
-import {OAuthErrorBodySchema, TokenResponseSchema} from '../contract/oauth.js'
-import {OAuthError} from './errors.js'
+import {ApiError, ExitCode, NetworkError, OAuthError, PmsError, UnexpectedResponseError} from '../client/errors.js'
+import type {Transport} from '../client/transport.js'
+import {TokenResponseSchema} from '../contract/oauth.js'
 
 /**
  * The two OAuth endpoints of the contract (token and revoke). They live outside /api/v1 and answer
- * the OAuth error shape, so they do not go through the API client; any server that serves these
- * paths works.
+ * the OAuth error shape; they go through the run's transport like every call (one pool, one
+ * --debug trace with the same redaction), which sends them once and paces them not: they are not
+ * API calls. Any server that serves these paths works.
  */
 export interface ClientCredentials {
   clientId: string
@@ -22,14 +21,10 @@ export interface TokenPair {
 }
 
 export interface OAuthEndpointOptions {
-  appUrl: string
+  /** The run's transport to the service (src/auth/service-http.ts). */
+  http: Transport
   client: ClientCredentials
-  userAgent?: string
-  timeoutMs?: number
   now?: () => number
-  trace?: (line: string) => void
-  /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY, like the API client. */
-  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -39,8 +34,8 @@ export interface OAuthEndpointOptions {
 export class OAuthTransportError extends PmsError {
   /**
    * False only when the request certainly never reached the service (refused connection, unknown
-   * host, failed TLS handshake). When true, the service may have acted on it: for a refresh, the
-   * refresh token sent may already be rotated.
+   * host, failed TLS handshake) or was refused without acting. When true, the service may have
+   * acted on it: for a refresh, the refresh token sent may already be rotated.
    */
   readonly mayHaveArrived: boolean
 
@@ -48,30 +43,6 @@ export class OAuthTransportError extends PmsError {
     super(message, {code: 'network_error', exitCode: ExitCode.tempFailure, suggestion: 'check the network and --app-url, then run the command again', cause: options.cause})
     this.mayHaveArrived = options.mayHaveArrived
   }
-}
-
-/** Socket errors raised before a single byte of the request left this machine. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-])
-
-export function requestNeverSent(error: unknown): boolean {
-  const code = (error as {code?: unknown}).code
-  return typeof code === 'string' && NOT_SENT_CODES.has(code)
 }
 
 export function exchangeCode(
@@ -96,16 +67,14 @@ export function refreshTokens(options: OAuthEndpointOptions, refreshToken: strin
 
 /** RFC 7009. The service answers 200 for any token once the client is authenticated. */
 export async function revokeToken(options: OAuthEndpointOptions, token: string, hint?: 'refresh_token' | 'access_token'): Promise<void> {
-  const answer = await post(options, '/api/oauth/revoke', {token, ...(hint ? {token_type_hint: hint} : {})}, 'Revoking the token')
-  if (answer.status !== 200) throw oauthErrorFrom(answer, 'Revoking the token')
+  await post(options, '/api/oauth/revoke', {token, ...(hint ? {token_type_hint: hint} : {})}, 'Revoking the token')
 }
 
 async function tokenRequest(options: OAuthEndpointOptions, during: string, fields: Record<string, string>): Promise<TokenPair> {
   const now = options.now ?? Date.now
   const answer = await post(options, '/api/oauth/token', fields, during)
-  if (answer.status !== 200) throw oauthErrorFrom(answer, during)
-  const parsed = TokenResponseSchema.safeParse(answer.json)
-  if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered 200 without a token pair`, {mayHaveArrived: true})
+  const parsed = TokenResponseSchema.safeParse(answer)
+  if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered without a token pair`, {mayHaveArrived: true})
   return {
     accessToken: parsed.data.access_token,
     refreshToken: parsed.data.refresh_token,
@@ -113,56 +82,53 @@ async function tokenRequest(options: OAuthEndpointOptions, during: string, field
   }
 }
 
-interface Answer {
-  status: number
-  json: unknown
-}
-
-async function post(options: OAuthEndpointOptions, path: string, fields: Record<string, string>, during: string): Promise<Answer> {
-  const url = options.appUrl.replace(/\/+$/, '') + path
+/** One POST of a form; the JSON of a 2xx answer, or the failure told in OAuth terms. */
+async function post(options: OAuthEndpointOptions, path: string, fields: Record<string, string>, during: string): Promise<unknown> {
   // Client authentication in the body, which the contract allows for both endpoints.
-  const body = new URLSearchParams({...fields, client_id: options.client.clientId, client_secret: options.client.clientSecret})
-  options.trace?.(`> POST ${url} (form body with ${Object.keys(fields).join(', ')}, client_id, client_secret: redacted)`)
-  let status: number
-  let text: string
-  const timeoutMs = options.timeoutMs ?? 30_000
-  const dispatcher = createDispatcher({...DEFAULT_TIMEOUTS, headersMs: timeoutMs, bodyMs: timeoutMs}, options.env)
+  const form = new URLSearchParams({...fields, client_id: options.client.clientId, client_secret: options.client.clientSecret})
+  let answer
   try {
-    const response = await request(url, {
-      dispatcher,
+    answer = await options.http.send({
       method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-        ...(options.userAgent ? {'user-agent': options.userAgent} : {}),
-      },
-      body: body.toString(),
+      path,
+      raw: {bytes: Buffer.from(form.toString(), 'utf8'), contentType: 'application/x-www-form-urlencoded'},
     })
-    status = response.statusCode
-    text = await response.body.text()
   } catch (error) {
-    const reason = (error as Error).message
-    if (requestNeverSent(error)) throw new OAuthTransportError(`${during}: could not reach ${url}: ${reason}`, {cause: error, mayHaveArrived: false})
-    throw new OAuthTransportError(`${during}: the answer of ${url} was lost (${reason})`, {cause: error, mayHaveArrived: true})
-  } finally {
-    await dispatcher.close().catch(() => undefined)
+    throw oauthFailure(error, during)
   }
-  options.trace?.(`< ${status} ${url}`)
-  let json: unknown
-  try {
-    json = text ? JSON.parse(text) : undefined
-  } catch {
-    json = undefined
-  }
-  return {status, json}
+  // Not followed: a redirect never reached the endpoint, so nothing was done.
+  if (answer.status >= 300) throw new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} instead of an answer`, {mayHaveArrived: false})
+  return typeof answer.body === 'string' ? parseJson(answer.body) : answer.body
 }
 
-function oauthErrorFrom(answer: Answer, during: string): PmsError {
-  const parsed = OAuthErrorBodySchema.safeParse(answer.json)
-  if (parsed.success) return new OAuthError(parsed.data.error, parsed.data.error_description, {status: answer.status, during})
+/** A JSON answer sent under another content type is still read. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A failed call to an OAuth endpoint, told by what it means for a refresh: refused (nothing was
+ * done, the refresh token still holds) or lost (it may have been rotated, never send it again).
+ */
+function oauthFailure(error: unknown, during: string): unknown {
+  if (error instanceof OAuthError) return error.during(during)
+  if (error instanceof NetworkError) {
+    const message = error.neverSent ? `${during} failed: ${error.message}` : `${during} failed: ${error.message}; the request may have arrived and its answer was lost`
+    return new OAuthTransportError(message, {cause: error, mayHaveArrived: !error.neverSent})
+  }
   // A gateway that timed out had passed the request on: the service may have acted on it.
-  if (answer.status === 504) return new OAuthTransportError(`${during}: the gateway timed out (HTTP 504) waiting for the answer`, {mayHaveArrived: true})
-  if (answer.status >= 500) return new OAuthError('server_error', `HTTP ${answer.status}`, {status: answer.status, during})
+  if (error instanceof ApiError && error.status === 504) {
+    return new OAuthTransportError(`${during}: the gateway timed out (HTTP 504) waiting for the answer`, {cause: error, mayHaveArrived: true})
+  }
+  if (error instanceof ApiError && error.status >= 500) return new OAuthError({error: 'server_error', description: `HTTP ${error.status}`, status: error.status, during})
   // A refusal, however odd its shape, rotated nothing.
-  return new OAuthTransportError(`${during}: unexpected HTTP ${answer.status} without an OAuth error body`, {mayHaveArrived: false})
+  if (error instanceof PmsError && !(error instanceof UnexpectedResponseError)) {
+    return new OAuthTransportError(`${during}: unexpected answer without an OAuth error body (${error.message})`, {cause: error, mayHaveArrived: false})
+  }
+  // A 2xx that could not be read, or anything unforeseen after sending: the pair may be lost with it.
+  return new OAuthTransportError(`${during}: the answer could not be read (${error instanceof Error ? error.message : String(error)})`, {cause: error, mayHaveArrived: true})
 }

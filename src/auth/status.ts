@@ -1,8 +1,10 @@
 import {ExitCode, PmsError} from '../client/errors.js'
-import {probeGet, type ProbeAnswer, type ProbeOptions} from './api-probe.js'
+import type {Transport} from '../client/transport.js'
+import {probeGet, type ProbeAnswer} from './api-probe.js'
 import {forgetRevokedConnection, openProfileSession, type TokenProviderOptions} from './index.js'
 import {LoginRequiredError} from './errors.js'
 import {loadProfile, resolveAppUrl} from './profile.js'
+import {withServiceTransport} from './service-http.js'
 
 export type ConnectionState =
   | 'active'
@@ -59,11 +61,19 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
   }
   if (!base.app_url && !envToken && !profile.settings.credential_store) return {...base, detail: 'not logged in: run pms login --app-url https://...'}
   if (!base.app_url) return {...base, connection: 'unknown', detail: 'no app_url: set PMS_APP_URL or pms config set app_url https://...'}
-  if (envToken) return {...base, ...(await check(base.app_url, envToken, options))}
-  if (!profile.settings.credential_store) return {...base, detail: 'not logged in'}
+  const appUrl = base.app_url
+  return withServiceTransport(options, appUrl, undefined, async (http) => {
+    if (envToken) return {...base, ...(await check(http, envToken))}
+    if (!profile.settings.credential_store) return {...base, detail: 'not logged in'}
+    return storedLoginStatus({...options, appUrl, http}, base)
+  })
+}
+
+/** The status of the profile's stored login: its token checked, refreshed once when refused, checked again. */
+async function storedLoginStatus(options: TokenProviderOptions & {appUrl: string; http: Transport}, base: AuthStatus): Promise<AuthStatus> {
   let session
   try {
-    session = await openProfileSession({...options, appUrl: base.app_url})
+    session = await openProfileSession(options)
   } catch (error) {
     if (error instanceof LoginRequiredError) return {...base, detail: error.message}
     throw error
@@ -77,13 +87,13 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
     if (error instanceof PmsError && error.exitCode === 75) return {...withStore, connection: 'unreachable', detail: error.message}
     throw error
   }
-  let checked = await check(base.app_url, token, options)
+  let checked = await check(options.http, token)
   if (checked.connection === 'login_needed') {
     let refused: string | undefined
     const fresh = await session.provider.refresh(token).catch((error: Error) => void (refused = error.message))
     if (fresh) {
       token = fresh
-      checked = await check(base.app_url, token, options)
+      checked = await check(options.http, token)
     } else if (refused) checked = {...checked, detail: `the access token was refused and the refresh failed: ${refused}`}
   }
   if (checked.connection === 'revoked') await forgetRevokedConnection(options)
@@ -91,9 +101,9 @@ export async function authStatus(options: TokenProviderOptions): Promise<AuthSta
   return {...withStore, ...checked, access_token_expires_at: expires ? new Date(expires).toISOString() : null}
 }
 
-async function check(appUrl: string, token: string, options: ProbeOptions): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
+async function check(http: Transport, token: string): Promise<Pick<AuthStatus, 'connection' | 'detail'>> {
   try {
-    const answer = await probeGet(appUrl, '/properties?limit=1', token, {userAgent: options.userAgent, trace: options.trace, env: options.env})
+    const answer = await probeGet(http, '/properties?limit=1', token)
     const connection = connectionStateOf(answer)
     return connection === 'unknown' ? {connection, detail: `GET /properties answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}`} : {connection}
   } catch (error) {

@@ -1,5 +1,6 @@
+import {OAuthError} from '../client/errors.js'
 import type {TokenProvider} from '../client/token-provider.js'
-import {LoginRequiredError, OAuthError} from './errors.js'
+import {LoginRequiredError} from './errors.js'
 import {OAuthTransportError, type TokenPair} from './oauth-client.js'
 import type {SpentTokenLedger} from './spent-tokens.js'
 import type {StoredCredentials, TokenStore} from './token-store.js'

@@ -1,6 +1,8 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
+import {PmsError} from '../client/errors.js'
 import {processIo, type Io} from './io.js'
+import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -49,6 +51,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       enableJsonFlag: false,
       args: this.ctor.args,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      // A typed error of a flag's own parser, or oclif's exit, stays as it is.
+      if (error instanceof PmsError || (error as {code?: unknown}).code === 'EEXIT') throw error
+      // Whatever else the parser refuses is a usage error: nothing has been sent yet.
+      throw parseUsageError(error, {id: this.id, flagNames: Object.keys({...BaseCommand.baseFlags, ...this.ctor.flags})})
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
@@ -86,8 +93,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
       await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
     }
-    const flagNames = Object.keys((this.constructor as typeof BaseCommand).flags ?? {}).concat(Object.keys(BaseCommand.baseFlags))
-    const rendered = renderError(error, {debug: ctx.debug, commandId: this.id, flagNames})
+    const rendered = renderError(error, {debug: ctx.debug})
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
     else ctx.io.err(rendered.text)
     return this.exit(rendered.exitCode)

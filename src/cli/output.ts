@@ -1,17 +1,21 @@
 import {createRequire} from 'node:module'
+import {stripVTControlCharacters, styleText} from 'node:util'
 import type CliTable3 from 'cli-table3'
+import {stringify, type Options} from 'csv-stringify/sync'
 import type {Io} from './io.js'
+
+export type CellValue = string | number | boolean | null | undefined
 
 export interface Column<R> {
   /** Heading in tables and CSV. */
   header: string
-  value: (row: R) => string | number | boolean | null | undefined
+  value: (row: R) => CellValue
   align?: 'left' | 'right'
   /** Free text that may wrap on a narrow terminal; ids and codes never do unless nothing else can. */
   wrap?: boolean
 }
 
-function cell(value: string | number | boolean | null | undefined): string {
+function cell(value: CellValue): string {
   return value === null || value === undefined ? '' : String(value)
 }
 
@@ -42,7 +46,7 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   for (const line of cells) table.push(line)
   // One rule under the heading and none between records, which cli-table3 cannot be told.
   let rules = 0
-  const isRule = (line: string) => line.startsWith('├') || (line.startsWith('\u001B[') && line.slice(line.indexOf('m') + 1).startsWith('├'))
+  const isRule = (line: string) => stripVTControlCharacters(line).startsWith('├')
   const lines = table.toString().split('\n').filter((line) => !isRule(line) || rules++ === 0)
   return lines.join('\n') + '\n'
 }
@@ -70,27 +74,38 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
   return widths
 }
 
-/** RFC 4180 CSV with a heading line; fields quoted only when they need it. */
-export function toCsv<R>(columns: Column<R>[], rows: Iterable<R>): string {
-  const lines = [columns.map((c) => csvField(c.header)).join(',')]
-  for (const row of rows) lines.push(columns.map((c) => csvField(cell(c.value(row)))).join(','))
-  return lines.join('\r\n') + '\r\n'
+/**
+ * The one CSV writer of pms (properties list, restrictions get, rates export): RFC 4180 with a heading
+ * line and CRLF line ends, as spreadsheets write. A field is quoted when it holds a comma, a quote or a
+ * line break, and also a `;` or a tab (the other delimiters `rates import` detects, so that a file read
+ * back keeps its cells) or a leading or trailing space (which the reader would otherwise trim).
+ * Values are written as they are, a leading `=`, `+`, `-` or `@` included: docs/csv-format.md says why.
+ */
+const CSV_OPTIONS = {record_delimiter: 'windows', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
+
+export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>): string {
+  const records = [columns.map((c) => c.header)]
+  for (const row of rows) records.push(columns.map((c) => cell(c.value(row))))
+  return stringify(records, CSV_OPTIONS)
 }
 
+/** One field as the writer spells it. */
 export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+  return stringify([[text]], {...CSV_OPTIONS, eof: false})
 }
 
-export function json(value: unknown): string {
-  return JSON.stringify(value, null, 2) + '\n'
+/** Columns named by the keys of records (exports, calendars), each heading the key itself. */
+export function keyColumns<K extends string>(keys: readonly K[]): Column<Record<K, CellValue>>[] {
+  return keys.map((key) => ({header: key, value: (row) => row[key]}))
 }
 
-const ANSI = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39]} as const
-export type Style = keyof typeof ANSI
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
-/** Colours text only where the stream can show it (`io.color` honours NO_COLOR and pipes). */
+/**
+ * Colours text only where the stream can show it. `io.color` is the one decision (stdout a
+ * terminal, NO_COLOR unset, TERM not dumb); styleText is told not to judge process.stdout itself,
+ * which would differ for text bound for stderr and for buffers in tests.
+ */
 export function paint(io: Pick<Io, 'color'>, style: Style, text: string): string {
-  if (!io.color) return text
-  const [open, close] = ANSI[style]
-  return `\u001B[${open}m${text}\u001B[${close}m`
+  return io.color ? styleText(style, text, {validateStream: false}) : text
 }

@@ -1,5 +1,6 @@
 import type {Clock} from '../client/clock.js'
 import type {Io} from './io.js'
+import {durationText} from '../text/words.js'
 
 export interface Progress {
   /** Marks `n` more units done. */
@@ -8,6 +9,12 @@ export interface Progress {
   status(text: string): void
   done(): void
 }
+
+/**
+ * Carriage return and "erase the line": a line redrawn in place on a terminal. Not a style, so not
+ * a styleText format; written only where stderr is a terminal.
+ */
+export const CLEAR_LINE = '\r\u001B[2K'
 
 const silent: Progress = {tick() {}, status() {}, done() {}}
 
@@ -30,7 +37,7 @@ export function createProgress(
     const filled = Math.round((done / options.total) * width)
     const bar = '#'.repeat(filled) + '-'.repeat(width - filled)
     const left = options.timeLeft ? leftText(options.timeLeft(), done, options.total) : etaText(started, now(), done, options.total)
-    io.err(`\r\u001B[2K${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
+    io.err(`${CLEAR_LINE}${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
   }
   draw()
   return {
@@ -43,7 +50,7 @@ export function createProgress(
       draw()
     },
     done() {
-      io.err('\r\u001B[2K')
+      io.err(CLEAR_LINE)
     },
   }
 }
@@ -56,8 +63,5 @@ export function etaText(started: number, now: number, done: number, total: numbe
 
 function leftText(ms: number | undefined, done: number, total: number): string {
   if (ms === undefined || done >= total) return ''
-  const seconds = Math.ceil(ms / 1000)
-  const m = Math.floor(seconds / 60)
-  const s = seconds % 60
-  return ` ~${m > 0 ? `${m}m` : ''}${s}s left`
+  return ` ~${durationText(ms)} left`
 }

@@ -11,6 +11,12 @@ export interface SandboxRunOptions {
   autoApprove: boolean
   rateLimits: boolean
   statePath?: string
+  /** --redirect-uri: more redirect URIs registered for the App. */
+  redirectUris?: readonly string[]
+  /** --webhook-url: the App Webhook (http accepted on loopback). */
+  webhookUrl?: string
+  /** --events: comma-separated event types the App subscribes to (default every type). */
+  events?: string
 }
 
 /**
@@ -25,7 +31,12 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
     })
   }
   // Loaded here, not at the top: other commands must not pay for the server at startup.
-  const {startSandbox, SandboxStateError} = await import('../sandbox/index.js')
+  const {startSandbox, SandboxStateError, WebhookSettingError, redirectUriProblem} = await import('../sandbox/index.js')
+  for (const uri of options.redirectUris ?? []) {
+    const problem = redirectUriProblem(uri)
+    if (problem) throw new UsageError(`--redirect-uri ${uri} ${problem}`, {suggestion: 'pass the exact address pms login will use, such as http://localhost:8766/callback'})
+  }
+  const webhookEvents = options.events === undefined ? undefined : options.events.split(',').map((type) => type.trim()).filter(Boolean)
   let sandbox
   try {
     sandbox = await startSandbox({
@@ -37,9 +48,20 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
       autoApprove: options.autoApprove,
       rateLimits: options.rateLimits,
       statePath: options.statePath,
+      redirectUris: options.redirectUris,
+      ...(options.webhookUrl === undefined ? {} : {webhookUrl: options.webhookUrl}),
+      ...(webhookEvents === undefined ? {} : {webhookEvents}),
       trace: ctx.debug ? (line) => ctx.io.err(`${line}\n`) : undefined,
     })
   } catch (error) {
+    if (error instanceof WebhookSettingError) {
+      throw new UsageError(error.message, {
+        suggestion:
+          error.setting === 'url'
+            ? '--webhook-url https://hooks.example.com/pms, or http://127.0.0.1:PORT/PATH for a receiver on this machine'
+            : '--events booking.created,booking.updated (comma-separated event types)',
+      })
+    }
     if (error instanceof SandboxStateError) {
       throw new UsageError(error.message, {suggestion: `pass another --state FILE, or remove ${error.path} to start again from the seed`})
     }
@@ -63,6 +85,8 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
         client_secret: sandbox.clientSecret,
         webhook_secret: sandbox.webhookSecret,
         redirect_uri: sandbox.redirectUri,
+        admin_url: sandbox.adminUrl,
+        webhook_url: sandbox.webhook.url,
       }) + '\n',
     )
   } else {
@@ -71,6 +95,7 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
     // The first thing anyone does next; the secret stays where it was printed above.
     io.err(`Log in from another terminal: pms login --app-url ${sandbox.appUrl} --client-id ${sandbox.clientId} --client-secret <client_secret above>\n`)
   }
+  if (sandbox.webhook.url !== null) io.err(webhookNotice(sandbox.webhook))
   await stopped
   await sandbox.close()
 }
@@ -82,6 +107,7 @@ export interface SandboxInfo {
   webhookSecret: string
   redirectUri: string
   adminUrl: string
+  webhook?: {url: string | null}
 }
 
 export function renderSandboxInfo(sandbox: SandboxInfo): string {
@@ -94,8 +120,19 @@ export function renderSandboxInfo(sandbox: SandboxInfo): string {
       `webhook_secret  ${sandbox.webhookSecret}`,
       `redirect_uri    ${sandbox.redirectUri}`,
       `admin_url       ${sandbox.adminUrl}`,
+      ...(sandbox.webhook?.url ? [`webhook_url     ${sandbox.webhook.url}`] : []),
     ].join('\n') + '\n'
   )
+}
+
+/** Says where App Events go, and that loopback http is a sandbox-only allowance. */
+export function webhookNotice(webhook: {url: string | null; events: string[] | null; loopback: boolean}): string {
+  const types = webhook.events === null ? 'every event type' : webhook.events.join(', ')
+  const lines = [`App Events (${types}) are POSTed to ${webhook.url}, signed with the webhook_secret; GET /_sandbox/deliveries lists every attempt.\n`]
+  if (webhook.loopback) {
+    lines.push('Note: the sandbox accepts this loopback URL; the service accepts only https on port 443 with a public domain name.\n')
+  }
+  return lines.join('')
 }
 
 function untilSignal(): Promise<void> {

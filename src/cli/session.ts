@@ -1,13 +1,13 @@
-import {join} from 'node:path'
 import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
+import {serviceTransport} from '../auth/service-http.js'
 import {anonymousTokenProvider, type ClientOptions, ExitCode, PmsClient, PmsError} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
 /**
  * The client of the run's profile: app_url from PMS_APP_URL or the profile, the token from
- * PMS_ACCESS_TOKEN or the stored login (refreshed as the contract demands), pacing keyed by the
- * App Connection and kept under the config directory, so that every call of this run and of other
- * pms runs on the same profile (a cron job beside a terminal) shares one budget.
+ * PMS_ACCESS_TOKEN or the stored login (refreshed as the contract demands). Its calls and the
+ * refreshes go through one transport, paced with every other pms run on the same profile (a cron
+ * job beside a terminal): one budget.
  */
 export async function createClient(
   ctx: RunContext,
@@ -17,22 +17,17 @@ export async function createClient(
   const appUrl = resolveAppUrl(authOptions)
   const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
   const userAgent = `pms/${ctx.version}`
-  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace}).catch((error: unknown) => {
+  const http = serviceTransport({...authOptions, userAgent, trace, ...hooks}, appUrl)
+  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace, http}).catch(async (error: unknown) => {
     // Without a login a public document can still be read; the service says so if it is not public.
-    if (!loginOptional || !(error instanceof PmsError) || error.exitCode !== ExitCode.loginNeeded) throw error
+    if (!loginOptional || !(error instanceof PmsError) || error.exitCode !== ExitCode.loginNeeded) {
+      await http.close()
+      throw error
+    }
     trace?.(`* ${error.message}: calling without a token`)
     return anonymousTokenProvider
   })
-  return new PmsClient({
-    appUrl,
-    tokens,
-    userAgent,
-    clock: ctx.clock,
-    trace,
-    connectionKey: `${appUrl}#${ctx.profile ?? 'default'}`,
-    pacingDir: join(ctx.configDir, 'pacing'),
-    ...hooks,
-  })
+  return new PmsClient(http.withTokens(tokens))
 }
 
 /** After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a login at once. */

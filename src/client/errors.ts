@@ -177,42 +177,135 @@ function apiErrorSuggestion(init: ApiErrorInit): string {
   }
 }
 
-/** The OAuth error shape of the token and revocation endpoints: `{error, error_description}`. */
-export class OAuthError extends PmsError {
-  readonly status: number
+interface OAuthErrorRule {
+  exitCode: ExitCode
+  /** What the error means, in the words of the contract's OAuth table. */
+  meaning: string
+  suggestion: string
+}
 
-  constructor(init: {status: number; error: string; description?: string}) {
-    super(init.description || `The token endpoint answered ${init.error}`, {
+/**
+ * Every OAuth error pms may meet, with its exit code and advice: the contract's table of the token
+ * and revocation endpoints, and the `error` of the authorization callback. Login, refresh, revoke
+ * and doctor all read this one table, so the same error ends the same way whichever step met it.
+ * Errors not listed (RFC 6749 has more) fall back on their HTTP status in `oauthErrorRule`.
+ */
+const OAUTH_ERRORS: Record<string, OAuthErrorRule> = {
+  // pms never sends a malformed request on purpose: a new login would only repeat it.
+  invalid_request: {
+    exitCode: ExitCode.failure,
+    meaning: 'the service refused the request as malformed',
+    suggestion: 'run again with --debug to see the whole answer, and report it: pms sent a request the service calls malformed',
+  },
+  invalid_client: {
+    exitCode: ExitCode.loginNeeded,
+    meaning: 'the client id or client secret is wrong',
+    suggestion: 'check the client id and secret (--client-id, --client-secret, PMS_CLIENT_ID, PMS_CLIENT_SECRET), then pms login',
+  },
+  invalid_grant: {
+    exitCode: ExitCode.loginNeeded,
+    meaning: 'the authorization code or refresh token is no longer valid',
+    suggestion: 'pms login: the account owner has to connect the App again',
+  },
+  unsupported_grant_type: {
+    exitCode: ExitCode.failure,
+    meaning: 'the service does not support this grant type',
+    suggestion: 'run again with --debug to see the whole answer; check that PMS_APP_URL points at the service',
+  },
+  server_error: {
+    exitCode: ExitCode.tempFailure,
+    meaning: 'the service failed',
+    suggestion: 'wait a little and run the command again',
+  },
+  // The authorization callback: the owner clicked Deny.
+  access_denied: {
+    exitCode: ExitCode.loginNeeded,
+    meaning: 'the owner refused the connection',
+    suggestion: 'run pms login again and approve the connection',
+  },
+  temporarily_unavailable: {
+    exitCode: ExitCode.tempFailure,
+    meaning: 'the service cannot answer just now',
+    suggestion: 'wait a little and run the command again',
+  },
+}
+
+/** The exit code and advice of an OAuth error; one the table lacks is temporary on a 429 or 5xx, else unexpected. */
+export function oauthErrorRule(error: string, status?: number): OAuthErrorRule {
+  const known = Object.hasOwn(OAUTH_ERRORS, error) ? OAUTH_ERRORS[error] : undefined
+  if (known) return known
+  if (status !== undefined && (status === 429 || status >= 500)) {
+    return {exitCode: ExitCode.tempFailure, meaning: `the service answered ${error}`, suggestion: 'wait a little and run the command again'}
+  }
+  return {exitCode: ExitCode.failure, meaning: `the service answered ${error}`, suggestion: 'run again with --debug to see the whole answer'}
+}
+
+export interface OAuthErrorInit {
+  /** The OAuth `error` code. */
+  error: string
+  /** The answer's `error_description`, when it has one. */
+  description?: string
+  /** HTTP status of the answer; none for an `error` on the authorization callback. */
+  status?: number
+  /** The step that failed ("Refreshing the access token"); the message then starts with it. */
+  during?: string
+  cause?: unknown
+}
+
+/**
+ * An OAuth error: an answer `{error, error_description}` of the token or revocation endpoint, or an
+ * `error` on the authorization callback. Its exit code and advice come from the table above.
+ */
+export class OAuthError extends PmsError {
+  readonly error: string
+  readonly description?: string
+  readonly status?: number
+
+  constructor(init: OAuthErrorInit) {
+    const rule = oauthErrorRule(init.error, init.status)
+    super(oauthErrorMessage(init, rule), {
       code: init.error,
-      exitCode: oauthErrorExitCode(init.status, init.error),
-      suggestion: oauthErrorSuggestion(init.status, init.error),
+      exitCode: rule.exitCode,
+      suggestion: rule.suggestion,
+      details: {
+        error: init.error,
+        ...(init.description ? {error_description: init.description} : {}),
+        ...(init.status ? {status: init.status} : {}),
+      },
+      cause: init.cause,
     })
+    this.error = init.error
+    this.description = init.description
     this.status = init.status
+  }
+
+  /** The same error, its message naming the step that met it. */
+  during(step: string): OAuthError {
+    return new OAuthError({error: this.error, description: this.description, status: this.status, during: step})
   }
 }
 
-function oauthErrorExitCode(status: number, error: string): ExitCode {
-  if (error === 'invalid_grant' || error === 'invalid_client') return ExitCode.loginNeeded
-  if (error === 'server_error' || status >= 500) return ExitCode.tempFailure
-  return ExitCode.failure
-}
-
-function oauthErrorSuggestion(status: number, error: string): string {
-  if (error === 'invalid_grant') return 'run pms login: the owner must connect the App again'
-  if (error === 'invalid_client') return 'check the client id and client secret (PMS_CLIENT_ID, PMS_CLIENT_SECRET), then run pms login'
-  if (error === 'server_error' || status >= 500) return 'run again later'
-  return 'run again with --debug to see the whole answer'
+function oauthErrorMessage(init: OAuthErrorInit, rule: OAuthErrorRule): string {
+  if (!init.during) return init.description || `The token endpoint answered ${init.error}`
+  return `${init.during} failed: ${rule.meaning}${init.description ? ` (${init.description})` : ''}`
 }
 
 /** The connection failed or broke before a whole answer arrived. */
 export class NetworkError extends PmsError {
-  constructor(message: string, options: {cause?: unknown; code?: string} = {}) {
+  /**
+   * True only when the request certainly never reached the service (refused connection, unknown
+   * host, failed TLS handshake). Otherwise the service may have acted on it.
+   */
+  readonly neverSent: boolean
+
+  constructor(message: string, options: {cause?: unknown; code?: string; neverSent?: boolean} = {}) {
     super(message, {
       code: options.code ?? 'network_error',
       exitCode: ExitCode.tempFailure,
       suggestion: 'check the network and PMS_APP_URL (and HTTPS_PROXY/NO_PROXY), then run again',
       cause: options.cause,
     })
+    this.neverSent = options.neverSent ?? false
   }
 }
 

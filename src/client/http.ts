@@ -76,8 +76,27 @@ export function toNetworkError(error: unknown, url: string): NetworkError {
   const code = (error as {code?: string}).code
   const origin = safeOrigin(url)
   const reason = describe(code, error)
-  return new NetworkError(`Could not reach ${origin}: ${reason}`, {cause: error})
+  return new NetworkError(`Could not reach ${origin}: ${reason}`, {cause: error, neverSent: code !== undefined && NOT_SENT_CODES.has(code)})
 }
+
+/** Socket errors raised before a single byte of the request left this machine. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
 
 function describe(code: string | undefined, error: unknown): string {
   switch (code) {

@@ -9,12 +9,6 @@ import {Transport, type Query, type TransportOptions} from './transport.js'
 export type {TokenProvider} from './token-provider.js'
 export {anonymousTokenProvider, staticTokenProvider} from './token-provider.js'
 export * from './errors.js'
-export type {Page} from './pagination.js'
-export type {BookingsQuery} from './resources/bookings.js'
-export type {MessageThreadsQuery} from './resources/message-threads.js'
-export type {Attachment, MessagesQuery, Photo, SendOptions} from './resources/messages.js'
-export type {PropertiesListOptions} from './resources/properties.js'
-export type {RestrictionsQuery} from './resources/restrictions.js'
 
 /** What a client is built from; the rest of TransportOptions exists for tests. */
 export type ClientOptions = Omit<TransportOptions, 'dispatcher' | 'retry' | 'random' | 'pacer' | 'env'>
@@ -46,9 +40,13 @@ export class PmsClient {
   readonly messages: MessagesResource
   private readonly transport: Transport
 
-  /** Options beyond ClientOptions exist for tests (dispatcher, retry policy, random source, pacer). */
-  constructor(options: TransportOptions) {
-    this.transport = new Transport(options)
+  /**
+   * Built on a transport of its own, or on one already open (`transport.withTokens(...)`), so that
+   * the client shares its pool and pacing with the OAuth calls of the same run. Options beyond
+   * ClientOptions exist for tests (dispatcher, retry policy, random source, pacer).
+   */
+  constructor(options: TransportOptions | Transport) {
+    this.transport = options instanceof Transport ? options : new Transport(options)
     this.properties = new PropertiesResource(this.transport)
     this.restrictions = new RestrictionsResource(this.transport)
     this.restrictionBatches = new RestrictionBatchesResource(this.transport)

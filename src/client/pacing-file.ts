@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto'
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {mkdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {MemoryPaceStore, type PaceState, type PaceStore} from './pacer.js'
+import {writeFileAtomic} from '../fs/atomic-write.js'
 
 /**
  * Pacing shared by every pms process of one App Connection (a cron job and a terminal, say): the
@@ -49,9 +50,7 @@ export class PacingFileStore implements PaceStore {
       let state = states[key]
       if (!state) states[key] = state = {calls: [], pausedUntil: 0}
       const result = change(state)
-      const temporary = `${this.path}.${process.pid}.tmp`
-      await writeFile(temporary, JSON.stringify(states), {mode: 0o600})
-      await rename(temporary, this.path)
+      await writeFileAtomic(this.path, JSON.stringify(states))
       return result
     } catch (error) {
       this.failed = true

@@ -1,4 +1,5 @@
 import {STATUS_CODES} from 'node:http'
+import {styleText} from 'node:util'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
 import {ApiError, UsageError} from './errors.js'
 import {walkPages} from './pagination.js'
@@ -228,10 +229,11 @@ const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\
 
 /** Keys blue, strings green, numbers, booleans and null yellow: the palette of `gh api`. */
 function colorJson(text: string): string {
-  const paint = (code: number, token: string) => `\u001B[${code}m${token}\u001B[39m`
+  // The caller decided that colour is on; styleText would look at process.stdout again.
+  const paint = (style: 'blue' | 'green' | 'yellow', token: string) => styleText(style, token, {validateStream: false})
   return text.replace(JSON_TOKEN, (token, string?: string, colon?: string) => {
-    if (string !== undefined) return colon === undefined ? paint(32, string) : paint(34, string) + colon
-    return paint(33, token)
+    if (string !== undefined) return colon === undefined ? paint('green', string) : paint('blue', string) + colon
+    return paint('yellow', token)
   })
 }
 

@@ -73,7 +73,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export interface TransportOptions {
   /** Service root; base_url = appUrl + '/api/v1'. */
   appUrl: string
-  tokens: TokenProvider
+  /** Where the bearer token comes from; none: calls go without Authorization (OAuth endpoints, public documents). */
+  tokens?: TokenProvider
   /** 'pms/<version>' */
   userAgent: string
   /** Default: the system clock. */
@@ -99,17 +100,56 @@ export interface TransportOptions {
 
 const TRACE_BODY_MAX = 2000
 
+/** The keep-alive pool of a transport and of the twins made from it by `withTokens`: closed once, by whichever closes first. */
+interface Pool {
+  dispatcher: Dispatcher
+  owned: boolean
+  closing?: Promise<void>
+}
+
+/** One request as the loop sends it: resolved once, the same on every attempt. */
+interface Call {
+  method: string
+  url: string
+  /** Under {base_url}: paced and counted by the service's limits. */
+  isApi: boolean
+  /** The token and revocation endpoints (and the authorize page): no bearer, no pacing, sent once. */
+  isOAuth: boolean
+  limitClass: LimitClass
+  headers: Record<string, string>
+  body?: EncodedBody
+  /** Sent with an Idempotency-Key (as the option or as a plain header). */
+  keyed: boolean
+  /** Whether a 5xx or a network failure may be answered by sending again. */
+  safe: boolean
+  req: TransportRequest
+}
+
+/** What the attempts of one call have used up so far. */
+interface Attempts {
+  /** The bearer token sent; undefined sends none. */
+  token?: string
+  refreshed: boolean
+  failures: number
+  rateWaits: number
+  rateWaitedMs: number
+  inUseWaits: number
+}
+
+type Outcome = {response: TransportResponse; error?: undefined} | {response?: undefined; error: PmsError; retryAfterMs?: number}
+
 /**
  * The one request loop: pacing, the bearer token and its single refresh, Retry-After, back-off
  * with jitter, and the answer turned into a typed error. Everything above it (resources, raw
- * access) goes through `send`, so the retry rules live in one place.
+ * access, the OAuth endpoints, the checks of pms auth) goes through `send`, so the retry rules,
+ * the pool and the --debug trace live in one place.
  */
 export class Transport {
   readonly appUrl: string
   readonly baseUrl: string
   private readonly clock: Clock
-  private readonly dispatcher: Dispatcher
-  private readonly ownsDispatcher: boolean
+  private pool: Pool
+  private readonly tokens?: TokenProvider
   private readonly pacer?: Pacer
   private readonly connectionKey: string
   private readonly policy: RetryPolicy
@@ -122,12 +162,22 @@ export class Transport {
     const timeouts = options.timeoutMs
       ? {connectMs: Math.min(options.timeoutMs, DEFAULT_TIMEOUTS.connectMs), headersMs: options.timeoutMs, bodyMs: options.timeoutMs}
       : DEFAULT_TIMEOUTS
-    this.ownsDispatcher = options.dispatcher === undefined
-    this.dispatcher = options.dispatcher ?? createDispatcher(timeouts, options.env)
+    this.pool = options.dispatcher ? {dispatcher: options.dispatcher, owned: false} : {dispatcher: createDispatcher(timeouts, options.env), owned: true}
+    this.tokens = options.tokens
     this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock, {store: this.pacingStore()}))
     this.connectionKey = options.connectionKey ?? 'default'
     this.policy = {...DEFAULT_RETRY_POLICY, ...options.retry}
     this.random = options.random ?? Math.random
+  }
+
+  /**
+   * The same connection (pool, pacing, trace) sending the tokens of `tokens`: the OAuth calls that
+   * produce a token and the API calls that use it share one pool and one budget.
+   */
+  withTokens(tokens: TokenProvider): Transport {
+    const twin = new Transport({...this.options, tokens, dispatcher: this.pool.dispatcher, pacer: this.pacer})
+    twin.pool = this.pool
+    return twin
   }
 
   /** With a directory, the budget of the App Connection is shared with other pms processes. */
@@ -140,7 +190,9 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close()
+    if (!this.pool.owned) return
+    this.pool.closing ??= this.pool.dispatcher.close()
+    await this.pool.closing
   }
 
   url(path: string, query?: Query): string {
@@ -161,13 +213,20 @@ export class Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
+    const call = this.prepare(req)
+    const attempts: Attempts = {refreshed: false, failures: 0, rateWaits: 0, rateWaitedMs: 0, inUseWaits: 0}
+    if (!call.isOAuth && !call.headers.authorization) attempts.token = await this.tokens?.getToken()
+    for (;;) {
+      const outcome = await this.attempt(call, attempts.token)
+      if (outcome.response) return outcome.response
+      if (!(await this.mayRetry(call, attempts, outcome.error, outcome.retryAfterMs))) throw outcome.error
+    }
+  }
+
+  private prepare(req: TransportRequest): Call {
     const method = req.method.toUpperCase()
     const url = this.url(req.path, req.query)
     const pathname = new URL(url).pathname
-    const isApi = pathname.startsWith(API_PREFIX + '/') || pathname === API_PREFIX
-    const isOAuth = /^\/(api\/)?oauth(\/|$)/.test(pathname)
-    const limitClass: LimitClass = limitClassOf(method, pathname)
-
     const body = encodeBody(req)
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -178,102 +237,115 @@ export class Transport {
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
     // A key given as a plain header (pms api -H 'Idempotency-Key: ...') protects the POST just the same.
     const keyed = headers['idempotency-key'] !== undefined
-    const safe = method === 'GET' || method === 'HEAD' || keyed
+    return {
+      method,
+      url,
+      isApi: pathname.startsWith(API_PREFIX + '/') || pathname === API_PREFIX,
+      isOAuth: /^\/(api\/)?oauth(\/|$)/.test(pathname),
+      limitClass: limitClassOf(method, pathname),
+      headers,
+      body,
+      keyed,
+      safe: method === 'GET' || method === 'HEAD' || keyed,
+      req,
+    }
+  }
 
-    let token = isOAuth || headers.authorization ? undefined : await this.options.tokens.getToken()
-    let refreshed = false
-    let failures = 0
-    let rateWaits = 0
-    let rateWaitedMs = 0
-    let inUseWaits = 0
-
-    for (;;) {
-      const slot =
-        this.pacer && isApi
-          ? await this.pacer.acquire(this.connectionKey, limitClass, {
-              signal: req.signal,
-              onWait: (ms) => {
-                this.trace(`* pacing: waiting ${Math.ceil(ms / 1000)} s for the ${limitClass} limit (${RATE_LIMITS[limitClass]} per ${RATE_LIMIT_WINDOW_SECONDS} s)`)
-                this.options.onPacingWait?.(limitClass, ms)
-              },
-            })
-          : undefined
-      const sent = token === undefined ? headers : {...headers, authorization: `Bearer ${token}`}
-
-      let error: PmsError
-      let retryAfterMs: number | undefined
-      try {
-        // The service has counted the call by the time its answer starts, whatever that answer is.
-        const response = await this.exchangeTraced(method, url, sent, body, req).finally(() => slot?.done())
-        if (response.status < 400) {
-          if (req.stream) return {status: response.status, headers: response.headers, body: undefined, stream: response.body}
-          const text = await readText(response.body, url)
-          this.traceBody(text, response.headers['content-type'])
-          return {status: response.status, headers: response.headers, body: parseSuccess(text, response.headers)}
-        }
+  /** One exchange, paced where it is an API call; an error answer or a broken connection comes back as its typed error. */
+  private async attempt(call: Call, token: string | undefined): Promise<Outcome> {
+    const {req, url} = call
+    const slot =
+      this.pacer && call.isApi
+        ? await this.pacer.acquire(this.connectionKey, call.limitClass, {
+            signal: req.signal,
+            onWait: (ms) => {
+              this.trace(`* pacing: waiting ${Math.ceil(ms / 1000)} s for the ${call.limitClass} limit (${RATE_LIMITS[call.limitClass]} per ${RATE_LIMIT_WINDOW_SECONDS} s)`)
+              this.options.onPacingWait?.(call.limitClass, ms)
+            },
+          })
+        : undefined
+    const headers = token === undefined ? call.headers : {...call.headers, authorization: `Bearer ${token}`}
+    try {
+      // The service has counted the call by the time its answer starts, whatever that answer is.
+      const response = await this.exchangeTraced(call.method, url, headers, call.body, req).finally(() => slot?.done())
+      if (response.status < 400) {
+        if (req.stream) return {response: {status: response.status, headers: response.headers, body: undefined, stream: response.body}}
         const text = await readText(response.body, url)
         this.traceBody(text, response.headers['content-type'])
-        error = errorFromAnswer(response.status, response.headers, text, this.clock.now())
-        if (error instanceof ApiError && error.retryAfterSeconds !== undefined) retryAfterMs = error.retryAfterSeconds * 1000
-      } catch (thrown) {
-        if (!(thrown instanceof NetworkError)) throw thrown
-        error = thrown
+        return {response: {status: response.status, headers: response.headers, body: parseSuccess(text, response.headers)}}
       }
-
-      if (error instanceof ApiError && error.status === 401 && error.code === 'unauthorized' && token !== undefined) {
-        // The call was refused before anything happened, so re-sending is safe even for a POST without key.
-        if (!refreshed && this.options.tokens.refresh) {
-          refreshed = true
-          const fresh = await this.options.tokens.refresh(token)
-          if (fresh) {
-            this.trace('* access token refused; retrying once with a refreshed token')
-            token = fresh
-            continue
-          }
-        }
-        throw error
-      }
-
-      if (error instanceof ApiError && error.status === 429) {
-        // Refused before anything happened, like the 401: safe to re-send whatever the method.
-        const waitMs = retryAfterMs ?? 60_000
-        if (rateWaits >= this.policy.maxRateLimitWaits || rateWaitedMs + waitMs > this.policy.maxRateLimitWaitMs) {
-          const asked = Math.ceil(waitMs / 1000)
-          throw new RateLimitError(
-            rateWaits === 0
-              ? `Rate limited: the service asks to wait ${asked} s, longer than pms waits within one run (${Math.round(this.policy.maxRateLimitWaitMs / 1000)} s)`
-              : `Still rate limited after waiting ${Math.round(rateWaitedMs / 1000)} s over ${rateWaits} attempts; the service asks for ${asked} s more`,
-            {retryAfterSeconds: error.retryAfterSeconds, details: error.details},
-          )
-        }
-        rateWaits += 1
-        rateWaitedMs += waitMs
-        this.trace(`* rate limited: waiting ${Math.ceil(waitMs / 1000)} s before retrying`)
-        if (this.pacer && isApi) await this.pacer.pause(this.connectionKey, limitClass, waitMs)
-        else await this.clock.sleep(waitMs, req.signal)
-        continue
-      }
-
-      if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && keyed) {
-        if (inUseWaits < this.policy.maxInUseWaits) {
-          inUseWaits += 1
-          const waitMs = retryAfterMs ?? this.policy.inUseWaitMs
-          this.trace(`* the same Idempotency-Key is still being processed: waiting ${Math.ceil(waitMs / 1000)} s`)
-          await this.clock.sleep(waitMs, req.signal)
-          continue
-        }
-        throw error
-      }
-
-      if (safe && isRetriable(error) && failures + 1 < this.policy.maxAttempts) {
-        const waitMs = backoffDelay(failures, this.random, {baseMs: this.policy.backoffBaseMs, capMs: this.policy.backoffCapMs})
-        failures += 1
-        this.trace(`* ${error.code}: retry ${failures} of ${this.policy.maxAttempts - 1} in ${waitMs} ms`)
-        await this.clock.sleep(waitMs, req.signal)
-        continue
-      }
-      throw error
+      const text = await readText(response.body, url)
+      this.traceBody(text, response.headers['content-type'])
+      const error = errorFromAnswer(response.status, response.headers, text, this.clock.now())
+      const retryAfterMs = error instanceof ApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined
+      return {error, retryAfterMs}
+    } catch (thrown) {
+      if (!(thrown instanceof NetworkError)) throw thrown
+      return {error: thrown}
     }
+  }
+
+  /** Whether to send the call again after `error` (having waited as its answer class asks), or to give up with it. */
+  private async mayRetry(call: Call, attempts: Attempts, error: PmsError, retryAfterMs: number | undefined): Promise<boolean> {
+    // A refresh whose answer is lost or refused must never be re-sent: presenting a rotated refresh
+    // token again revokes the whole token family. The contract promises these endpoints no 429 either.
+    if (call.isOAuth) return false
+    if (error instanceof ApiError && error.status === 401 && error.code === 'unauthorized') return this.afterUnauthorized(attempts)
+    if (error instanceof ApiError && error.status === 429) return this.afterRateLimited(call, attempts, error, retryAfterMs)
+    if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && call.keyed) return this.afterKeyInUse(call, attempts, retryAfterMs)
+    if (call.safe && isRetriable(error)) return this.afterFailure(call, attempts, error)
+    return false
+  }
+
+  /** 401 unauthorized: refused before anything happened, so re-sending is safe even for a POST without key; once. */
+  private async afterUnauthorized(attempts: Attempts): Promise<boolean> {
+    if (attempts.token === undefined || attempts.refreshed || !this.tokens?.refresh) return false
+    attempts.refreshed = true
+    const fresh = await this.tokens.refresh(attempts.token)
+    if (!fresh) return false
+    this.trace('* access token refused; retrying once with a refreshed token')
+    attempts.token = fresh
+    return true
+  }
+
+  /** 429: refused before anything happened, like the 401: safe to re-send whatever the method, within the run's patience. */
+  private async afterRateLimited(call: Call, attempts: Attempts, error: ApiError, retryAfterMs: number | undefined): Promise<boolean> {
+    const waitMs = retryAfterMs ?? 60_000
+    if (attempts.rateWaits >= this.policy.maxRateLimitWaits || attempts.rateWaitedMs + waitMs > this.policy.maxRateLimitWaitMs) {
+      const asked = Math.ceil(waitMs / 1000)
+      throw new RateLimitError(
+        attempts.rateWaits === 0
+          ? `Rate limited: the service asks to wait ${asked} s, longer than pms waits within one run (${Math.round(this.policy.maxRateLimitWaitMs / 1000)} s)`
+          : `Still rate limited after waiting ${Math.round(attempts.rateWaitedMs / 1000)} s over ${attempts.rateWaits} attempts; the service asks for ${asked} s more`,
+        {retryAfterSeconds: error.retryAfterSeconds, details: error.details},
+      )
+    }
+    attempts.rateWaits += 1
+    attempts.rateWaitedMs += waitMs
+    this.trace(`* rate limited: waiting ${Math.ceil(waitMs / 1000)} s before retrying`)
+    if (this.pacer && call.isApi) await this.pacer.pause(this.connectionKey, call.limitClass, waitMs)
+    else await this.clock.sleep(waitMs, call.req.signal)
+    return true
+  }
+
+  /** 409 idempotency_key_in_use: the first attempt under this key is still running; wait, then ask again with the same key. */
+  private async afterKeyInUse(call: Call, attempts: Attempts, retryAfterMs: number | undefined): Promise<boolean> {
+    if (attempts.inUseWaits >= this.policy.maxInUseWaits) return false
+    attempts.inUseWaits += 1
+    const waitMs = retryAfterMs ?? this.policy.inUseWaitMs
+    this.trace(`* the same Idempotency-Key is still being processed: waiting ${Math.ceil(waitMs / 1000)} s`)
+    await this.clock.sleep(waitMs, call.req.signal)
+    return true
+  }
+
+  /** 5xx and network failures of a call that is safe to repeat: back-off with jitter, a capped number of times. */
+  private async afterFailure(call: Call, attempts: Attempts, error: PmsError): Promise<boolean> {
+    if (attempts.failures + 1 >= this.policy.maxAttempts) return false
+    const waitMs = backoffDelay(attempts.failures, this.random, {baseMs: this.policy.backoffBaseMs, capMs: this.policy.backoffCapMs})
+    attempts.failures += 1
+    this.trace(`* ${error.code}: retry ${attempts.failures} of ${this.policy.maxAttempts - 1} in ${waitMs} ms`)
+    await this.clock.sleep(waitMs, call.req.signal)
+    return true
   }
 
   private async exchangeTraced(
@@ -294,7 +366,7 @@ export class Transport {
         this.trace(`> ${shown}`)
       }
     }
-    const response = await exchange(this.dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
+    const response = await exchange(this.pool.dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
       (error: unknown) => {
         this.trace(`< ${error instanceof Error ? error.message : String(error)} (${this.clock.now() - started} ms)`)
         throw error

@@ -1,15 +1,16 @@
 import {z} from 'zod'
+import {parseDay} from './days.js'
 import {BATCH_STATUSES, RESTRICTION_FIELDS, UNWRITABLE_REASONS} from './error-codes.js'
 import {MAX_CHANGES_PER_BATCH, MAX_ENTRIES_PER_BATCH, MAX_PROPERTIES_PER_CALL, MIN_ENTRIES_PER_BATCH} from './limits.js'
 import {component, count, isoDate, isoDateTime, openEnum, uuid} from './registry.js'
 import {RestrictionValuesSchema} from './restrictions.js'
 
-const DAY_MS = 86_400_000
-
-/** Nights from `from` to `to`, both inclusive (`YYYY-MM-DD`); 0 when `to` is before `from`. */
+/** Nights from `from` to `to`, both inclusive (`YYYY-MM-DD`); 0 when `to` is before `from` or either is no date. */
 export function nightsInRange(from: string, to: string): number {
-  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1
-  return Number.isFinite(days) && days > 0 ? days : 0
+  const first = parseDay(from)
+  const last = parseDay(to)
+  if (typeof first !== 'number' || typeof last !== 'number' || last < first) return 0
+  return last - first + 1
 }
 
 export const RestrictionBatchEntrySchema = component(

@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {EVENT_TYPES} from './error-codes.js'
+import {EVENT_TYPES, type EventType, type Permission} from './error-codes.js'
 import {component, isoDateTime, openEnum, uuid} from './registry.js'
 
 /**
@@ -34,3 +34,15 @@ export const WebhookPayloadSchema = component(
   }),
 )
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>
+
+/**
+ * The "Needs" column of the Events table: the Permission a connection must hold to hear the event.
+ * Booking and message events also need the event's Property in the Property Access.
+ */
+export const EVENT_PERMISSIONS: Readonly<Partial<Record<EventType, Permission>>> = {
+  'booking.created': 'bookings.read',
+  'booking.updated': 'bookings.read',
+  'booking.cancelled': 'bookings.read',
+  'message.received': 'messages.read',
+  'message.sent': 'messages.read',
+}

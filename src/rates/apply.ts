@@ -10,10 +10,11 @@
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import type {SubmissionJournal} from './journal.js'
-import {durationText, WriteWindow} from './pace.js'
+import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
 import {isFinal, isPartial, previewPlan, type RatesClient, submitPlan, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {durationText, plural} from '../text/words.js'
 
 export interface ApplyProgress {
   tick(n?: number): void
@@ -154,7 +155,7 @@ export function submissionText(batches: readonly PlannedBatchSummary[]): string 
         : `${replayed.length} of ${batches.length} batches were already submitted by an earlier run (${when(first)}, same ids, nothing new created); ${fresh} ${fresh === 1 ? 'was' : 'were'} submitted now.`,
     )
   } else {
-    lines.push(`Submitted ${batches.length === 1 ? '1 batch' : `${batches.length} batches`}.`)
+    lines.push(`Submitted ${plural(batches.length, 'batch', 'batches')}.`)
   }
   return lines.join('\n') + '\n'
 }
@@ -174,12 +175,12 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     batches: planned,
     exit_code: 0,
   }
-  const batchWord = plan.batchCount === 1 ? '1 batch' : `${plan.batchCount} batches`
+  const batchWord = plural(plan.batchCount, 'batch', 'batches')
   const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
   const window = new WriteWindow()
   ui.talk(
-    `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plan.totals.properties} ${plan.totals.properties === 1 ? 'Property' : 'Properties'}, ` +
-      `${plan.totals.entries} ${plan.totals.entries === 1 ? 'entry' : 'entries'}, ${plan.totals.changes} night x field values.\n`,
+    `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plural(plan.totals.properties, 'Property', 'Properties')}, ` +
+      `${plural(plan.totals.entries, 'entry', 'entries')}, ${plan.totals.changes} night x field values.\n`,
   )
   if (writes > window.limit) {
     ui.talk(

@@ -2,7 +2,7 @@
 import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL, WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
 import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../client/errors.js'
-import {formatDay, parseDay} from './days.js'
+import {formatDay, parseDay, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
 import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'
 
@@ -161,7 +161,7 @@ export function selectProperties(properties: readonly {id: string}[], wanted?: r
 /** A note when an export covers nights that cannot be imported back (before today, after today + 730). */
 export function exportRangeNote(range: NightRange, now: number): string | undefined {
   // UTC today, give or take the day the time zones of the Properties add on either side.
-  const today = Math.floor(now / 86_400_000)
+  const today = utcDay(now)
   if (range.from >= today + 1 && range.to <= today + WRITABLE_WINDOW_DAYS - 1) return undefined
   return (
     `Note: nights before today or after today + ${WRITABLE_WINDOW_DAYS} (in each Property's time zone) are exported but cannot be imported back; ` +

@@ -5,7 +5,7 @@
  */
 import {parse} from 'csv-parse'
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
-import {formatDay, parseDay} from './days.js'
+import {formatDay, parseDay} from '../contract/days.js'
 import {type CsvProblem, ProblemList} from './errors.js'
 import {
   type CellProblem,
@@ -21,6 +21,7 @@ import {
   RATE_FIELD,
 } from './fields.js'
 import {NightStore, type PropertyInfo} from './store.js'
+import {plural} from '../text/words.js'
 
 export interface ReadOptions {
   properties: readonly PropertyInfo[]
@@ -225,7 +226,7 @@ class RowChecker {
     let ok = true
     for (let i = this.headers.length; i < record.length; i++) {
       if (record[i]!.trim() !== '') {
-        this.problem(line, i, `${record.length} cells but the header names ${this.headers.length} columns`)
+        this.problem(line, i, `${plural(record.length, 'cell')} but the header names ${plural(this.headers.length, 'column')}`)
         ok = false
         break
       }

@@ -1,4 +1,5 @@
 import {ExitCode, PmsError} from '../client/errors.js'
+import {plural} from '../text/words.js'
 
 /** One problem of an input file, placed by line (the header is line 1) and column. */
 export interface CsvProblem {
@@ -46,7 +47,7 @@ export class CsvInvalidError extends PmsError {
   constructor(source: string, problems: ProblemList, code = 'csv_invalid') {
     const lines = problems.kept.map((problem) => `  ${formatProblem(problem)}`)
     if (problems.total > problems.kept.length) lines.push(`  and ${problems.total - problems.kept.length} more`)
-    const count = problems.total === 1 ? '1 error' : `${problems.total} errors`
+    const count = plural(problems.total, 'error')
     super(`${source}: ${count}, nothing was sent:\n${lines.join('\n')}`, {
       code,
       exitCode: ExitCode.usage,
@@ -69,6 +70,22 @@ export class CsvInvalidError extends PmsError {
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
 export const INTERRUPTED_EXIT = 130 as ExitCode
+
+/**
+ * A Property whose time zone this Node.js does not know: its writable nights cannot be placed, so
+ * nothing is planned rather than reading its dates as UTC and meeting refusals half way through.
+ */
+export class PropertyTimeZoneError extends PmsError {
+  constructor(propertyId: string, timeZone: string, cause: unknown) {
+    super(`Property ${propertyId} is in the time zone ${JSON.stringify(timeZone)}, which this Node.js does not know`, {
+      code: 'unknown_time_zone',
+      exitCode: ExitCode.failure,
+      suggestion: 'update Node.js: its time zone data is older than the service\'s',
+      details: {property_id: propertyId, timezone: timeZone},
+      cause,
+    })
+  }
+}
 
 /** Ctrl-C while submitting: the batches already stored stay stored. */
 export class InterruptedError extends PmsError {

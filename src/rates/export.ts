@@ -7,7 +7,7 @@
  * refused. `pms restrictions get` shows those values with their reasons.
  */
 import type {RestrictionRecord} from '../contract/index.js'
-import {formatDay, parseDay} from './days.js'
+import {formatDay, parseDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
 import type {Names} from './render.js'
 

@@ -113,13 +113,6 @@ export function toApiValue(field: number, stored: number): number | boolean {
   return stored === 1
 }
 
-/** A stored number from an API value; NaN for null or a value of the wrong kind. */
-export function fromApiValue(field: number, value: unknown): number {
-  if (field === RATE_FIELD) return typeof value === 'number' ? Math.round(value * 100) : Number.NaN
-  if (field === MIN_STAY_FIELD) return typeof value === 'number' ? value : Number.NaN
-  return typeof value === 'boolean' ? (value ? 1 : 0) : Number.NaN
-}
-
 /** How a value is written in CSV cells and diffs: rates with two decimals. */
 export function formatValue(field: Field | string, value: unknown): string {
   if (value === null || value === undefined) return '(unset)'

@@ -1,5 +1,5 @@
 /** What commands use of rates: reading files, planning, applying, calendars and reports. */
-export {applyPlan, type ApplyOptions, type ApplyResult, type ApplyUi, type PacingSignal} from './apply.js'
+export {applyPlan, type ApplyUi, type PacingSignal} from './apply.js'
 export {
   CALENDAR_COLUMNS,
   calendarRows,
@@ -10,16 +10,13 @@ export {
   selectProperties,
   splitCalendarCalls,
 } from './calendar.js'
-export {toCsvText} from './csv-writer.js'
-export {CsvInvalidError} from './errors.js'
 export {EXPORT_COLUMNS, exportRows} from './export.js'
 export {checkReadable, planFile} from './import.js'
 export {planBatches} from './planner.js'
-export {renderPreview, renderReport, textTable} from './render.js'
-export {isFinal, isPartial, loadProperties, namesOf, waitForBatches} from './service.js'
+export {renderReport} from './render.js'
+export {isPartial, loadProperties, namesOf, waitForBatches} from './service.js'
 export {storeForSet} from './set.js'
 export {SubmissionJournal} from './journal.js'
 export type {Plan} from './planner.js'
-export type {Names} from './render.js'
 export type {PropertyInfo} from './store.js'
 export type {NightRange} from './calendar.js'

@@ -4,9 +4,10 @@
  * lets a rerun say "already submitted at 11:52, nothing new was created" instead of "queued".
  * Best effort: a missing or unreadable file only loses that sentence, never a submission.
  */
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {mkdir, readFile} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
+import {writeFileAtomic} from '../fs/atomic-write.js'
 
 export interface JournalEntry {
   id: string
@@ -53,9 +54,7 @@ export class SubmissionJournal {
     if (!this.file) return
     try {
       await mkdir(dirname(this.file), {recursive: true})
-      const temp = `${this.file}.${process.pid}.tmp`
-      await writeFile(temp, JSON.stringify(Object.fromEntries(this.entries)), {mode: 0o600})
-      await rename(temp, this.file)
+      await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.entries)))
     } catch {
       // Not being able to remember only costs the "already submitted" sentence of a rerun.
     }

@@ -36,11 +36,3 @@ export class WriteWindow {
     return t - now
   }
 }
-
-/** `1m05s`, `42s`. */
-export function durationText(ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000))
-  const m = Math.floor(seconds / 60)
-  const s = seconds % 60
-  return m > 0 ? `${m}m${String(s).padStart(2, '0')}s` : `${s}s`
-}

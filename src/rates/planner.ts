@@ -14,32 +14,25 @@
  * The count reaches max(ceil(P/100), ceil(E/20000), ceil(C/200000)) on ordinary files.
  */
 import {MAX_CHANGES_PER_BATCH, MAX_ENTRIES_PER_BATCH, MAX_PROPERTIES_PER_CALL} from '../contract/limits.js'
-import {formatDay} from './days.js'
+import {formatDay} from '../contract/days.js'
 import {FIELD_COUNT, FIELDS, toApiValue} from './fields.js'
 import {type NightStore, WINDOW_NIGHTS} from './store.js'
 
-export interface PlanLimits {
+/**
+ * Counts on the three limits of one batch: distinct Properties, entries and night x field changes.
+ * The same shape says what the contract allows (the limits), what a file asks for (the totals)
+ * and what one planned batch holds.
+ */
+export interface BatchLoad {
   properties: number
   entries: number
   changes: number
 }
 
-export const CONTRACT_LIMITS: PlanLimits = {
+export const CONTRACT_LIMITS: BatchLoad = {
   properties: MAX_PROPERTIES_PER_CALL,
   entries: MAX_ENTRIES_PER_BATCH,
   changes: MAX_CHANGES_PER_BATCH,
-}
-
-export interface PlanTotals {
-  properties: number
-  entries: number
-  changes: number
-}
-
-export interface BatchStats {
-  properties: number
-  entries: number
-  changes: number
 }
 
 export interface Plan {
@@ -52,12 +45,12 @@ export interface Plan {
   readonly batchStart: readonly number[]
   readonly batchCount: number
   /** After merging, before any split at a batch boundary. */
-  readonly totals: PlanTotals
+  readonly totals: BatchLoad
   readonly lowerBound: number
-  readonly limits: PlanLimits
+  readonly limits: BatchLoad
 }
 
-export function lowerBound(totals: PlanTotals, limits: PlanLimits = CONTRACT_LIMITS): number {
+export function lowerBound(totals: BatchLoad, limits: BatchLoad = CONTRACT_LIMITS): number {
   if (totals.entries === 0) return 0
   return Math.max(
     Math.ceil(totals.properties / limits.properties),
@@ -158,7 +151,7 @@ function merge(store: NightStore): Merged {
  * Order of the touched Properties (positions into Merged): id order, interleaving Properties by
  * the limit they weigh on most, relative to the file's total on that limit.
  */
-function balancedOrder(merged: Merged, totals: PlanTotals): number[] {
+function balancedOrder(merged: Merged, totals: BatchLoad): number[] {
   const count = merged.property.length
   const queues: number[][] = [[], [], []]
   for (let i = 0; i < count; i++) {
@@ -193,9 +186,9 @@ function balancedOrder(merged: Merged, totals: PlanTotals): number[] {
   return order
 }
 
-export function planBatches(store: NightStore, limits: PlanLimits = CONTRACT_LIMITS): Plan {
+export function planBatches(store: NightStore, limits: BatchLoad = CONTRACT_LIMITS): Plan {
   const merged = merge(store)
-  const totals: PlanTotals = {
+  const totals: BatchLoad = {
     properties: merged.property.length,
     entries: merged.from.length,
     changes: merged.changes.reduce((a, b) => a + b, 0),
@@ -272,7 +265,7 @@ function fieldsAt(plan: Plan, property: number, day: number): number {
   return k
 }
 
-export function batchStats(plan: Plan, batch: number): BatchStats {
+export function batchStats(plan: Plan, batch: number): BatchLoad {
   const [start, end] = entryRange(plan, batch)
   const properties = new Set<number>()
   let changes = 0

@@ -4,7 +4,9 @@
  */
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
-import {formatRun, parseDay} from './days.js'
+import {formatDay, parseDay} from '../contract/days.js'
+import {plural} from '../text/words.js'
+import type {BatchLoad} from './planner.js'
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 export type Paint = (style: Style, text: string) => string
@@ -176,7 +178,7 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
     }
     rows.push([propertyLabel(names, p.property_id), ...keys.map((key) => p.changes[key])])
   }
-  const quietLabel = `${quietCount}${rows.length > 0 ? ' other' : ''} ${quietCount === 1 ? 'Property' : 'Properties'}: nothing to change`
+  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing to change`
   if (quietCount > 0) rows.push([quietLabel, ...keys.map((key) => quiet[key])])
   if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
   const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
@@ -232,7 +234,7 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
     rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
   }
   // "other" only when some Property is listed above the line.
-  const quietLabel = `${quietCount}${rows.length > 0 ? ' other' : ''} ${quietCount === 1 ? 'Property' : 'Properties'}: nothing refused or failed`
+  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing refused or failed`
   if (quietCount > 0) rows.push([quietLabel, 'completed', ...quietSums])
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
@@ -250,11 +252,8 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   return out.join('\n') + '\n'
 }
 
-export interface PlannedBatchSummary {
+export interface PlannedBatchSummary extends BatchLoad {
   index: number
-  properties: number
-  entries: number
-  changes: number
   id?: string
   status?: string
   idempotency_key?: string
@@ -269,6 +268,20 @@ export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lower
   const status = (b: PlannedBatchSummary) => (b.replayed ? 'submitted earlier' : (b.status ?? ''))
   const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, status(b)] : [])])
   const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
-  const count = batches.length === 1 ? '1 batch' : `${batches.length} batches`
+  const count = plural(batches.length, 'batch', 'batches')
   return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
+}
+
+/** `3 Properties`, or `3 other Properties` when some are listed above the line. */
+function quietProperties(count: number, others: boolean): string {
+  return others ? plural(count, 'other Property', 'other Properties') : plural(count, 'Property', 'Properties')
+}
+
+/** Short form of a run of nights: `2026-12-01..07`, `2026-12-30..2027-01-02`, or one date. */
+function formatRun(from: number, to: number): string {
+  const a = formatDay(from)
+  if (to === from) return a
+  const b = formatDay(to)
+  if (a.slice(0, 8) === b.slice(0, 8)) return `${a}..${b.slice(8)}`
+  return `${a}..${b}`
 }

@@ -1,6 +1,6 @@
 /** `restrictions set`: one set of values over a range for some Properties, as a store for the planner. */
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
-import {formatDay} from './days.js'
+import {formatDay} from '../contract/days.js'
 import {CsvInvalidError, ProblemList} from './errors.js'
 import {FIELD_COUNT, FIELDS, MIN_STAY_FIELD, parseBoolean, parseMinStay, parseRateCents, RATE_FIELD} from './fields.js'
 import type {NightRange} from './calendar.js'

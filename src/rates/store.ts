@@ -4,7 +4,8 @@
  * the file leaves a field untouched, plus the line that set each value for conflict reports.
  */
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
-import {todayIn} from './days.js'
+import {todayIn, UnknownTimeZoneError} from '../contract/days.js'
+import {PropertyTimeZoneError} from './errors.js'
 import {FIELD_COUNT} from './fields.js'
 
 export const WINDOW_NIGHTS = WRITABLE_WINDOW_DAYS + 1
@@ -34,7 +35,12 @@ export class NightStore {
     this.nights = new Array(properties.length).fill(undefined)
     properties.forEach((property, index) => {
       this.indexById.set(property.id, index)
-      this.windowStart[index] = todayIn(property.timezone, now)
+      try {
+        this.windowStart[index] = todayIn(property.timezone, now)
+      } catch (error) {
+        if (error instanceof UnknownTimeZoneError) throw new PropertyTimeZoneError(property.id, error.timeZone, error)
+        throw error
+      }
     })
   }
 

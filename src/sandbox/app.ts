@@ -22,7 +22,7 @@ import {pruneCredentials} from './oauth/tokens.js'
 import {deriveRandom} from './random.js'
 import {RateLimiter} from './rate-limit.js'
 import {RequestLog} from './request-log.js'
-import {seedWorld} from './seed.js'
+import {registerRedirectUris, seedWorld} from './seed.js'
 import {loadWorld, saveWorld, type World} from './state.js'
 
 export type {SandboxOptions} from './context.js'
@@ -57,6 +57,7 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
   const options: SandboxOptions = {...SANDBOX_DEFAULTS, ...input}
   const loaded = options.statePath ? loadWorld(options.statePath) : undefined
   const world: World = loaded ?? seedWorld({seed: options.seed, properties: options.properties})
+  registerRedirectUris(world, options.redirectUris ?? [])
   // A restart never moves sandbox time backwards: tokens issued at a fast speed stay valid.
   const start = options.now ?? Math.max(Date.now(), world.clock_now)
   const clock = createSandboxClock({speed: options.speed, start})
@@ -106,7 +107,7 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
 
   const hooks: SandboxFeatureHooks[] = []
   const savers: Array<{name: string; save: () => unknown}> = []
-  for (const feature of FEATURES) {
+  for (const feature of options.features ?? FEATURES) {
     const featureHooks = feature.register(ctx, api, world.features[feature.name])
     if (!featureHooks) continue
     hooks.push(featureHooks)

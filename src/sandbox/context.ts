@@ -2,6 +2,7 @@
 import {randomUUID} from 'node:crypto'
 import type {SandboxClock} from './clock.js'
 import type {EventBus} from './events.js'
+import type {SandboxFeature} from './feature.js'
 import type {FaultState} from './faults.js'
 import {deriveRandom, type Random} from './random.js'
 import type {World} from './state.js'
@@ -14,8 +15,18 @@ export interface SandboxOptions {
   autoApprove: boolean
   rateLimits: boolean
   statePath?: string
+  /** Redirect URIs registered for the App beside the seeded ones (tests pick free ports). */
+  redirectUris?: readonly string[]
   /** Sandbox start instant (epoch ms); default now. */
   now?: number
+  /** The App Webhook URL (http is accepted on loopback); absent keeps the registered one (none at seed). */
+  webhookUrl?: string | null
+  /** Subscribed event types (checked at start); absent keeps the registered ones (every type at seed). */
+  webhookEvents?: string[] | null
+  /** Real milliseconds a receiver has to answer a delivery; default the contract's 10 seconds (tests shorten it). */
+  webhookDeadlineMs?: number
+  /** Features to register; default every feature of features.ts (tests add their own). */
+  features?: SandboxFeature[]
   /** Receives one line per request answered (`--debug`): method, path, status, time. Never bodies or headers. */
   trace?: (line: string) => void
 }

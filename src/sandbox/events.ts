@@ -8,6 +8,16 @@ export interface SandboxEvent {
   connection_id: string
   account_id: string
   data: Record<string, unknown>
+  /**
+   * The Property a booking or message event is about, so that every delivery attempt re-checks it
+   * against the Property Access. Not part of the delivered payload (message events carry it in data).
+   */
+  property_id?: string
+  /**
+   * For message events: true once the message no longer exists, so that a delivery attempt drops
+   * the event instead of sending it (contract: Delivery, rule 4). Not part of the payload.
+   */
+  gone?: () => boolean
 }
 
 export interface EventBus {

@@ -7,6 +7,10 @@ export interface FaultState {
   fail_status: 500 | 502 | 429
   /** Sandbox instant until which the Sales Channels are down (0: up). */
   channel_outage_until: number
+  /** Sandbox instant until which the Sales Channels are down for one Property, by Property id. */
+  channel_outage_properties: Record<string, number>
+  /** Probability (0..1) that a delivered App Event is delivered a second time (same webhook-id and body). */
+  duplicate_delivery: number
   /**
    * Sandbox milliseconds each /api/v1 request spends in process before its work is done, so that a
    * second request with the same Idempotency-Key meets the first one still running (409).
@@ -26,10 +30,22 @@ export type SendFailureOutcome = (typeof SEND_FAILURE_OUTCOMES)[number]
 export const FAIL_STATUSES = [500, 502, 429] as const
 
 export function noFaults(): FaultState {
-  return {drop_response: 0, fail: 0, fail_status: 500, channel_outage_until: 0, delay_ms: 0, send_failure: 0, send_failure_outcome: 'not_sent', attachment_unavailable: 0}
+  return {
+    drop_response: 0,
+    fail: 0,
+    fail_status: 500,
+    channel_outage_until: 0,
+    channel_outage_properties: {},
+    duplicate_delivery: 0,
+    delay_ms: 0,
+    send_failure: 0,
+    send_failure_outcome: 'not_sent',
+    attachment_unavailable: 0,
+  }
 }
 
-/** True while the Sales Channels are down (for the batch sender). */
-export function channelsDown(faults: FaultState, now: number): boolean {
-  return now < faults.channel_outage_until
+/** True while the Sales Channels are down, for every Property or for this one (for the batch sender). */
+export function channelsDown(faults: FaultState, now: number, propertyId?: string): boolean {
+  if (now < faults.channel_outage_until) return true
+  return propertyId !== undefined && now < (faults.channel_outage_properties[propertyId] ?? 0)
 }

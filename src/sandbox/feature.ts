@@ -6,8 +6,14 @@ import type {ApiServer} from './http.js'
 import type {CancelLevel, CancelPredicate, SandboxContext} from './context.js'
 import type {SandboxEvent} from './events.js'
 
-/** What a trigger did: every App Event it raised, plus the ids of what it made (e.g. `booking_id`). */
-export type TriggerResult = {events: SandboxEvent[]; [made: string]: unknown}
+/**
+ * What a trigger of POST /_sandbox/events made happen: every App Event it raised (their ids are the
+ * webhook-ids that will be delivered) and the ids of what it made, under names of its choosing.
+ */
+export interface TriggerResult {
+  events: SandboxEvent[]
+  [made: string]: unknown
+}
 
 export interface SandboxFeatureHooks {
   /**
@@ -19,8 +25,8 @@ export interface SandboxFeatureHooks {
   /** Handles POST /_sandbox/host (set or lift a Manual Override); throws ApiFailure on bad input. */
   host?(body: unknown): unknown | Promise<unknown>
   /**
-   * Triggers of POST /_sandbox/events by name: each makes something happen as a guest, host,
-   * channel or the service would; throws ApiFailure (422) on a bad body.
+   * Handles POST /_sandbox/events {"trigger": NAME, ...} for each NAME (the body without `trigger`):
+   * makes something happen as a guest, host, channel or the service would. Throws ApiFailure on bad input.
    */
   triggers?: Record<string, (body: unknown) => TriggerResult | Promise<TriggerResult>>
   /** JSON-able state to keep in --state FILE; handed back to `register` on the next start. */

@@ -7,6 +7,34 @@ import {sortProperties, type PricingModifierRecord, type PropertyRecord, type Wo
 export const DEFAULT_REDIRECT_URI = 'http://localhost:8765/callback'
 export const REDIRECT_URIS = [DEFAULT_REDIRECT_URI, 'http://127.0.0.1:8765/callback']
 
+/**
+ * Why a redirect URI cannot be registered for the App, or undefined when it can. The contract
+ * registers "exact HTTPS redirect URIs (`http://localhost` accepted for development)": https, or
+ * http on a loopback host; compared exactly afterwards, so no fragment either.
+ */
+export function redirectUriProblem(raw: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return 'is not an absolute URL'
+  }
+  if (url.hash) return 'has a fragment'
+  if (url.protocol === 'https:') return undefined
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]'
+  if (url.protocol === 'http:' && loopback) return undefined
+  return 'must be https, or http on localhost, 127.0.0.1 or [::1]'
+}
+
+/** Registers more redirect URIs for the App, after the seeded ones, each once. */
+export function registerRedirectUris(world: World, uris: readonly string[]): void {
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri)
+    if (problem) throw new Error(`redirect URI ${uri} ${problem}`)
+    if (!world.app.redirect_uris.includes(uri)) world.app.redirect_uris.push(uri)
+  }
+}
+
 export interface SeedOptions {
   seed: number
   /** Properties of the first account. */

@@ -3,8 +3,9 @@
  * Connections and every issued credential. Plain JSON-able data, so that `--state FILE` can keep
  * it across restarts; the rules that move it live in the modules that own them (oauth/, scope.ts).
  */
-import {readFileSync, renameSync, writeFileSync} from 'node:fs'
-import type {Permission} from '../contract/limits.js'
+import {readFileSync} from 'node:fs'
+import type {EventType, Permission} from '../contract/limits.js'
+import {writeFileAtomicSync} from '../fs/atomic-write.js'
 
 export interface PermissionRequest {
   permission: Permission
@@ -23,6 +24,10 @@ export interface AppRecord {
   permissions: PermissionRequest[]
   /** Operator switch: every connection answers `app_suspended` while set. */
   suspended: boolean
+  /** The App Webhook: where App Events are POSTed (none: nothing is delivered). */
+  webhook_url?: string | null
+  /** The subscribed event types; null or absent: every type of the contract. */
+  webhook_events?: EventType[] | null
 }
 
 export interface AccountRecord {
@@ -193,10 +198,8 @@ export class SandboxStateError extends Error {
 const reason = (error: unknown) => ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
 
 export function saveWorld(path: string, world: World): void {
-  const tmp = `${path}.tmp-${process.pid}`
   try {
-    writeFileSync(tmp, JSON.stringify({version: STATE_VERSION, world}), {mode: 0o600})
-    renameSync(tmp, path)
+    writeFileAtomicSync(path, JSON.stringify({version: STATE_VERSION, world}))
   } catch (error) {
     throw new SandboxStateError(`Cannot write the sandbox state to ${path} (${reason(error)}).`, path)
   }

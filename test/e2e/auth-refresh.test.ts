@@ -2,7 +2,7 @@
  * Stored logins are seeded from /_sandbox/connect (no browser, no port 8765), so this file can
  * run beside login.test.ts.
  */
-import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer as createNetServer, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -93,6 +93,47 @@ describe('refresh of a stored login', () => {
     const result = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
     expect(result.stdout.trim()).toBe(pair.access_token)
     expect(await tokenCalls(sandbox)).toBe(before)
+  })
+
+  it('the reads of auth status and auth doctor count in the pacing budget that every other command of the profile uses', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() + 30 * 60_000)
+    const readsCounted = () => {
+      const files = readdirSync(join(configDir, 'pacing')).filter((name) => name.endsWith('.json'))
+      expect(files).toHaveLength(1)
+      const states = JSON.parse(readFileSync(join(configDir, 'pacing', files[0] as string), 'utf8')) as Record<string, {calls: number[]}>
+      return states[`${sandbox.appUrl}#default\u0000read`]?.calls.length ?? 0
+    }
+    expect((await runPms(['auth', 'status'], {configDir, env: NO_KEYCHAIN})).code).toBe(0)
+    expect(readsCounted()).toBe(1)
+    expect((await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})).code).toBe(0)
+    expect(readsCounted()).toBe(2)
+    const before = (await sandboxRequests(sandbox.appUrl)).filter((r) => r.path.startsWith('/api/v1/')).length
+    expect((await runPms(['auth', 'doctor'], {configDir, env: NO_KEYCHAIN})).code).toBe(0)
+    const doctorReads = (await sandboxRequests(sandbox.appUrl)).filter((r) => r.path.startsWith('/api/v1/')).length - before
+    expect(doctorReads).toBeGreaterThan(3)
+    expect(readsCounted()).toBe(2 + doctorReads)
+  })
+
+  it('--debug traces a refresh like any API call, and shows neither the tokens nor the client secret', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, Date.now() - 1000)
+    const result = await runPms(['auth', 'token', '--debug'], {configDir, env: NO_KEYCHAIN})
+    expect(result.code, result.stderr).toBe(0)
+    const trace = result.stderr
+    expect(trace).toContain(`> POST ${sandbox.appUrl}/api/oauth/token\n`)
+    expect(trace).toContain('> content-type: application/x-www-form-urlencoded\n')
+    expect(trace).toMatch(/^> grant_type=refresh_token&refresh_token=\[redacted\]&client_id=[^&\n]+&client_secret=\[redacted\]$/m)
+    expect(trace).toMatch(/^< 200 \(\d+ ms\)$/m)
+    expect(trace).toMatch(/^< \{"access_token":"\[redacted\]".*"refresh_token":"\[redacted\]"/m)
+    const stored = readStored(configDir)
+    for (const secret of [pair.access_token, pair.refresh_token, stored.access_token, stored.refresh_token, sandbox.clientSecret]) {
+      expect(trace).not.toContain(secret)
+    }
+    // The same format as the trace of an API call.
+    const api = await runPms(['properties', 'list', '--debug'], {configDir, env: NO_KEYCHAIN})
+    expect(api.stderr).toContain(`> GET ${sandbox.appUrl}/api/v1/properties`)
+    expect(api.stderr).toMatch(/^< 200 \(\d+ ms\)$/m)
   })
 
   it('refreshes once when the API answers 401 unauthorized for a token that looked valid', async () => {

@@ -29,13 +29,48 @@ describe('the pms binary', () => {
   it('an unknown flag exits 2 naming the flag and the help of the command', async () => {
     const result = await runPms(['properties', 'list', '--bogus'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe('Error: Nonexistent flag: --bogus\nTry: pms properties list --help for the flags and arguments of this command\n')
+    expect(result.stderr).toBe('Error: Unknown flag --bogus\nTry: pms properties list --help for the flags and arguments of this command\n')
+  })
+
+  it('a mistyped flag names the flag of the command meant', async () => {
+    const result = await runPms(['rates', 'export', '--form', '2026-01-01', '--to', '2026-01-02'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('Error: Unknown flag --form\nTry: --from (pms rates export --help lists every flag)\n')
   })
 
   it('with --json a usage error is one JSON document on stdout', async () => {
     const result = await runPms(['properties', 'list', '--json', '--bogus'])
     expect(result.code).toBe(2)
-    expect(JSON.parse(result.stdout)).toEqual({error: {code: 'usage', message: 'Nonexistent flag: --bogus'}})
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toEqual({error: {code: 'usage', message: 'Unknown flag --bogus', details: {flags: ['--bogus']}}})
+  })
+
+  it('a missing argument exits 2 naming the argument as help shows it', async () => {
+    const result = await runPms(['rates', 'import'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('Error: Missing argument FILE (CSV file, or - for standard input)\nTry: pms rates import --help for the flags and arguments of this command\n')
+    const json = await runPms(['rates', 'import', '--json'])
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {code: 'usage', message: 'Missing argument FILE (CSV file, or - for standard input)', details: {arguments: ['file']}},
+    })
+  })
+
+  it('a missing required flag exits 2 naming the flag as it is typed', async () => {
+    const result = await runPms(['rates', 'export', '--from', '2026-01-01'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('Error: Missing required flag --to\nTry: pms rates export --help for the flags and arguments of this command\n')
+    const both = await runPms(['rates', 'export', '--json'])
+    expect(both.code).toBe(2)
+    expect(JSON.parse(both.stdout).error).toEqual({code: 'usage', message: 'Missing required flags --from, --to', details: {flags: ['--from', '--to']}})
+  })
+
+  it('a bad flag value exits 2 on one line naming the flag and the value', async () => {
+    const option = await runPms(['sandbox', 'start', '--rate-limits', 'maybe'])
+    expect(option.code).toBe(2)
+    expect(option.stderr).toBe('Error: Expected --rate-limits=maybe to be one of: on, off\nTry: pms sandbox start --help for the flags and arguments of this command\n')
+    const integer = await runPms(['login', '--timeout', 'soon'])
+    expect(integer.code).toBe(2)
+    expect(integer.stderr).toBe('Error: Parsing --timeout: Expected an integer but received: soon\nTry: pms login --help for the flags and arguments of this command\n')
   })
 
   it('a command that needs the service, run before any login, exits 3 and says how to log in', async () => {

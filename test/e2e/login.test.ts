@@ -1,6 +1,7 @@
 /**
- * Every test here binds the fixed login port 8765 (the sandbox registers only that redirect URI),
- * so they all live in this one file: vitest runs the tests of a file one after the other.
+ * The logins of each sandbox here share one redirect URI on a free port, registered for the App
+ * with `sandbox start --redirect-uri`, never the default 8765 (a `pms login` may be waiting there):
+ * vitest runs the tests of a file one after the other, so one login at a time holds that port.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
@@ -10,23 +11,38 @@ import {join} from 'node:path'
 import type {Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PMS_BIN, runPms, tempConfigDir, type PmsResult} from './support/pms.js'
+import {freePort} from './support/ports.js'
+import {chromiumPath, itNeeds, missingChromium, missingKeyring} from './support/requirements.js'
 import {sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CI = Boolean(process.env.CI)
-const hasChromium = existsSync(CHROMIUM)
-/** CI must never skip silently: there a missing dependency fails the test instead. */
-const chromiumIt = hasChromium || CI ? it : it.skip
-const keyringIt = process.env.PMS_TEST_KEYRING === 'secret-service' || CI ? it : it.skip
+const chromiumIt = itNeeds(missingChromium())
+const keyringIt = itNeeds(missingKeyring())
 /** DBUS pointing nowhere: no keychain can answer. */
 const NO_KEYCHAIN = {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}
 
-/** Logins still running when a test ends hold port 8765: they are ended so the next test can listen. */
+/** Logins still running when a test ends hold the callback port: they are ended so the next test can listen. */
 const running = new Set<ChildProcess>()
 afterEach(() => {
   for (const child of running) child.kill('SIGKILL')
   running.clear()
 })
+
+interface LoginSandbox extends StartedSandbox {
+  /** The redirect URI of the logins of this sandbox: a free port, registered for the App. */
+  callback: string
+  port: number
+}
+
+async function startLoginSandbox(args: string[]): Promise<LoginSandbox> {
+  const port = await freePort()
+  const callback = `http://localhost:${port}/callback`
+  return Object.assign(await startSandbox([...args, '--redirect-uri', callback]), {callback, port})
+}
+
+/** The flags of a login to `sandbox` on its callback port, the client secret aside. */
+function loginFlags(sandbox: LoginSandbox): string[] {
+  return ['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--redirect-uri', sandbox.callback]
+}
 
 interface LoginRun {
   /** The authorize address printed on stderr. */
@@ -36,7 +52,7 @@ interface LoginRun {
 }
 
 /** `pms login` as a child process with an open stdin, so that a test can paste into it. */
-function startLogin(sandbox: StartedSandbox, args: string[], options: {configDir?: string; env?: Record<string, string>} = {}): LoginRun {
+function startLogin(sandbox: LoginSandbox, args: string[], options: {configDir?: string; env?: Record<string, string>} = {}): LoginRun {
   const env: Record<string, string | undefined> = {
     ...process.env,
     PMS_CONFIG_DIR: options.configDir ?? tempConfigDir(),
@@ -50,7 +66,7 @@ function startLogin(sandbox: StartedSandbox, args: string[], options: {configDir
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
   const child = spawn(
     process.execPath,
-    [PMS_BIN, 'login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--timeout', '60', ...args],
+    [PMS_BIN, ...loginFlags(sandbox), '--timeout', '60', ...args],
     {env: {...(env as NodeJS.ProcessEnv), PMS_CLIENT_SECRET: sandbox.clientSecret}, stdio: ['pipe', 'pipe', 'pipe']},
   )
   running.add(child)
@@ -87,7 +103,7 @@ async function withChromium<T>(task: (page: Page) => Promise<T>): Promise<T> {
   const {chromium} = await import('playwright-core')
   const home = mkdtempSync(join(tmpdir(), 'pms-chromium-home-'))
   const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'pms-chromium-profile-')), {
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath(),
     headless: true,
     env: {...process.env, HOME: home} as Record<string, string>,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -119,9 +135,9 @@ function configOf(configDir: string): {default_profile?: string; profiles: Recor
 }
 
 describe('pms login against the sandbox with --auto-approve', {timeout: 90_000}, () => {
-  let sandbox: StartedSandbox
+  let sandbox: LoginSandbox
   beforeAll(async () => {
-    sandbox = await startSandbox(['--auto-approve', '--properties', '7', '--rate-limits', 'off'])
+    sandbox = await startLoginSandbox(['--auto-approve', '--properties', '7', '--rate-limits', 'off'])
   })
   afterAll(async () => {
     await sandbox?.stop()
@@ -150,7 +166,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect(stored.client_secret).toBe(sandbox.clientSecret)
     expect(configOf(configDir)).toEqual({
       default_profile: 'default',
-      profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, redirect_uri: 'http://localhost:8765/callback', credential_store: 'file'}},
+      profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, redirect_uri: sandbox.callback, credential_store: 'file'}},
     })
     const paths = (await sandboxRequests(sandbox.appUrl)).map((r) => `${r.method} ${r.path}`)
     expect(paths).toContain('POST /api/oauth/token')
@@ -228,7 +244,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     // The remote browser is redirected to a localhost that is not this machine: only the address is copied.
     const redirect = await fetch(url, {redirect: 'manual'})
     const location = redirect.headers.get('location') as string
-    expect(location).toMatch(/^http:\/\/localhost:8765\/callback\?code=/)
+    expect(location.startsWith(`${sandbox.callback}?code=`)).toBe(true)
     login.write('this is not it\n')
     login.write(`${location}\n`)
     const result = await login.done
@@ -242,7 +258,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
     await login.authorizeUrl
-    const forged = await fetch('http://127.0.0.1:8765/callback?code=forged&state=not-the-state')
+    const forged = await fetch(`http://127.0.0.1:${sandbox.port}/callback?code=forged&state=not-the-state`)
     expect(forged.status).toBe(400)
     expect(await forged.text()).toContain('state mismatch')
     const result = await login.done
@@ -253,11 +269,11 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
 
   it('names the port and --redirect-uri when the callback port is taken', async () => {
     const blocker = createServer()
-    await new Promise<void>((resolve) => blocker.listen(8765, '127.0.0.1', resolve))
+    await new Promise<void>((resolve) => blocker.listen(sandbox.port, '127.0.0.1', resolve))
     try {
-      const result = await runPms(['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret])
+      const result = await runPms([...loginFlags(sandbox), '--client-secret', sandbox.clientSecret])
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Port 8765')
+      expect(result.stderr).toContain(`Port ${sandbox.port}`)
       expect(result.stderr).toContain('--redirect-uri')
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
@@ -265,7 +281,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
   })
 
   it('refuses a plain-http app_url that is not loopback before anything is sent', async () => {
-    const result = await runPms(['login', '--no-browser', '--app-url', 'http://pms-test.invalid', '--client-id', 'c', '--client-secret', 's'])
+    const result = await runPms(['login', '--no-browser', '--app-url', 'http://pms-test.invalid', '--client-id', 'c', '--client-secret', 's', '--redirect-uri', sandbox.callback])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('must use https')
   })
@@ -288,7 +304,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
   it('with require_keychain set, a missing keychain is an error instead of a fallback', async () => {
     const configDir = tempConfigDir()
     expect((await runPms(['config', 'set', 'require_keychain', 'true'], {configDir})).code).toBe(0)
-    const result = await runPms(['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret], {
+    const result = await runPms([...loginFlags(sandbox), '--client-secret', sandbox.clientSecret], {
       configDir,
       env: NO_KEYCHAIN,
     })
@@ -348,9 +364,9 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
 })
 
 describe('pms login through headless Chromium on the consent page', {timeout: 90_000}, () => {
-  let sandbox: StartedSandbox
+  let sandbox: LoginSandbox
   beforeAll(async () => {
-    sandbox = await startSandbox(['--properties', '5', '--rate-limits', 'off'])
+    sandbox = await startLoginSandbox(['--properties', '5', '--rate-limits', 'off'])
   })
   afterAll(async () => {
     await sandbox?.stop()
@@ -363,7 +379,7 @@ describe('pms login through headless Chromium on the consent page', {timeout: 90
     const url = await login.authorizeUrl
     const landed = await withChromium(async (page) => {
       await page.goto(url)
-      await Promise.all([page.waitForURL(/localhost:8765\/callback/), page.click(`button[value="${button}"]`)])
+      await Promise.all([page.waitForURL((url) => url.href.startsWith(sandbox.callback)), page.click(`button[value="${button}"]`)])
       return page.textContent('body')
     })
     return {configDir, landed, result: await login.done}

@@ -180,12 +180,12 @@ describe('POST /restriction-batches and the batch life over HTTP', () => {
     const key = {'idempotency-key': 'batch-e2e-409'}
     await c.faults({delay_seconds: 1.5})
     try {
-      const first = c.post('/restriction-batches', body, key)
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const concurrent = await c.post('/restriction-batches', body, key)
-      expect(concurrent.status).toBe(409)
-      expect(concurrent.body.error.code).toBe('idempotency_key_in_use')
-      const answer = await first
+      // Sent together, without guessing which reaches the sandbox first: that one is kept in
+      // process for 1.5 s, and the other meets its key in use.
+      const both = await Promise.all([c.post('/restriction-batches', body, key), c.post('/restriction-batches', body, key)])
+      const concurrent = both.find((answer) => answer.status === 409)
+      const answer = both.find((other) => other !== concurrent)!
+      expect(concurrent?.body.error.code).toBe('idempotency_key_in_use')
       expect(answer.status).toBe(202)
       await c.faults({})
       expect(await c.post('/restriction-batches', body, key)).toEqual(answer)

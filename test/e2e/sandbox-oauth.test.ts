@@ -3,7 +3,7 @@ import {createHash, randomBytes} from 'node:crypto'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {PMS_BIN, runPms} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -92,7 +92,15 @@ describe('pms sandbox start over real HTTP', () => {
     const statePath = join(mkdtempSync(join(tmpdir(), 'pms-sandbox-e2e-')), 'state.json')
     const first = await startSandbox(['--state', statePath])
     const tokens = await connect(first.appUrl)
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    // Saved while running: the file holds the connection and its access token before the kill.
+    await vi.waitFor(
+      () => {
+        const saved = JSON.parse(readFileSync(statePath, 'utf8')) as {world: {connections: unknown[]; access_tokens: Record<string, unknown>}}
+        expect(saved.world.connections).toHaveLength(1)
+        expect(Object.keys(saved.world.access_tokens)).toHaveLength(1)
+      },
+      {timeout: 15_000, interval: 100},
+    )
     const exited = new Promise((resolve) => first.child.once('exit', resolve))
     first.child.kill('SIGKILL')
     await exited

@@ -1,4 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runPms} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 describe('pms sandbox start --json', () => {
@@ -38,6 +39,21 @@ describe('pms sandbox start --json', () => {
     const document = (await response.json()) as {openapi: string; paths: Record<string, unknown>}
     expect(document.openapi).toMatch(/^3\.1/)
     expect(Object.keys(document.paths)).toContain('/properties')
+  })
+
+  it('--redirect-uri registers more redirect URIs for the App after the seeded ones; a plain-http one off loopback is refused', async () => {
+    const other = await startSandbox(['--redirect-uri', 'http://localhost:9123/callback', '--redirect-uri', 'https://app.example.com/cb'])
+    try {
+      const admin = (await (await fetch(`${other.appUrl}/_sandbox`)).json()) as {app: {redirect_uris: string[]}}
+      expect(admin.app.redirect_uris).toEqual(['http://localhost:8765/callback', 'http://127.0.0.1:8765/callback', 'http://localhost:9123/callback', 'https://app.example.com/cb'])
+      expect(other.redirectUri).toBe('http://localhost:8765/callback')
+    } finally {
+      await other.stop()
+    }
+    // Contract: "exact HTTPS redirect URIs (`http://localhost` accepted for development)".
+    const refused = await runPms(['sandbox', 'start', '--port', '0', '--redirect-uri', 'http://example.com/cb'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^Error: --redirect-uri http:\/\/example\.com\/cb must be https/m)
   })
 
   it('exits 0 on SIGTERM', async () => {

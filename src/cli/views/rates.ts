@@ -11,7 +11,8 @@ import type {ApplyUi, NightRange, PacingSignal, Plan, PropertyInfo} from '../../
 import type {RunContext} from '../base-command.js'
 import {confirm} from '../confirm.js'
 import {paint} from '../output.js'
-import {createProgress} from '../progress.js'
+import {CLEAR_LINE, createProgress} from '../progress.js'
+import {durationText} from '../../text/words.js'
 import {assertUuid} from '../ids.js'
 
 export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
@@ -44,7 +45,7 @@ export async function createRatesClient(ctx: RunContext): Promise<{client: PmsCl
     onPacingWait: (limitClass, ms) => {
       if (limitClass === 'write') pacing.listener?.(ms)
       // Reads wait too when other runs spent the budget: say so rather than sit silent.
-      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`\r\u001B[2Kwaiting ${Math.ceil(ms / 1000)}s for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
+      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`${CLEAR_LINE}waiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
     },
   })
   return {client, pacing}
@@ -160,9 +161,9 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
         clock: ctx.clock,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
         signal: interrupt.signal,
-        onReport: (r) => (io.stderrIsTTY ? io.err(`\r\u001B[2Kbatch ${r.id}: ${r.status}`) : undefined),
+        onReport: (r) => (io.stderrIsTTY ? io.err(`${CLEAR_LINE}batch ${r.id}: ${r.status}`) : undefined),
       })
-      .finally(() => (io.stderrIsTTY ? io.err('\r\u001B[2K') : undefined))
+      .finally(() => (io.stderrIsTTY ? io.err(CLEAR_LINE) : undefined))
     io.out(await showReports(ctx, client, reports))
     if (reports.some((report) => rates.isPartial(report.status))) {
       process.exitCode = 5

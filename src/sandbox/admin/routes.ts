@@ -103,8 +103,30 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
   })
 
   app.get('/_sandbox/events', async () => ({
-    data: ctx.events.log.map((event) => ({...event, created_at: new Date(event.created_at).toISOString()})),
+    data: ctx.events.log.map(({gone: _, ...event}) => ({...event, created_at: new Date(event.created_at).toISOString()})),
   }))
+
+  // Triggers: each NAME belongs to the feature that registered it (a NAME twice is a bug of the sandbox).
+  const triggers = new Map<string, NonNullable<SandboxFeatureHooks['triggers']>[string]>()
+  for (const hooks of features) {
+    for (const [name, handler] of Object.entries(hooks.triggers ?? {})) {
+      if (triggers.has(name)) throw new Error(`trigger ${name} is registered by two sandbox features`)
+      triggers.set(name, handler)
+    }
+  }
+  app.post('/_sandbox/events', async (request, reply) => {
+    const {trigger, ...rest} = objectBody(request.body)
+    const known = [...triggers.keys()].sort()
+    const handler = typeof trigger === 'string' ? triggers.get(trigger) : undefined
+    if (handler === undefined) {
+      throw new ApiFailure(422, 'validation_failed', `Unknown trigger ${JSON.stringify(trigger ?? null)}; known: ${known.join(', ')}.`, {
+        issues: [{path: 'trigger', message: `must be one of ${known.join(', ')}`}],
+        triggers: known,
+      })
+    }
+    const result = await handler(rest)
+    return reply.code(201).send({trigger, ...result, events: result.events.map((event) => ({id: event.id, type: event.type}))})
+  })
 
   app.post('/_sandbox/faults', async (request) => {
     const body = objectBody(request.body)
@@ -122,6 +144,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     if (!(SEND_FAILURE_OUTCOMES as readonly unknown[]).includes(sendFailureOutcome)) {
       throw validationFailed([{path: 'send_failure_outcome', message: `must be one of ${SEND_FAILURE_OUTCOMES.join(', ')}`}])
     }
+    const duplicate = probability('duplicate_delivery')
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
     // Each call replaces the whole fault set: {} clears everything.
@@ -130,6 +153,8 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       fail: probability('fail'),
       fail_status: failStatus,
       channel_outage_until: outage > 0 ? ctx.clock.now() + outage * 1000 : 0,
+      channel_outage_properties: {},
+      duplicate_delivery: duplicate,
       delay_ms: delay * 1000,
       send_failure: probability('send_failure'),
       send_failure_outcome: sendFailureOutcome,
@@ -143,6 +168,12 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     fail: ctx.faults.fail,
     fail_status: ctx.faults.fail_status,
     channel_outage_until: ctx.faults.channel_outage_until > ctx.clock.now() ? new Date(ctx.faults.channel_outage_until).toISOString() : null,
+    channel_outage_properties: Object.fromEntries(
+      Object.entries(ctx.faults.channel_outage_properties)
+        .filter(([, until]) => until > ctx.clock.now())
+        .map(([id, until]) => [id, new Date(until).toISOString()]),
+    ),
+    duplicate_delivery: ctx.faults.duplicate_delivery,
     delay_seconds: ctx.faults.delay_ms / 1000,
     send_failure: ctx.faults.send_failure,
     send_failure_outcome: ctx.faults.send_failure_outcome,
@@ -222,17 +253,6 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     const handler = features.find((hooks) => hooks.host)
     if (!handler?.host) throw new ApiFailure(404, 'not_found', 'No host actions are available in this sandbox.')
     return (await handler.host(request.body)) ?? {}
-  })
-
-  // Triggers: something happens as a guest, host, channel or the service would make it happen.
-  app.post('/_sandbox/events', async (request, reply) => {
-    const {trigger: name, ...body} = objectBody(request.body)
-    const triggers = Object.assign({}, ...features.map((hooks) => hooks.triggers ?? {})) as NonNullable<SandboxFeatureHooks['triggers']>
-    const trigger = typeof name === 'string' && Object.hasOwn(triggers, name) ? triggers[name] : undefined
-    if (!trigger) throw validationFailed([{path: 'trigger', message: `must be one of ${Object.keys(triggers).join(', ')}`}])
-    // each trigger reads its own fields, without the name
-    const {events, ...made} = await trigger(body)
-    return reply.code(201).send({events: events.map((event) => ({id: event.id, type: event.type})), ...made})
   })
 
   app.post('/_sandbox/clock', async (request) => {

@@ -1,3 +1,4 @@
+import {cellDay, cellField, cellKey, tagCell} from '../../contract/cells.js'
 import {UNWRITABLE_REASONS} from '../../contract/error-codes.js'
 import type {BatchStatus} from '../../contract/error-codes.js'
 import {
@@ -8,7 +9,6 @@ import {
 } from '../../contract/limits.js'
 import type {Calendar} from '../calendar/calendar.js'
 import {AVAILABILITY} from '../calendar/calendar.js'
-import {cellKey} from './plan.js'
 import type {BatchPlan} from './plan.js'
 import {sameValue} from './values.js'
 
@@ -59,9 +59,9 @@ export interface PropertyOutcome {
   /** A change of this Property was picked up for sending (or settled). */
   started: boolean
   counts: Counts
-  /** Packed (night * 8 + field) * 4 + reason index. */
+  /** Cell keys (src/contract/cells.ts) tagged with the index of the reason in UNWRITABLE_REASONS. */
   refused: number[]
-  /** Packed night * 8 + field. */
+  /** Cell keys. */
   failed: number[]
 }
 
@@ -128,8 +128,8 @@ export interface BatchEngineOptions {
   calendar: Calendar
   /** Sandbox clock. */
   now(): number
-  /** True while the Sales Channels are down at that sandbox instant. */
-  channelsDown(at: number): boolean
+  /** True while the Sales Channels are down for the Property at that sandbox instant. */
+  channelsDown(at: number, propertyId: string): boolean
   newId(): string
   /** Called once when a batch reaches a final status. */
   onFinal?(batch: StoredBatch): void
@@ -209,7 +209,7 @@ export class BatchEngine {
       batch.properties.push(outcome)
       const lane = this.lane(propertyId)
       for (const [key, value] of cells) {
-        const field = key % 8
+        const field = cellField(key)
         const stream = lane.streams[streamOf(field)]
         const older = stream.pending.get(key)
         if (older !== undefined) {
@@ -219,7 +219,7 @@ export class BatchEngine {
           touched.add(older.batch)
         }
         if (stream.pending.size === 0) stream.readySince = now
-        stream.pending.set(key, {batch, outcome, day: Math.floor(key / 8), field, value})
+        stream.pending.set(key, {batch, outcome, day: cellDay(key), field, value})
         outcome.counts.submitted++
         outcome.counts.pending++
         batch.pending++
@@ -393,7 +393,7 @@ export class BatchEngine {
       const reason = calendar.unwritableReason(lane.propertyId, change.day, change.field)
       if (reason !== null) {
         stream.pending.delete(key)
-        change.outcome.refused.push((change.day * 8 + change.field) * 4 + UNWRITABLE_REASONS.indexOf(reason))
+        change.outcome.refused.push(tagCell(cellKey(change.day, change.field), UNWRITABLE_REASONS.indexOf(reason)))
         this.settle(change, 'refused', at)
       } else if (sameValue(calendar.value(lane.propertyId, change.day, change.field), change.value)) {
         stream.pending.delete(key)
@@ -403,7 +403,7 @@ export class BatchEngine {
       }
     }
     if (toSend.length === 0) return
-    if (this.options.channelsDown(at)) {
+    if (this.options.channelsDown(at, lane.propertyId)) {
       this.failAttempt(lane, at, touched)
       return
     }
@@ -431,7 +431,7 @@ export class BatchEngine {
     lane.outage = null
     for (const stream of lane.streams) {
       for (const change of stream.pending.values()) {
-        change.outcome.failed.push(change.day * 8 + change.field)
+        change.outcome.failed.push(cellKey(change.day, change.field))
         this.settle(change, 'failed', at)
         touched.add(change.batch)
       }

@@ -17,6 +17,7 @@ import {readRestrictions} from '../calendar/read.js'
 import {BatchEngine} from './engine.js'
 import type {BatchEngineState, StoredBatch} from './engine.js'
 import {hostAction} from './host.js'
+import {channelOutage} from './outage.js'
 import {planBatch} from './plan.js'
 import {previewBatch} from './preview.js'
 import {batchReport} from './report.js'
@@ -31,6 +32,7 @@ const calendars = new WeakMap<SandboxContext, Calendar>()
 /**
  * The Restrictions calendar of a running sandbox, for other features: bookings mark booked nights
  * with `setBooked` (a booked whole house blocks its room's availability).
+ * @public kept for the bookings feature, which does not mark booked nights through it yet
  */
 export function calendarOf(ctx: SandboxContext): Calendar | undefined {
   return calendars.get(ctx)
@@ -66,7 +68,7 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
       data: {object: 'restriction_batch', id: batch.id, status: batch.status},
     })
   }
-  const engineOptions = {calendar, now: () => ctx.clock.now(), channelsDown: (at: number) => channelsDown(ctx.faults, at), newId, onFinal}
+  const engineOptions = {calendar, now: () => ctx.clock.now(), channelsDown: (at: number, propertyId: string) => channelsDown(ctx.faults, at, propertyId), newId, onFinal}
   const engine = state?.engine === undefined ? new BatchEngine(engineOptions) : BatchEngine.fromJSON(state.engine, engineOptions)
 
   /** The Property's time zone when it is in the connection's scope (and known to the calendar). */
@@ -149,6 +151,7 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
     hooks: {
       cancelUnsent: (predicate: CancelPredicate, level: CancelLevel) => void engine.cancelUnsent(predicate, level),
       host: (body: unknown) => hostAction(body, calendar, propertyExists),
+      triggers: {channel_outage: (body: unknown) => channelOutage(ctx, body)},
       save: (): RestrictionsFeatureState => ({calendar: calendar.toJSON(), engine: engine.toJSON()}),
       close: () => engine.stop(),
     },

@@ -4,11 +4,10 @@ import {RestrictionValuesSchema} from '../../contract/restrictions.js'
 import {toIssues} from '../../contract/errors.js'
 import type {Calendar} from '../calendar/calendar.js'
 import {FIELD_INDEX} from '../calendar/calendar.js'
-import {dayToIso, isoToDay} from '../calendar/dates.js'
+import {dayOf, formatDay, parseDay} from '../../contract/days.js'
 import {validationFailed} from '../http.js'
 import type {ValidationIssue} from '../http.js'
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/
 /** A host freezes at most two years at once: the writable window of a batch. */
 const MAX_NIGHTS = 731
 
@@ -41,10 +40,10 @@ export function hostAction(body: unknown, calendar: Calendar, propertyExists: (i
   const from = input.from
   const to = input.to ?? input.from
   for (const [name, value] of [['from', from], ['to', to]] as const) {
-    if (typeof value !== 'string' || !DATE.test(value) || Number.isNaN(Date.parse(value))) issues.push({path: name, message: 'must be a date YYYY-MM-DD'})
+    if (typeof value !== 'string' || typeof parseDay(value) !== 'number') issues.push({path: name, message: 'must be a date YYYY-MM-DD'})
   }
   if (issues.length === 0) {
-    const nights = isoToDay(to as string) - isoToDay(from as string) + 1
+    const nights = dayOf(to as string) - dayOf(from as string) + 1
     if (nights < 1) issues.push({path: 'to', message: 'must not be before from'})
     if (nights > MAX_NIGHTS) issues.push({path: 'to', message: `at most ${MAX_NIGHTS} nights at once`, maximum: MAX_NIGHTS})
   }
@@ -55,9 +54,9 @@ export function hostAction(body: unknown, calendar: Calendar, propertyExists: (i
   if (issues.length > 0) throw validationFailed(issues, 'The host action is invalid.')
 
   const index = FIELD_INDEX[field as RestrictionField]
-  const first = isoToDay(from as string)
-  const last = isoToDay(to as string)
+  const first = dayOf(from as string)
+  const last = dayOf(to as string)
   if (action === 'set_manual_override') calendar.setManualOverride(propertyId as string, index, first, last, input.value as number | boolean | undefined)
   else calendar.liftManualOverride(propertyId as string, index, first, last)
-  return {property_id: propertyId as string, field: field as RestrictionField, from: dayToIso(first), to: dayToIso(last), manual_override: action === 'set_manual_override'}
+  return {property_id: propertyId as string, field: field as RestrictionField, from: formatDay(first), to: formatDay(last), manual_override: action === 'set_manual_override'}
 }

@@ -4,15 +4,9 @@ import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import {toIssues} from '../../contract/errors.js'
 import type {ValidationIssue} from '../../contract/errors.js'
 import {WRITABLE_WINDOW_DAYS} from '../../contract/limits.js'
-import {dayToIso, isoToDay, todayIn} from '../calendar/dates.js'
+import {cellKey} from '../../contract/cells.js'
+import {dayOf, formatDay, writableNights} from '../../contract/days.js'
 
-/**
- * A cell is one Property, night and field. Its key packs night and field into one integer
- * (night * 8 + field), so that sorting keys sorts by date, then by the contract's field order.
- */
-export const cellKey = (day: number, field: number): number => day * 8 + field
-export const cellDay = (key: number): number => Math.floor(key / 8)
-export const cellField = (key: number): number => key % 8
 
 export interface PropertyPlan {
   propertyId: string
@@ -68,18 +62,18 @@ export function planBatch(body: unknown, scope: PlanScope): {ok: true; plan: Bat
     }
   }
 
-  const todays = new Map<string, number>()
-  for (const [propertyId, timezone] of timezones) todays.set(propertyId, todayIn(timezone, scope.nowMs))
+  const windows = new Map<string, {first: number; last: number}>()
+  for (const [propertyId, timezone] of timezones) windows.set(propertyId, writableNights(timezone, scope.nowMs))
   const issues: ValidationIssue[] = []
   request.entries.forEach((entry, index) => {
-    const today = todays.get(entry.property_id)!
-    if (isoToDay(entry.from) < today) {
-      issues.push({path: `entries[${index}].from`, message: `nights start today (${dayToIso(today)} in ${timezones.get(entry.property_id)})`})
+    const {first, last} = windows.get(entry.property_id)!
+    if (dayOf(entry.from) < first) {
+      issues.push({path: `entries[${index}].from`, message: `nights start today (${formatDay(first)} in ${timezones.get(entry.property_id)})`})
     }
-    if (isoToDay(entry.to) > today + WRITABLE_WINDOW_DAYS) {
+    if (dayOf(entry.to) > last) {
       issues.push({
         path: `entries[${index}].to`,
-        message: `nights end ${WRITABLE_WINDOW_DAYS} days after today (${dayToIso(today + WRITABLE_WINDOW_DAYS)} in ${timezones.get(entry.property_id)})`,
+        message: `nights end ${WRITABLE_WINDOW_DAYS} days after today (${formatDay(last)} in ${timezones.get(entry.property_id)})`,
       })
     }
   })
@@ -96,8 +90,8 @@ export function planBatch(body: unknown, scope: PlanScope): {ok: true; plan: Bat
       const value = entry.values[name]
       if (value !== undefined) fields.push([field, value])
     })
-    const last = isoToDay(entry.to)
-    for (let day = isoToDay(entry.from); day <= last; day++) {
+    const last = dayOf(entry.to)
+    for (let day = dayOf(entry.from); day <= last; day++) {
       for (const [field, value] of fields) plan.cells.set(cellKey(day, field), value)
     }
   }

@@ -2,8 +2,8 @@ import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import type {UnwritableReason} from '../../contract/error-codes.js'
 import type {RestrictionBatchPreview} from '../../contract/batches.js'
 import type {Calendar} from '../calendar/calendar.js'
-import {dayToIso} from '../calendar/dates.js'
-import {cellDay, cellField} from './plan.js'
+import {cellDay, cellField} from '../../contract/cells.js'
+import {formatDay} from '../../contract/days.js'
 import type {BatchPlan} from './plan.js'
 import {toRuns} from './runs.js'
 import {sameValue} from './values.js'
@@ -32,7 +32,7 @@ export function previewBatch(plan: BatchPlan, calendar: Calendar): RestrictionBa
         const current = calendar.value(propertyId, day, field)
         const next = cells.get(key)!
         if (sameValue(current, next)) unchanged++
-        else changed.push({date: dayToIso(day), field: RESTRICTION_FIELDS[field]!, current, new: next})
+        else changed.push({date: formatDay(day), field: RESTRICTION_FIELDS[field]!, current, new: next})
       }
       return {
         property_id: propertyId,

@@ -1,3 +1,4 @@
+import {cellDay, cellField, untagCell} from '../../contract/cells.js'
 import {UNWRITABLE_REASONS} from '../../contract/error-codes.js'
 import type {BatchReport} from '../../contract/batches.js'
 import {FAILURE_CODE, statusOf, sumCounts} from './engine.js'
@@ -14,9 +15,9 @@ function propertyReport(outcome: PropertyOutcome): BatchReport['properties'][num
     status: statusOf(outcome.counts, outcome.started),
     changes: {...outcome.counts},
     refused_fields: toRuns(
-      refused.map((packed) => ({day: Math.floor(packed / 32), field: Math.floor(packed / 4) % 8, tag: UNWRITABLE_REASONS[packed % 4]!})),
+      refused.map(untagCell).map(({key, tag}) => ({day: cellDay(key), field: cellField(key), tag: UNWRITABLE_REASONS[tag]!})),
     ).map((run) => ({field: run.field, reason: run.tag, from: run.from, to: run.to})),
-    failures: toRuns(failed.map((packed) => ({day: Math.floor(packed / 8), field: packed % 8, tag: FAILURE_CODE}))).map((run) => ({
+    failures: toRuns(failed.map((key) => ({day: cellDay(key), field: cellField(key), tag: FAILURE_CODE}))).map((run) => ({
       field: run.field,
       code: run.tag,
       from: run.from,

@@ -1,6 +1,6 @@
 import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import type {RestrictionField} from '../../contract/error-codes.js'
-import {dayToIso} from '../calendar/dates.js'
+import {formatDay} from '../../contract/days.js'
 
 export interface DateRun<T extends string> {
   field: RestrictionField
@@ -27,5 +27,5 @@ export function toRuns<T extends string>(items: Iterable<{day: number; field: nu
   }
   closed.push(...open.values())
   closed.sort((a, b) => a.from - b.from || a.field - b.field)
-  return closed.map((run) => ({field: RESTRICTION_FIELDS[run.field]!, tag: run.tag, from: dayToIso(run.from), to: dayToIso(run.to)}))
+  return closed.map((run) => ({field: RESTRICTION_FIELDS[run.field]!, tag: run.tag, from: formatDay(run.from), to: formatDay(run.to)}))
 }

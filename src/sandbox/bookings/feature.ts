@@ -16,12 +16,13 @@ import {BOOKING_CHANNELS, drawBooking} from './seed.js'
 import {BookingStore} from './store.js'
 import {bookingJson, bookingView, visibilityOf, visibleContent} from './view.js'
 import {deriveRandom} from '../random.js'
+import {dayOf, formatDay, utcDay} from '../../contract/days.js'
 
 const JSON_TYPE = {'content-type': 'application/json; charset=utf-8'}
 const DAY_MS = 86_400_000
 
 /** Seeded bookings hang on the start of the UTC day: the same seed gives the same bookings all day long. */
-const seedingDay = (now: number) => Math.floor(now / DAY_MS) * DAY_MS
+const seedingDay = (now: number) => utcDay(now) * DAY_MS
 
 /** The fields a change may set (a trigger body or an admin call); dates `YYYY-MM-DD`, both or neither. */
 const fieldsSchema = z.strictObject({
@@ -74,10 +75,6 @@ export function bookingsOf(world: World): BookingsApi | undefined {
   return registry.get(world)
 }
 
-export function findBooking(world: World, id: string): BookingRecord | undefined {
-  return registry.get(world)?.find(id)
-}
-
 export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unknown): BookingsApi {
   const {world} = ctx
   const state = saved as BookingsFeatureState | undefined
@@ -100,7 +97,7 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
     audience(booking.property_id)
       .filter((connection) => only === undefined || only(connection))
       .map((connection) =>
-        ctx.events.emit({type, connection_id: connection.id, account_id: connection.account_id, data: {object: 'booking', id: booking.id}}),
+        ctx.events.emit({type, connection_id: connection.id, account_id: connection.account_id, data: {object: 'booking', id: booking.id}, property_id: booking.property_id}),
       )
 
   const property = (id: string, path = 'property_id'): PropertyRecord => {
@@ -241,7 +238,7 @@ export function registerBookings(ctx: SandboxContext, api: ApiServer, saved: unk
   /** Without fields, a change moves the stay one day later (or adds a guest to a booking without dates). */
   const defaultChange = (target: BookingRecord): BookingFields => {
     if (target.check_in === null || target.check_out === null) return {occupancy: {adults: target.occupancy.adults + 1}}
-    const shift = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+    const shift = (date: string) => formatDay(dayOf(date) + 1)
     return {check_in: shift(target.check_in), check_out: shift(target.check_out)}
   }
 

@@ -15,7 +15,7 @@
 import {z} from 'zod'
 import type {ValidationIssue} from '../../contract/errors.js'
 import {BOOKINGS_PAGE_SIZE, MAX_DAYS_PER_BOOKINGS_CALL} from '../../contract/limits.js'
-import {isoToDay} from '../calendar/dates.js'
+import {dayOf} from '../../contract/days.js'
 import {ApiFailure, validationFailed} from '../http.js'
 import {propertyIdsParam, queryList, type QueryValue} from '../query.js'
 import type {BookingRecord} from '../state.js'
@@ -66,7 +66,7 @@ export function parseBookingsQuery(query: Record<string, QueryValue>): BookingsQ
     const value = one(query, name, issues)
     if (value === undefined) continue
     if (!isoDate.safeParse(value).success) issues.push({path: `query.${name}`, message: `${name} must be a date YYYY-MM-DD`})
-    else days[name] = isoToDay(value)
+    else days[name] = dayOf(value)
   }
   if (days.from !== undefined && days.to !== undefined) {
     const span = days.to - days.from + 1
@@ -104,8 +104,8 @@ export function parseBookingsQuery(query: Record<string, QueryValue>): BookingsQ
 function staysWithin(booking: BookingRecord, from: number | undefined, to: number | undefined): boolean {
   if (from === undefined && to === undefined) return true
   if (booking.check_in === null || booking.check_out === null) return false
-  if (to !== undefined && isoToDay(booking.check_in) > to) return false
-  if (from !== undefined && isoToDay(booking.check_out) <= from) return false
+  if (to !== undefined && dayOf(booking.check_in) > to) return false
+  if (from !== undefined && dayOf(booking.check_out) <= from) return false
   return true
 }
 

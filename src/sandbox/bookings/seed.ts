@@ -6,9 +6,8 @@
 import {deriveRandom, type Random} from '../random.js'
 import {CHANNELS} from '../seed.js'
 import type {BookingRecord, PropertyRecord} from '../state.js'
-import {dayToIso} from '../calendar/dates.js'
+import {formatDay, utcDay} from '../../contract/days.js'
 
-const DAY_MS = 86_400_000
 
 /** Every Sales Channel a booking can come from: the contract's `direct`, `website`, `other` and the channel shortcodes. */
 export const BOOKING_CHANNELS: ReadonlyArray<{code: string; name: string; weight: number}> = [
@@ -44,14 +43,6 @@ function fastUuid(random: Random): string {
   return `${hex(a)}-${bHex.slice(0, 4)}-4${bHex.slice(5, 8)}-${cHex.slice(0, 4)}-${cHex.slice(4)}${hex(d)}`
 }
 
-/** Day numbers to `YYYY-MM-DD`, memoised: seeded stays fall on a few hundred days. */
-const isoDays = new Map<number, string>()
-function isoDay(day: number): string {
-  let iso = isoDays.get(day)
-  if (iso === undefined) isoDays.set(day, (iso = dayToIso(day)))
-  return iso
-}
-
 /** Share of seeded bookings per kind (the rest are confirmed with stay dates). */
 export const SEEDED_SHARES = {cancelled: 0.1, tentative: 0.05, withoutStayDates: 0.04} as const
 
@@ -83,7 +74,7 @@ const cents = (value: number) => Math.round(value * 100) / 100
 
 /** The fields of a booking drawn from `random`; `nowMs` anchors the stay dates and the history. */
 export function drawBooking(random: Random, property: PropertyRecord, nowMs: number): Omit<BookingRecord, 'id' | 'created_at' | 'updated_at'> {
-  const today = Math.floor(nowMs / DAY_MS)
+  const today = utcDay(nowMs)
   const statusDraw = random.next()
   const status = statusDraw < SEEDED_SHARES.cancelled ? 'cancelled' : statusDraw < SEEDED_SHARES.cancelled + SEEDED_SHARES.tentative ? 'tentative' : 'confirmed'
   const dated = random.next() >= SEEDED_SHARES.withoutStayDates
@@ -99,8 +90,8 @@ export function drawBooking(random: Random, property: PropertyRecord, nowMs: num
   return {
     property_id: property.id,
     status,
-    check_in: dated ? isoDay(first) : null,
-    check_out: dated ? isoDay(first + nights) : null,
+    check_in: dated ? formatDay(first) : null,
+    check_out: dated ? formatDay(first + nights) : null,
     occupancy: {adults: random.int(1, 4), children: random.next() < 0.3 ? random.int(1, 3) : 0, infants: random.next() < 0.1 ? 1 : 0},
     sales_channel: channel,
     channel_reference: referenceOf(channel.code, random),

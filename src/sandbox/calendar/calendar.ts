@@ -1,6 +1,6 @@
 import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import type {RestrictionField, UnwritableReason} from '../../contract/error-codes.js'
-import {dayToIso, todayIn} from './dates.js'
+import {formatDay, todayIn} from '../../contract/days.js'
 import {seededValue} from './seed-values.js'
 
 export type RestrictionValue = number | boolean | null
@@ -126,7 +126,7 @@ export class Calendar {
     }
     return {
       property_id: propertyId,
-      date: dayToIso(day),
+      date: formatDay(day),
       rate: this.value(propertyId, day, 0) as number | null,
       min_stay: this.value(propertyId, day, 1) as number | null,
       closed_to_arrival: this.value(propertyId, day, 2) as boolean | null,

@@ -1,12 +1,9 @@
-export {Calendar, FIELD_INDEX, AVAILABILITY} from './calendar.js'
-export type {CalendarProperty, CalendarState, RestrictionRecordOut, RestrictionValue} from './calendar.js'
-export {dayToIso, isoToDay, todayIn} from './dates.js'
-export {SEEDED_FACTS, seedCalendar, seededFacts} from './seed.js'
-export type {SeededFacts} from './seed.js'
+export {Calendar, FIELD_INDEX} from './calendar.js'
+export type {CalendarProperty} from './calendar.js'
+export {SEEDED_FACTS, seededFacts} from './seed.js'
 export {SEEDED_HORIZON_NIGHTS} from './seed-values.js'
-import {Calendar} from './calendar.js'
-import type {CalendarProperty} from './calendar.js'
-import {isoToDay} from './dates.js'
+import type {Calendar, CalendarProperty} from './calendar.js'
+import {utcDay} from '../../contract/days.js'
 import {seedCalendar} from './seed.js'
 
 /**
@@ -14,9 +11,7 @@ import {seedCalendar} from './seed.js'
  * decides which Property carries which seeded fact), `nowMs` read on the sandbox clock.
  */
 export function createCalendar(options: {seed: number; properties: CalendarProperty[]; nowMs: number}): Calendar {
-  return seedCalendar(options.seed, options.properties, isoToDay(new Date(options.nowMs).toISOString().slice(0, 10)))
+  return seedCalendar(options.seed, options.properties, utcDay(options.nowMs))
 }
 
-export const calendarFromJSON = Calendar.fromJSON
 export {readRestrictions} from './read.js'
-export type {ReadRejection} from './read.js'

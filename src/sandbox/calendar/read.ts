@@ -3,7 +3,7 @@ import type {ValidationIssue} from '../../contract/errors.js'
 import {MAX_DAYS_PER_RESTRICTIONS_CALL} from '../../contract/limits.js'
 import {propertyIdsParam, queryList as list, type QueryValue} from '../query.js'
 import type {Calendar, RestrictionRecordOut} from './calendar.js'
-import {isoToDay} from './dates.js'
+import {dayOf} from '../../contract/days.js'
 
 export type ReadRejection =
   | {code: 'validation_failed'; message: string; details: {issues: ValidationIssue[]}}
@@ -29,7 +29,7 @@ export function readRestrictions(
     const values = list(query[name])
     if (values.length === 0) issues.push({path: `query.${name}`, message: `${name} is required (YYYY-MM-DD)`})
     else if (values.length > 1 || !isoDate.safeParse(values[0]).success) issues.push({path: `query.${name}`, message: `${name} must be one date YYYY-MM-DD`})
-    else dates[name] = isoToDay(values[0]!)
+    else dates[name] = dayOf(values[0]!)
   }
   if (dates.from !== undefined && dates.to !== undefined) {
     const nights = dates.to - dates.from + 1

@@ -1,7 +1,7 @@
 import type {RestrictionField} from '../../contract/error-codes.js'
 import {Calendar, FIELD_INDEX} from './calendar.js'
 import type {CalendarProperty} from './calendar.js'
-import {dayToIso} from './dates.js'
+import {formatDay} from '../../contract/days.js'
 
 /**
  * The facts the seeded calendar holds, by position of the Property in the seeded list and by
@@ -71,13 +71,13 @@ export function seededFacts(properties: ReadonlyArray<{id: string}>, anchorDay: 
       const id = at(override.position)
       return id === null
         ? []
-        : [{property_id: id, field: override.field, from: dayToIso(anchorDay + override.fromOffset), to: dayToIso(anchorDay + override.toOffset)}]
+        : [{property_id: id, field: override.field, from: formatDay(anchorDay + override.fromOffset), to: formatDay(anchorDay + override.toOffset)}]
     }),
     managedByAnotherPricingTool: at(SEEDED_FACTS.managedByAnotherPricingToolPosition),
     wholeHouse: hasPair ? at(SEEDED_FACTS.wholeHousePosition) : null,
     room: hasPair ? at(SEEDED_FACTS.roomPosition) : null,
-    houseBookedNights: hasPair ? SEEDED_FACTS.houseBookedOffsets.map((offset) => dayToIso(anchorDay + offset)) : [],
-    houseClosedNight: hasPair ? dayToIso(anchorDay + SEEDED_FACTS.houseClosedOffset) : null,
+    houseBookedNights: hasPair ? SEEDED_FACTS.houseBookedOffsets.map((offset) => formatDay(anchorDay + offset)) : [],
+    houseClosedNight: hasPair ? formatDay(anchorDay + SEEDED_FACTS.houseClosedOffset) : null,
     unpricedProperty: at(SEEDED_FACTS.unpricedFirstPosition),
   }
 }

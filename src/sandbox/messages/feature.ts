@@ -47,9 +47,12 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
   const advance = (now = ctx.clock.now()) => {
     for (const message of conversations.advance(now)) {
       const booking = bookings.get(message.booking_id)
-      if (booking) messageEvents(ctx, message, booking)
+      if (booking) messageEvents(ctx, message, booking, goneWith(booking))
     }
   }
+
+  /** A message lives as long as its booking: removed from the service, its messages are gone. */
+  const goneWith = (booking: ConversationBooking) => () => bookings.get(booking.id) === undefined
 
   const bookingInScope = (connection: ConnectionRecord, id: string | undefined): ConversationBooking => {
     const booking = id === undefined ? undefined : bookings.get(id)
@@ -240,7 +243,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
         })
       }
       const message = conversations.add({...outbound, subject: emailSubject, delivery_status: 'sent'})
-      messageEvents(ctx, message, booking)
+      messageEvents(ctx, message, booking, goneWith(booking))
       // each photo reaches the guest as its own message after the text; a photo the channel
       // refuses (not the image it claims to be) is rejected, and the answer is still 201
       for (const photo of request.photos) {
@@ -253,7 +256,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
             {index: 0, type: 'image', file_name: photo.file_name, content_type: photo.content_type, file: {kind: 'held', file_id: conversations.storeFile(photo.bytes), content_type: actual ?? photo.content_type}},
           ],
         })
-        messageEvents(ctx, photoMessage, booking)
+        messageEvents(ctx, photoMessage, booking, goneWith(booking))
       }
       return {status: 201, body: messageView(message, appUrlOf(headers))}
     },
@@ -285,7 +288,7 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     advance(message.at)
     const stored = conversations.add(message)
     const booking = bookings.get(message.booking_id) as ConversationBooking
-    return {message: stored, events: messageEvents(ctx, stored, booking)}
+    return {message: stored, events: messageEvents(ctx, stored, booking, goneWith(booking))}
   }
   return {
     conversations,

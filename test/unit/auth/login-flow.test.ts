@@ -3,11 +3,24 @@ import {mkdtempSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import type lockfile from 'proper-lockfile'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
-import {withCredentialLock} from '../../../src/auth/lock.js'
+import {lockPath, withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
+import {freePort} from '../../e2e/support/ports.js'
+
+/** Paths of the credential locks asked for, in order: proper-lockfile itself, only watched. */
+const lockRequests = vi.hoisted(() => [] as string[])
+vi.mock('proper-lockfile', async (importOriginal) => {
+  const real = ((await importOriginal()) as {default: typeof lockfile}).default
+  const lock: typeof real.lock = (file, options) => {
+    lockRequests.push(String(file))
+    return real.lock(file, options)
+  }
+  return {default: {...real, lock}}
+})
 
 /**
  * A minimal OAuth 2.0 server with the contract's three paths and nothing of the sandbox: the
@@ -54,14 +67,6 @@ async function startOAuthServer(seen: Seen, options: {deny?: boolean; properties
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server!.address() as {port: number}).port}`
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const port = (probe.address() as {port: number}).port
-  await new Promise((resolve) => probe.close(resolve))
-  return port
 }
 
 /** A login against `appUrl` with the flags every test shares; `overrides` adds the test's own. */
@@ -148,8 +153,10 @@ describe('login against any OAuth server with the contract paths', () => {
       await new Promise<void>((resolve) => (finishRefresh = resolve))
       await store.write({access_token: 'old_login_at', refresh_token: 'old_login_rt', client_secret: 'secret'})
     })
+    const asked = lockRequests.length
     const loggingIn = loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)})
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    // The login has its pair and asks for the lock the refresh holds: now the refresh may finish.
+    await vi.waitFor(() => expect(lockRequests.slice(asked)).toContain(lockPath(configDir, 'default')), {timeout: 20_000, interval: 10})
     finishRefresh()
     await refreshing
     await loggingIn

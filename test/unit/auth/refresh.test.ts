@@ -2,13 +2,13 @@ import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {LoginRequiredError, OAuthError} from '../../../src/auth/errors.js'
+import {LoginRequiredError} from '../../../src/auth/errors.js'
 import {withCredentialLock} from '../../../src/auth/lock.js'
 import {OAuthTransportError, type TokenPair} from '../../../src/auth/oauth-client.js'
 import {StoredTokenProvider, type StoredTokenProviderOptions} from '../../../src/auth/stored-token-provider.js'
 import {SpentTokenLedger, spentTokensPath} from '../../../src/auth/spent-tokens.js'
 import {MemoryTokenStore, type StoredCredentials} from '../../../src/auth/token-store.js'
-import {ExitCode} from '../../../src/client/errors.js'
+import {ExitCode, OAuthError} from '../../../src/client/errors.js'
 
 const NOW = Date.UTC(2026, 10, 22, 10)
 const MINUTE = 60_000
@@ -24,7 +24,7 @@ function rotatingServer(start = 0) {
   const refresh = async (refreshToken: string): Promise<TokenPair> => {
     calls.push(refreshToken)
     await new Promise((resolve) => setTimeout(resolve, 20))
-    if (refreshToken !== `rt_${generation}`) throw new OAuthError('invalid_grant', 'rotated token presented', {status: 400, during: 'Refreshing'})
+    if (refreshToken !== `rt_${generation}`) throw new OAuthError({error: 'invalid_grant', description: 'rotated token presented', status: 400, during: 'Refreshing'})
     generation++
     return {accessToken: `at_${generation}`, refreshToken: `rt_${generation}`, expiresAt: NOW + 60 * MINUTE}
   }
@@ -101,7 +101,7 @@ describe('invalid_grant', () => {
     const refresh = async (): Promise<TokenPair> => {
       // Another machine or process (outside this lock) refreshed meanwhile.
       await store.write(stored({access_token: 'at_9', refresh_token: 'rt_9', expires_at: NOW + 60 * MINUTE}))
-      throw new OAuthError('invalid_grant', undefined, {status: 400, during: 'Refreshing'})
+      throw new OAuthError({error: 'invalid_grant', status: 400, during: 'Refreshing'})
     }
     expect(await provider(store, refresh).getToken()).toBe('at_9')
     expect((await store.read())?.refresh_token).toBe('rt_9')
@@ -110,7 +110,7 @@ describe('invalid_grant', () => {
   it('a real invalid_grant clears the tokens (keeps the client secret) and asks for pms login with exit 3', async () => {
     const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
     const refresh = async (): Promise<TokenPair> => {
-      throw new OAuthError('invalid_grant', 'family revoked', {status: 400, during: 'Refreshing'})
+      throw new OAuthError({error: 'invalid_grant', description: 'family revoked', status: 400, during: 'Refreshing'})
     }
     const error = await provider(store, refresh).getToken().catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(LoginRequiredError)

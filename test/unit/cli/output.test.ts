@@ -1,5 +1,14 @@
-import {describe, expect, it} from 'vitest'
-import {csvField, fitWidths, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
+import {parse} from 'csv-parse/sync'
+import {describe, expect, it, vi} from 'vitest'
+
+// cli-table3 paints through @colors/colors, which decides once, when loaded, from the environment
+// (with CI set, as on CI, it paints nothing): forced here, or the colour test would test nothing.
+const ESC = '\u001B'
+vi.hoisted(() => {
+  process.env.FORCE_COLOR = '1'
+})
+import {processIo} from '../../../src/cli/io.js'
+import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
 
 interface Row {
   id: string
@@ -46,6 +55,8 @@ describe('tables', () => {
 
   it('in colour, too, only the heading has a rule under it', () => {
     const text = renderTable({stdoutIsTTY: true, color: true}, columns, rows)
+    // cyan around the heading ID (the colour of headings), then the rule under it
+    expect(text).toContain(`${ESC}[36m ID ${ESC}[39m`)
     expect(text.split('\n').filter((line) => line.includes('├'))).toHaveLength(1)
   })
 
@@ -75,8 +86,39 @@ describe('CSV', () => {
     expect(csvField(' padded')).toBe('" padded"')
   })
 
-  it('writes a heading line and CRLF line ends', () => {
-    expect(toCsv(columns, rows)).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,Tab\there,\r\n')
+  it('writes a heading line and CRLF line ends; a tab is quoted since the import reads tab-delimited files too', () => {
+    expect(toCsv(columns, rows)).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,"Tab\there",\r\n')
+  })
+
+  it('quotes the other delimiters the import detects (; and tab) and every line break', () => {
+    expect(csvField('120;50')).toBe('"120;50"')
+    expect(csvField('a\tb')).toBe('"a\tb"')
+    expect(csvField('two\nlines')).toBe('"two\nlines"')
+    expect(csvField('cr\ronly')).toBe('"cr\ronly"')
+  })
+
+  it('writes a leading = + - @ as it is: values round-trip, they are not rewritten against spreadsheet formulas', () => {
+    expect(csvField('=SUM(A1:A2)')).toBe('=SUM(A1:A2)')
+    expect(csvField('-5')).toBe('-5')
+  })
+
+  const awkward = ['plain', 'a,b', '120;50', 'tab\there', 'say "hi"', 'two\nlines', 'crlf\r\nend', ' padded ', '=HYPERLINK("x")', '+1', '@me', '', 'é ü']
+  const table = awkward.map((text, i) => ({key: String(i), text}))
+
+  it('every value reads back unchanged through csv-parse, with the options rates import uses', () => {
+    const written = toCsv(keyColumns(['key', 'text']), table)
+    for (const delimiter of [',', [',', ';', '\t']]) {
+      const read = parse(written, {delimiter, trim: true}) as string[][]
+      expect(read).toEqual([['key', 'text'], ...table.map((row) => [row.key, row.text])])
+    }
+  })
+
+  it('a record of several awkward fields stays one record', () => {
+    const written = toCsv(
+      awkward.map((_, i) => ({header: `c${i}`, value: () => awkward[i]})),
+      [0],
+    )
+    expect(parse(written)).toEqual([awkward.map((_, i) => `c${i}`), awkward])
   })
 })
 
@@ -84,5 +126,23 @@ describe('colour', () => {
   it('adds escapes only when colour is on', () => {
     expect(paint({color: false}, 'red', 'x')).toBe('x')
     expect(paint({color: true}, 'red', 'x')).toBe('\u001B[31mx\u001B[39m')
+  })
+
+  it('io.color alone decides: styleText does not judge this process\'s stdout or environment again', () => {
+    const saved = process.env.NO_COLOR
+    process.env.NO_COLOR = '1'
+    try {
+      expect(paint({color: true}, 'bold', 'x')).toBe('\u001B[1mx\u001B[22m')
+      expect(paint({color: true}, 'cyan', 'x')).toBe('\u001B[36mx\u001B[39m')
+    } finally {
+      if (saved === undefined) delete process.env.NO_COLOR
+      else process.env.NO_COLOR = saved
+    }
+  })
+
+  it('NO_COLOR, TERM=dumb or a pipe turn colour off in the Io every command gets', () => {
+    expect(processIo({NO_COLOR: ''}).color).toBe(false)
+    expect(processIo({TERM: 'dumb'}).color).toBe(false)
+    expect(processIo({}).color).toBe(Boolean(process.stdout.isTTY))
   })
 })

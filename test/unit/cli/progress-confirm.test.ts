@@ -21,7 +21,7 @@ describe('progress', () => {
 
   it('estimates the time left from the pace so far', () => {
     expect(etaText(0, 10_000, 1, 3)).toBe(' ~20s left')
-    expect(etaText(0, 60_000, 1, 3)).toBe(' ~2m0s left')
+    expect(etaText(0, 60_000, 1, 3)).toBe(' ~2m00s left')
     expect(etaText(0, 0, 0, 3)).toBe('')
   })
 })

@@ -25,36 +25,10 @@ describe('error rendering', () => {
   })
 })
 
-describe('usage errors from flag parsing', () => {
-  const parseError = (message: string) => Object.assign(new Error(message), {parse: {}, oclif: {exit: 2}})
-
-  it('names the missing argument and the help of the command itself', () => {
-    const rendered = renderError(parseError('Missing 1 required arg:\nfile  CSV file, or - for standard input\nSee more help with --help'), {
-      commandId: 'rates:import',
-    })
-    expect(rendered.exitCode).toBe(2)
-    expect(rendered.text).toBe(
-      'Error: Missing 1 required arg: file (CSV file, or - for standard input)\nTry: pms rates import --help for the flags and arguments of this command\n',
-    )
-  })
-
-  it('names a missing required flag as it is typed, without the heading that names nothing', () => {
-    const one = renderError(parseError('The following error occurred:\n  Missing required flag to\nSee more help with --help'), {commandId: 'rates:export'})
-    expect(one.text).toBe('Error: Missing required flag --to\nTry: pms rates export --help for the flags and arguments of this command\n')
-    const two = renderError(parseError('The following errors occurred:\n  Missing required flag from\n  Missing required flag to\nSee more help with --help'))
-    expect(two.json.error.message).toBe('Missing required flag --from; Missing required flag --to')
-  })
-
-  it('a mistyped flag close to a flag of the command names the flag meant', () => {
-    const rendered = renderError(parseError('Nonexistent flag: --form\nSee more help with --help'), {commandId: 'rates:export', flagNames: ['from', 'to', 'property', 'json']})
-    expect(rendered.text).toBe('Error: Nonexistent flag: --form\nTry: --from (pms rates export --help lists every flag)\n')
-    const far = renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'rates:export', flagNames: ['from', 'to']})
-    expect(far.text).toContain('Try: pms rates export --help')
-  })
-
-  it('keeps a one-line message as it is', () => {
-    expect(renderError(parseError('Nonexistent flag: --bogus'), {commandId: 'properties:list'}).json).toEqual({
-      error: {code: 'usage', message: 'Nonexistent flag: --bogus'},
-    })
+describe('usage errors without a code of their own', () => {
+  it('print no "(usage)" after the message: exit 2 already says so', () => {
+    const rendered = renderError(new UsageError('--from is after --to'))
+    expect(rendered.text).toBe('Error: --from is after --to\n')
+    expect(rendered.json).toEqual({error: {code: 'usage', message: '--from is after --to'}})
   })
 })

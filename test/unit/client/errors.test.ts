@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {API_ERROR_STATUS} from '../../../src/contract/error-codes.js'
+import {API_ERROR_STATUS, OAUTH_ERROR_STATUS} from '../../../src/contract/error-codes.js'
 import {
   ApiError,
   ExitCode,
@@ -121,17 +121,58 @@ describe('API error answers', () => {
   })
 })
 
+describe('OAuth errors', () => {
+  it('the message names the step that met the error, what the error means and the description the service gave', () => {
+    const error = new OAuthError({error: 'invalid_grant', description: 'expired', status: 400}).during('Refreshing the access token')
+    expect(error.message).toBe('Refreshing the access token failed: the authorization code or refresh token is no longer valid (expired)')
+    expect(error).toMatchObject({code: 'invalid_grant', error: 'invalid_grant', status: 400, exitCode: ExitCode.loginNeeded})
+    expect(error.details).toEqual({error: 'invalid_grant', error_description: 'expired', status: 400})
+  })
+
+  it('on the authorization callback: access_denied asks for a new login (exit 3), temporarily_unavailable is temporary (exit 75), anything else is unexpected (exit 1)', () => {
+    expect(new OAuthError({error: 'access_denied', during: 'Authorization'})).toMatchObject({exitCode: ExitCode.loginNeeded, suggestion: expect.stringMatching(/approve/)})
+    expect(new OAuthError({error: 'temporarily_unavailable', during: 'Authorization'}).exitCode).toBe(ExitCode.tempFailure)
+    expect(new OAuthError({error: 'unauthorized_client', during: 'Authorization'}).exitCode).toBe(ExitCode.failure)
+  })
+
+  it('an OAuth error the contract does not list is temporary on a 429 or 5xx, else unexpected, like an unknown API error code', () => {
+    expect(new OAuthError({error: 'slow_down', status: 429}).exitCode).toBe(ExitCode.tempFailure)
+    expect(new OAuthError({error: 'brand_new', status: 503}).exitCode).toBe(ExitCode.tempFailure)
+    expect(new OAuthError({error: 'brand_new', status: 400}).exitCode).toBe(ExitCode.failure)
+  })
+
+  it('a known error keeps its exit code whatever the status it came with', () => {
+    expect(new OAuthError({error: 'invalid_request', status: 503}).exitCode).toBe(ExitCode.failure)
+    expect(new OAuthError({error: 'invalid_grant', status: 500}).exitCode).toBe(ExitCode.loginNeeded)
+  })
+})
+
 describe('docs/exit-codes.md', () => {
-  it('lists every code of the contract error table with the status and exit code the client gives it', async () => {
+  /** The rows `| \`code\` | status | exit ...` of one part of the page. */
+  async function tableRows(part: 'api' | 'oauth'): Promise<Map<string, {status: number; exit: number}>> {
     const {readFileSync} = await import('node:fs')
     const text = readFileSync(new URL('../../../docs/exit-codes.md', import.meta.url), 'utf8')
+    const [api, oauth] = text.split('## Every OAuth error')
     const rows = new Map<string, {status: number; exit: number}>()
-    for (const match of text.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (\d+)\b/gm)) {
+    for (const match of (part === 'api' ? api : oauth)!.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (\d+)\b/gm)) {
       rows.set(match[1] as string, {status: Number(match[2]), exit: Number(match[3])})
     }
+    return rows
+  }
+
+  it('lists every code of the contract error table with the status and exit code the client gives it', async () => {
+    const rows = await tableRows('api')
     expect([...rows.keys()].sort()).toEqual(Object.keys(API_ERROR_STATUS).sort())
     for (const [code, status] of Object.entries(API_ERROR_STATUS)) {
       expect(rows.get(code), code).toEqual({status, exit: apiErrorExitCode(status, code)})
+    }
+  })
+
+  it("lists every error of the contract's OAuth table with the status and exit code OAuthError gives it", async () => {
+    const rows = await tableRows('oauth')
+    expect([...rows.keys()].sort()).toEqual(Object.keys(OAUTH_ERROR_STATUS).sort())
+    for (const [error, status] of Object.entries(OAUTH_ERROR_STATUS)) {
+      expect(rows.get(error), error).toEqual({status, exit: new OAuthError({error, status}).exitCode})
     }
   })
 })

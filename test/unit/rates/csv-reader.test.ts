@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {readRatesCsv} from '../../../src/rates/csv-reader.js'
 import {detectDelimiter} from '../../../src/rates/csv-reader.js'
-import {dayFromCivil} from '../../../src/rates/days.js'
+import {dayFromCivil} from '../../../src/contract/days.js'
 import {A, B, C, messages, readText} from './helpers.js'
 
 const day = (text: string) => dayFromCivil(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)))

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../../../src/contract/index.js'
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
-import {dayFromCivil} from '../../../src/rates/days.js'
+import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
 import {changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'

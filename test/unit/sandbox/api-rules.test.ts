@@ -1,5 +1,5 @@
 import type {FastifyInstance} from 'fastify'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import {buildOpenApiDocument} from '../../../src/contract/openapi.js'
 import {channelsDown} from '../../../src/sandbox/faults.js'
 import {ApiFailure} from '../../../src/sandbox/http.js'
@@ -258,7 +258,8 @@ describe('idempotency', () => {
   it('a key whose first request is still in process answers 409 idempotency_key_in_use', async () => {
     const tokens = await connect(app)
     const slow = post('/api/v1/test-writes', tokens.access_token, {value: 'slow'}, 'key-3')
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // In process: its handler has started and waits to be released.
+    await vi.waitFor(() => expect(release).toBeDefined())
     const concurrent = await post('/api/v1/test-writes', tokens.access_token, {value: 'slow'}, 'key-3')
     expect(concurrent.statusCode).toBe(409)
     expect(errorCode(concurrent)).toBe('idempotency_key_in_use')
@@ -347,7 +348,8 @@ describe('faults', () => {
         headers: {authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', 'idempotency-key': 'slow-1'},
         payload: JSON.stringify({value: 1}),
       })
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // In process: its key is taken and has no answer yet.
+      await vi.waitFor(() => expect(Object.values(fast.sandbox.ctx.world.idempotency).some((keys) => keys['slow-1']?.answer === null)).toBe(true))
       const concurrent = await fast.inject({
         method: 'POST',
         url: '/api/v1/test-writes',

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {PropertySchema} from '../../../src/contract/index.js'
 import {PERMISSIONS} from '../../../src/contract/limits.js'
-import {DEFAULT_REDIRECT_URI, seedWorld} from '../../../src/sandbox/seed.js'
+import {DEFAULT_REDIRECT_URI, redirectUriProblem, registerRedirectUris, seedWorld} from '../../../src/sandbox/seed.js'
 
 describe('seed data', () => {
   it('the same seed gives the same world; another seed another one', () => {
@@ -47,5 +47,24 @@ describe('seed data', () => {
       expect(PropertySchema.safeParse(view).success).toBe(true)
       for (const modifier of property.pricing_modifiers) expect(modifier.percent).not.toBe(0)
     }
+  })
+})
+
+describe('redirect URIs registered beside the seeded ones', () => {
+  // Contract: "exact HTTPS redirect URIs (`http://localhost` accepted for development)".
+  it('accepts https anywhere and http on a loopback host only', () => {
+    for (const good of ['https://app.example.com/cb', 'http://localhost:9000/callback', 'http://127.0.0.1:9000/callback', 'http://[::1]:9000/callback']) {
+      expect(redirectUriProblem(good), good).toBeUndefined()
+    }
+    expect(redirectUriProblem('http://example.com/cb')).toMatch(/https/)
+    expect(redirectUriProblem('localhost:9000/callback')).toBeDefined()
+    expect(redirectUriProblem('https://app.example.com/cb#x')).toBe('has a fragment')
+  })
+
+  it('adds each once after the seeded ones, so the default stays first', () => {
+    const world = seedWorld({seed: 1, properties: 1})
+    registerRedirectUris(world, ['http://localhost:9000/callback', 'http://localhost:9000/callback', DEFAULT_REDIRECT_URI])
+    expect(world.app.redirect_uris).toEqual([DEFAULT_REDIRECT_URI, 'http://127.0.0.1:8765/callback', 'http://localhost:9000/callback'])
+    expect(() => registerRedirectUris(world, ['http://example.com/cb'])).toThrow(/example\.com/)
   })
 })

@@ -38,5 +38,7 @@ describe('POST /_sandbox/host: Manual Overrides', () => {
     expect(issues({action: 'freeze', property_id: 'nope', field: 'price', from: 'soon'})).toEqual(['action', 'property_id', 'field', 'from', 'to'])
     expect(issues({action: 'set_manual_override', property_id: propertyId(5), field: 'min_stay', from: night(1), value: 400})).toEqual(['value'])
     expect(issues({action: 'set_manual_override', property_id: propertyId(5), field: 'rate', from: night(2), to: night(1)})).toEqual(['to'])
+    // a day no month has is not rolled over into the next month
+    expect(issues({action: 'set_manual_override', property_id: propertyId(5), field: 'rate', from: '2027-02-30'})).toEqual(['from', 'to'])
   })
 })

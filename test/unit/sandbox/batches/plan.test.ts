@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {dayToIso} from '../../../../src/sandbox/calendar/index.js'
+import {formatDay as dayToIso} from '../../../../src/contract/days.js'
 import {planBatch} from '../../../../src/sandbox/batches/index.js'
 import {START, TODAY, entry, night, propertyId} from './support.js'
 

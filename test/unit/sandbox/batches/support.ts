@@ -1,4 +1,5 @@
-import {createCalendar, dayToIso, isoToDay} from '../../../../src/sandbox/calendar/index.js'
+import {dayOf as isoToDay, formatDay as dayToIso} from '../../../../src/contract/days.js'
+import {createCalendar} from '../../../../src/sandbox/calendar/index.js'
 import type {Calendar, CalendarProperty} from '../../../../src/sandbox/calendar/index.js'
 import {BatchEngine, planBatch} from '../../../../src/sandbox/batches/index.js'
 import type {BatchPlan, StoredBatch} from '../../../../src/sandbox/batches/index.js'

@@ -107,7 +107,7 @@ describe('message triggers (POST /_sandbox/events)', () => {
     for (const event of await messageEvents(app)) expect(Object.keys(event.data).sort()).toEqual(['booking_id', 'id', 'property_id'])
     await trigger(app, {trigger: 'guest_message', booking_id: bookingId})
     const read = await trigger(app, {trigger: 'message_read', booking_id: bookingId})
-    expect(read.json()).toEqual({events: [], booking_id: bookingId, is_closed: true, unread_count: 0})
+    expect(read.json()).toEqual({trigger: 'message_read', events: [], booking_id: bookingId, is_closed: true, unread_count: 0})
     expect(await threadOf(sandbox.token, bookingId)).toMatchObject({is_closed: true, unread_count: 0})
   })
 

@@ -164,10 +164,16 @@ describe('GET /message-threads', () => {
     app = sandbox.app
     const bookingId = sandbox.cases.thread
     expect((await walkThreads(app, sandbox.token, 'limit=500')).threads.map((thread) => thread.booking_id)).toContain(bookingId)
+    const written = (await trigger(app, {trigger: 'guest_message', booking_id: bookingId})).json() as {events: Array<{id: string}>}
+    const event = app.sandbox.ctx.events.log.find((candidate) => candidate.id === written.events[0]?.id)
+    expect(event?.property_id).toBe((event?.data as {property_id: string}).property_id)
+    expect(event?.gone?.()).toBe(false)
     const removed = await trigger(app, {trigger: 'booking_removed', booking_id: bookingId})
     expect(removed.statusCode).toBe(201)
     expect((await walkThreads(app, sandbox.token, 'limit=500')).threads.map((thread) => thread.booking_id)).not.toContain(bookingId)
     expect(errorCode(await apiGet(app, sandbox.token, `/bookings/${bookingId}/messages`))).toBe('not_found')
+    // contract (Delivery, rule 4): "so is a message event whose message no longer exists" (dropped, not retried)
+    expect(event?.gone?.()).toBe(true)
   })
 
   it('messages.read is needed to list threads, whatever else the connection holds', async () => {

@@ -1,7 +1,13 @@
 /**
- * Nights as integers (days since 1970-01-01) so that a million rows cost no Date objects.
- * Every date of the API is a calendar date `YYYY-MM-DD` read in the Property's time zone.
+ * Calendar dates of the contract. Every date of the API is a `YYYY-MM-DD` night read in the
+ * Property's own time zone, and writable nights run from today to today + WRITABLE_WINDOW_DAYS
+ * there. The client (rates planner, CSV checks) and the sandbox (batch validation, calendar) both
+ * keep that rule, so they share these functions.
+ *
+ * Nights are integers (days since 1970-01-01): comparisons, runs of consecutive nights and map keys
+ * stay integer arithmetic, a million rows cost no Date objects, and only the edges speak `YYYY-MM-DD`.
  */
+import {WRITABLE_WINDOW_DAYS} from './limits.js'
 
 const DAY_MS = 86_400_000
 
@@ -39,6 +45,13 @@ export function parseDay(text: string): DayParse {
   return dayFromCivil(year, month, day)
 }
 
+/** The day number of a date already checked against the contract's schemas; a RangeError otherwise. */
+export function dayOf(text: string): number {
+  const day = parseDay(text)
+  if (typeof day !== 'number') throw new RangeError(`not a date YYYY-MM-DD: ${JSON.stringify(text)}`)
+  return day
+}
+
 const formatCache = new Map<number, string>()
 
 /** `YYYY-MM-DD` of a day number. */
@@ -51,29 +64,44 @@ export function formatDay(day: number): string {
   return text
 }
 
+/** The UTC date of an instant, as a day number (for what is not read in a Property's time zone). */
+export function utcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS)
+}
+
+/**
+ * A time zone this runtime's time zone data does not know. Thrown rather than reading the dates as
+ * UTC: a wrong "today" moves the writable window by a day, and the service would refuse the nights
+ * at its edges half way through an import instead of before anything is sent.
+ */
+export class UnknownTimeZoneError extends Error {
+  constructor(readonly timeZone: string) {
+    super(`unknown time zone ${JSON.stringify(timeZone)}`)
+    this.name = 'UnknownTimeZoneError'
+  }
+}
+
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
-/** Today's day number in an IANA time zone; an unknown zone reads as UTC rather than failing the whole file. */
-export function todayIn(timeZone: string, now: number): number {
+/** Today's day number in an IANA time zone; an UnknownTimeZoneError for a zone Intl does not know. */
+export function todayIn(timeZone: string, nowMs: number): number {
   let formatter = formatters.get(timeZone)
   if (!formatter) {
     try {
       formatter = new Intl.DateTimeFormat('en-CA', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit'})
-    } catch {
-      formatter = new Intl.DateTimeFormat('en-CA', {timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit'})
+    } catch (error) {
+      if (error instanceof RangeError) throw new UnknownTimeZoneError(timeZone)
+      throw error
     }
     formatters.set(timeZone, formatter)
   }
-  const parts = formatter.formatToParts(new Date(now))
+  const parts = formatter.formatToParts(new Date(nowMs))
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value)
   return dayFromCivil(get('year'), get('month'), get('day'))
 }
 
-/** Short form of a run of nights: `2026-12-01..07`, `2026-12-30..2027-01-02`, or one date. */
-export function formatRun(from: number, to: number): string {
-  const a = formatDay(from)
-  if (to === from) return a
-  const b = formatDay(to)
-  if (a.slice(0, 8) === b.slice(0, 8)) return `${a}..${b.slice(8)}`
-  return `${a}..${b}`
+/** The writable nights of a Property at `nowMs`: today to today + WRITABLE_WINDOW_DAYS in its time zone, both inclusive. */
+export function writableNights(timeZone: string, nowMs: number): {first: number; last: number} {
+  const first = todayIn(timeZone, nowMs)
+  return {first, last: first + WRITABLE_WINDOW_DAYS}
 }

@@ -1,0 +1,70 @@
+/**
+ * Writes a file so that a reader (or the next run after a crash) sees either the old content or the
+ * new one, never a part: the data goes to a new temporary file in the same directory (a rename is
+ * atomic only within one file system), is flushed to disk, and is renamed over the target. The file
+ * gets exactly `mode` (0600 unless told otherwise: these files hold credentials and state), whatever
+ * the umask and whatever mode an earlier version of the file had. The directory is not fsynced: after
+ * a power cut the rename may be lost, which leaves the previous complete file.
+ *
+ * This module sits below every layer and imports only Node: the credential store, the config, the
+ * client's pacing file, the rates journal and the sandbox's state all write through it. It is the
+ * one exception to "src/sandbox imports only src/contract" (README, Development): writing a file
+ * safely is no rule of the contract, and a copy in the sandbox would be a second way to do it.
+ */
+import {randomBytes} from 'node:crypto'
+import {closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {open, rename, rm} from 'node:fs/promises'
+import {basename, dirname, join} from 'node:path'
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the written file; default 0o600. */
+  mode?: number
+}
+
+/** A name beside `path` that no other writer (process or concurrent call) picks. */
+function temporaryPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+}
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const mode = options.mode ?? 0o600
+  const temporary = temporaryPath(path)
+  let renamed = false
+  try {
+    const handle = await open(temporary, 'wx', mode)
+    try {
+      await handle.chmod(mode)
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temporary, path)
+    renamed = true
+  } finally {
+    if (!renamed) await rm(temporary, {force: true}).catch(() => undefined)
+  }
+}
+
+/** The same for code that must stay synchronous (the credential store and config behind a synchronous interface, the sandbox's state saves). */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const mode = options.mode ?? 0o600
+  const temporary = temporaryPath(path)
+  let renamed = false
+  try {
+    const fd = openSync(temporary, 'wx', mode)
+    try {
+      fchmodSync(fd, mode)
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data
+      let written = 0
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, path)
+    renamed = true
+  } finally {
+    if (!renamed) rmSync(temporary, {force: true})
+  }
+}

@@ -1,0 +1,122 @@
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {doctor} from '../../../src/auth/doctor.js'
+import {FileTokenStore} from '../../../src/auth/file-store.js'
+import {connectionPacing} from '../../../src/auth/service-http.js'
+import {authStatus} from '../../../src/auth/status.js'
+import {bufferIo} from '../../../src/cli/io.js'
+import {createClient} from '../../../src/cli/session.js'
+import {systemClock} from '../../../src/client/clock.js'
+import {Pacer} from '../../../src/client/pacer.js'
+import {PacingFileStore} from '../../../src/client/pacing-file.js'
+import {RATE_LIMITS, type LimitClass} from '../../../src/contract/limits.js'
+
+interface Seen {
+  method: string
+  path: string
+  authorization?: string
+  /** The client's end of the connection: the same port means the same pooled connection. */
+  port: number
+}
+
+let server: Server | undefined
+afterEach(async () => {
+  server?.closeAllConnections()
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+  server = undefined
+})
+
+/** A service that accepts `at_1` only (so `at_0` is refreshed first) and rotates `rt_0` into `at_1`. */
+async function service(): Promise<{appUrl: string; seen: Seen[]}> {
+  const seen: Seen[] = []
+  server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x')
+    seen.push({method: request.method ?? '', path: url.pathname, authorization: request.headers.authorization, port: request.socket.remotePort ?? 0})
+    request.resume()
+    request.on('end', () => {
+      if (url.pathname === '/api/oauth/token') {
+        response.writeHead(200, {'content-type': 'application/json'})
+        response.end(JSON.stringify({access_token: 'at_1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt_1'}))
+      } else if (url.pathname.startsWith('/api/v1/') && request.headers.authorization !== 'Bearer at_1' && url.pathname !== '/api/v1/openapi.json') {
+        response.writeHead(401, {'content-type': 'application/json'}).end(JSON.stringify({error: {code: 'unauthorized', message: 'no'}}))
+      } else {
+        response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({data: [], next_cursor: null}))
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
+  return {appUrl: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, seen}
+}
+
+async function storedLogin(appUrl: string): Promise<string> {
+  const configDir = mkdtempSync(join(tmpdir(), 'pms-service-http-'))
+  writeFileSync(join(configDir, 'config.json'), JSON.stringify({profiles: {default: {app_url: appUrl, client_id: 'cid', credential_store: 'file'}}}))
+  await new FileTokenStore(configDir, 'default').write({access_token: 'at_0', refresh_token: 'rt_0', expires_at: Date.now() + 3_600_000, client_secret: 'cs'})
+  return configDir
+}
+
+/**
+ * Whether the profile's shared budget holds exactly `calls` of a class: a pacer of another process
+ * allowed `calls + 1` must wait for its second call exactly when `calls` are already counted.
+ */
+async function counted(configDir: string, appUrl: string, limitClass: LimitClass, calls: number): Promise<'exactly' | 'fewer' | 'more'> {
+  const {connectionKey, pacingDir} = connectionPacing({env: {}, configDir}, appUrl)
+  const pacer = new Pacer(systemClock, {limits: {...RATE_LIMITS, [limitClass]: calls + 1}, store: new PacingFileStore(pacingDir!, connectionKey!)})
+  if ((await pacer.reserve(connectionKey!, limitClass)) > 0) return 'more'
+  return (await pacer.reserve(connectionKey!, limitClass)) > 0 ? 'exactly' : 'fewer'
+}
+
+describe('one transport per run', () => {
+  it("an API call, the refresh its 401 asks for and the retry travel over the client's one pooled connection", async () => {
+    const {appUrl, seen} = await service()
+    const configDir = await storedLogin(appUrl)
+    const {io} = bufferIo()
+    const client = await createClient({io, env: {}, clock: systemClock, json: false, debug: false, configDir, version: '9.9.9'})
+    try {
+      await client.request({method: 'GET', path: '/properties'})
+    } finally {
+      await client.close()
+    }
+    expect(seen.map((s) => `${s.method} ${s.path} ${s.authorization ?? '-'}`)).toEqual([
+      'GET /api/v1/properties Bearer at_0',
+      'POST /api/oauth/token -',
+      'GET /api/v1/properties Bearer at_1',
+    ])
+    expect(new Set(seen.map((s) => s.port)).size).toBe(1)
+  })
+})
+
+describe("the reads of pms auth status and pms auth doctor count in the profile's shared budget", () => {
+  it('auth status: its one read (and the one after a refresh) is counted where every pms run of the profile looks', async () => {
+    const {appUrl, seen} = await service()
+    const configDir = await storedLogin(appUrl)
+    const status = await authStatus({env: {}, configDir, io: bufferIo().io, userAgent: 'pms/test'})
+    expect(status.connection).toBe('active')
+    const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
+    expect(reads).toHaveLength(2)
+    expect(await counted(configDir, appUrl, 'read', reads.length)).toBe('exactly')
+  })
+
+  it('auth doctor: every read it makes (app_url, token, Permissions) is counted, the token endpoint is not', async () => {
+    const {appUrl, seen} = await service()
+    const configDir = await storedLogin(appUrl)
+    await doctor({env: {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}, configDir, io: bufferIo().io, userAgent: 'pms/test'})
+    const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
+    expect(reads.length).toBeGreaterThan(3)
+    expect(seen.some((s) => s.path === '/api/oauth/token')).toBe(true)
+    expect(await counted(configDir, appUrl, 'read', reads.length)).toBe('exactly')
+    expect(await counted(configDir, appUrl, 'write', 0)).toBe('exactly')
+  })
+
+  it('auth status with PMS_ACCESS_TOKEN counts its read in the budget of the profile it runs under', async () => {
+    const {appUrl} = await service()
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-service-http-'))
+    const status = await authStatus({env: {PMS_ACCESS_TOKEN: 'at_1', PMS_APP_URL: appUrl}, configDir, io: bufferIo().io})
+    expect(status).toMatchObject({connection: 'active', token_source: 'PMS_ACCESS_TOKEN'})
+    expect(await counted(configDir, appUrl, 'read', 1)).toBe('exactly')
+  })
+})

@@ -1,0 +1,99 @@
+import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import * as promises from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {writeFileAtomic, writeFileAtomicSync} from '../../../src/fs/atomic-write.js'
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof promises>()
+  return {...actual, rename: vi.fn(actual.rename)}
+})
+
+const rename = vi.mocked(promises.rename)
+const scratch = () => mkdtempSync(join(tmpdir(), 'pms-atomic-'))
+const modeOf = (path: string) => statSync(path).mode & 0o777
+
+afterEach(() => {
+  rename.mockClear()
+})
+
+describe.each([
+  ['writeFileAtomic', (path: string, data: string, mode?: number) => writeFileAtomic(path, data, mode === undefined ? {} : {mode})],
+  ['writeFileAtomicSync', async (path: string, data: string, mode?: number) => writeFileAtomicSync(path, data, mode === undefined ? {} : {mode})],
+])('%s', (_, write) => {
+  it('writes the whole content under the target name and leaves no temporary file', async () => {
+    const dir = scratch()
+    const path = join(dir, 'state.json')
+    await write(path, 'first')
+    await write(path, 'second, longer')
+    expect(readFileSync(path, 'utf8')).toBe('second, longer')
+    expect(readdirSync(dir)).toEqual(['state.json'])
+  })
+
+  it('gives the file 0600 by default, even over a file left readable by others and under a permissive umask', async () => {
+    const dir = scratch()
+    const path = join(dir, 'credentials.json')
+    writeFileSync(path, 'old')
+    chmodSync(path, 0o644)
+    const umask = process.umask(0)
+    try {
+      await write(path, 'secret')
+    } finally {
+      process.umask(umask)
+    }
+    expect(modeOf(path)).toBe(0o600)
+  })
+
+  it('keeps the mode it is given', async () => {
+    const path = join(scratch(), 'report.txt')
+    await write(path, 'x', 0o640)
+    expect(modeOf(path)).toBe(0o640)
+  })
+
+  it('a failed write leaves the previous file whole and no temporary file behind', async () => {
+    const dir = scratch()
+    const path = join(dir, 'journal.json')
+    await write(path, 'previous')
+    // The target is a directory's name: the rename fails after the data was written.
+    const blocked = join(dir, 'blocked')
+    mkdirSync(join(blocked, 'inner'), {recursive: true})
+    await expect(write(blocked, 'new')).rejects.toThrow()
+    expect(readFileSync(path, 'utf8')).toBe('previous')
+    expect(readdirSync(dir).sort()).toEqual(['blocked', 'journal.json'])
+  })
+})
+
+describe('a process stopped between the write and the rename', () => {
+  it('leaves the target with its previous complete content; the new content is only under another name in the same folder', async () => {
+    const dir = scratch()
+    const path = join(dir, 'pacing.json')
+    await writeFileAtomic(path, JSON.stringify({calls: [1, 2, 3]}))
+    let reached!: () => void
+    const atRename = new Promise<void>((resolve) => (reached = resolve))
+    // The rename never happens: as if the process died right before it.
+    rename.mockImplementationOnce(() => {
+      reached()
+      return new Promise<void>(() => undefined)
+    })
+    const next = JSON.stringify({calls: Array.from({length: 100_000}, (_, i) => i)})
+    void writeFileAtomic(path, next)
+    await atRename
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({calls: [1, 2, 3]})
+    const others = readdirSync(dir).filter((name) => name !== 'pacing.json')
+    expect(others).toHaveLength(1)
+    expect(others[0]).not.toBe('pacing.json')
+    // Complete and flushed before the rename is attempted, with the final mode already set.
+    expect(readFileSync(join(dir, others[0]!), 'utf8')).toBe(next)
+    expect(modeOf(join(dir, others[0]!))).toBe(0o600)
+  })
+
+  it('two writers of the same file never share a temporary name', async () => {
+    const dir = scratch()
+    const path = join(dir, 'journal.json')
+    const contents = Array.from({length: 20}, (_, i) => `writer ${i};`.repeat(1000))
+    await Promise.all(contents.map((content) => writeFileAtomic(path, content)))
+    expect(contents).toContain(readFileSync(path, 'utf8'))
+    expect(readdirSync(dir)).toEqual(['journal.json'])
+  })
+})
