@@ -1,10 +1,12 @@
 import {Flags} from '@oclif/core'
+import {applyFlags, applyFlagValues, RERUN_TEXT} from '../../src/cli/apply-flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet> {
   static override summary = 'Set rate or restrictions for some Properties over a run of nights'
-  static override description =
-    'The same planner, dry run, confirmation and Idempotency-Key as `rates import`, for a one-off change. Give at least one value; fields not given are left untouched.'
+  static override description = `The same planner, dry run, confirmation and submission as \`rates import\`, for a one-off change. Give at least one value; fields not given are left untouched.
+
+${RERUN_TEXT}`
   static override examples = [
     '<%= config.bin %> restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-24 --to 2026-12-26 --rate 180 --min-stay 2 --dry-run',
     '<%= config.bin %> restrictions set --property ID --property ID2 --from 2027-01-10 --to 2027-01-12 --availability false --yes --wait',
@@ -18,18 +20,11 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
     'closed-to-arrival': Flags.string({description: 'true: guests cannot arrive on these dates; false lifts it (also yes/no, 1/0)'}),
     'closed-to-departure': Flags.string({description: 'true: guests cannot check out on these dates; false lifts it (also yes/no, 1/0)'}),
     availability: Flags.string({description: 'true opens, false closes the nights for sale'}),
-    'dry-run': Flags.boolean({description: 'Send as a dry run and show the diff; nothing is stored'}),
-    yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
-    wait: Flags.boolean({description: 'Follow the batches to their final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
-    resubmit: Flags.boolean({
-      description: 'Send as new batches even if the same ones were submitted in the last 24 hours (after batches failed or were cancelled)',
-      exclusive: ['dry-run'],
-    }),
-    timeout: Flags.integer({description: 'With --wait: stop following after this many seconds (exit 75); the batches keep running', min: 1, dependsOn: ['wait']}),
+    ...applyFlags,
   }
 
   async run(): Promise<void> {
-    const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/views/rates.js'), import('../../src/rates/index.js')])
+    const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/apply-run.js'), import('../../src/rates/index.js')])
     const range = rates.parseRange(this.flags.from, this.flags.to)
     const values = {
       rate: this.flags.rate,
@@ -38,7 +33,7 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
       closed_to_departure: this.flags['closed-to-departure'],
       availability: this.flags.availability,
     }
-    await applyCommand(this.ctx, {...this.flags, dryRun: this.flags['dry-run'], preview: true}, {
+    await applyCommand(this.ctx, applyFlagValues(this.flags), {
       // The values alone, before any call: a bad --rate is named even where --yes is missing too.
       check: async () => void rates.storeForSet([], [], range, values, this.ctx.clock.now()),
       plan: (properties) => rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, this.ctx.clock.now())),

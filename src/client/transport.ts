@@ -32,8 +32,14 @@ export interface TransportRequest {
   json?: unknown
   /** A body already encoded (multipart, form, or JSON text from a file). */
   raw?: {bytes: Uint8Array; contentType: string}
-  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one. */
+  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one, or with `retry: 'safe'`. */
   idempotencyKey?: string
+  /**
+   * 'safe': the request stores and sends nothing on the service (a dry run), so a lost answer, a 5xx
+   * or a network error is retried with back-off like a GET, without an Idempotency-Key. Pacing
+   * still follows the method (a dry run stays a write).
+   */
+  retry?: 'safe'
   /** Leave the answer's body as a stream (downloads). */
   stream?: boolean
   signal?: AbortSignal
@@ -246,7 +252,7 @@ export class Transport {
       headers,
       body,
       keyed,
-      safe: method === 'GET' || method === 'HEAD' || keyed,
+      safe: method === 'GET' || method === 'HEAD' || keyed || req.retry === 'safe',
       req,
     }
   }

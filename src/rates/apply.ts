@@ -1,19 +1,23 @@
 /**
- * The shared path of `rates import` and `restrictions set`: dry runs, the summary, confirmation,
- * submission with Idempotency-Keys, and following the batches to their final status.
+ * The shared path of `rates import` and `restrictions set`, in phases: the plan announced, dry runs
+ * (the preview), what to do per batch, confirmation, submission, and following the batches to
+ * their final status.
  *
  * Without --dry-run the batches are previewed first (unless --no-preview), so that the summary
- * shows what will change before anything is stored. Each dry run is a write call under the
- * 10 per 60 s limit, so this doubles the write calls of an import: --no-preview halves the time
- * of a large unattended import at the cost of showing only the planned counts.
+ * shows what will change before anything is stored, and a batch that changes nothing is not sent.
+ * Each dry run is a write call under the 10 per 60 s limit, so this doubles the write calls of an
+ * import: --no-preview halves the time of a large unattended import at the cost of showing only
+ * the planned counts and sending every batch.
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
-import type {SubmissionJournal} from './journal.js'
+import {batchList} from './errors.js'
+import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {isFinal, isPartial, previewPlan, type RatesClient, submitPlan, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {type BatchChanges, isFinal, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
 export interface ApplyProgress {
@@ -40,15 +44,15 @@ export interface ApplyOptions {
   wait: boolean
   connectionKey: string
   /**
-   * --resubmit: new Idempotency-Keys for this run, so that a file whose batches failed or were
-   * cancelled is sent again as new batches instead of replaying the old ones.
+   * --resubmit: every batch is a new attempt, even where an identical batch of an earlier run is
+   * still queued or processing (not followed) or its attempt's outcome is unknown (not recovered).
    */
   resubmit?: boolean
   clock: Clock
   /** --json: keep every change of the previews for the document; otherwise only runs are kept. */
   keepChanges?: boolean
-  /** Remembers submissions, so that a rerun can say which batches it only replayed. */
-  journal?: SubmissionJournal
+  /** The attempts of this profile: keys written before their first POST, batches followed by later runs. */
+  journal?: AttemptJournal
   /** --timeout of --wait, in milliseconds. */
   waitTimeoutMs?: number
   /** Pacing waits of the client for the write limit, to show them on the progress line. */
@@ -132,36 +136,46 @@ function pacedProgress(ui: ApplyUi, label: string, total: number, window: WriteW
   }
 }
 
-/** After a batch that left changes undone: a plain rerun would only replay it. */
+/** After a batch that left changes undone: the next run sends them again. */
 export const RETRY_HINT =
-  'Some changes were not applied (failed or cancelled: see above). Running the same command again within 24 hours only replays these batches; ' +
-  'add --resubmit to send it again as new batches (values already applied come back unchanged).\n'
+  'Some changes were not applied (failed or cancelled: see above). Running the same command again submits them as new batches ' +
+  '(values already applied are left unchanged).\n'
 
 function when(at: string): string {
   return `${at.slice(0, 16).replace('T', ' ')} UTC`
 }
 
-/** What the submission did, in words: new batches, or batches the service only replayed. */
+/** What the run did with each batch, in words: submitted, recovered, followed, or nothing to change. */
 export function submissionText(batches: readonly PlannedBatchSummary[]): string {
-  const replayed = batches.filter((b) => b.replayed)
-  const fresh = batches.length - replayed.length
+  const numbers = (outcome: PlannedBatchSummary['outcome']) => batches.filter((b) => b.outcome === outcome).map((b) => b.index + 1)
+  const earliest = (outcome: PlannedBatchSummary['outcome']) => when(batches.filter((b) => b.outcome === outcome).map((b) => b.earlier_at!).sort()[0]!)
+  const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1)
   const lines: string[] = []
-  if (replayed.length > 0) {
-    const first = replayed.map((b) => b.first_submitted_at!).sort()[0]!
-    const all = replayed.length === batches.length
-    lines.push(
-      all
-        ? `${batches.length === 1 ? 'This batch was' : `All ${batches.length} batches were`} already submitted by an earlier run (${when(first)}): the service returned the same ${batches.length === 1 ? 'id' : 'ids'} and created nothing new.`
-        : `${replayed.length} of ${batches.length} batches were already submitted by an earlier run (${when(first)}, same ids, nothing new created); ${fresh} ${fresh === 1 ? 'was' : 'were'} submitted now.`,
-    )
-  } else {
-    lines.push(`Submitted ${plural(batches.length, 'batch', 'batches')}.`)
+  const submitted = numbers('submitted')
+  const recovered = numbers('recovered')
+  const followed = numbers('followed')
+  const unchanged = numbers('nothing_to_change')
+  if (submitted.length + recovered.length + followed.length === 0) {
+    return `Nothing to change: every value already is what ${batches.length === 1 ? 'the batch asks' : 'the batches ask'}; no batch was submitted.\n`
   }
+  if (submitted.length > 0) lines.push(`Submitted ${plural(submitted.length, 'batch', 'batches')}${submitted.length < batches.length ? ` (${batchList(submitted)})` : ''}.`)
+  if (recovered.length > 0) {
+    lines.push(
+      `${capital(batchList(recovered))}: recovered the attempt of an earlier run (${earliest('recovered')}) whose answer was lost, under its Idempotency-Key: ` +
+        'the service answered the batch it had stored, nothing was written twice.',
+    )
+  }
+  if (followed.length > 0) {
+    lines.push(
+      `${capital(batchList(followed))}: the identical batch submitted by an earlier run (${earliest('followed')}) is still queued or processing: ` +
+        'following it instead of submitting it again.',
+    )
+  }
+  if (unchanged.length > 0) lines.push(`${capital(batchList(unchanged))}: nothing to change, not submitted.`)
   return lines.join('\n') + '\n'
 }
 
 export async function applyPlan(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi): Promise<ApplyResult> {
-  const planned = summarizePlan(plan)
   const result: ApplyResult = {
     dry_run: options.dryRun,
     plan: {
@@ -172,14 +186,63 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       changes: plan.totals.changes,
     },
     submitted: false,
-    batches: planned,
+    batches: summarizePlan(plan),
     exit_code: 0,
   }
-  const batchWord = plural(plan.batchCount, 'batch', 'batches')
-  const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
   const window = new WriteWindow()
+  announcePlan(plan, options, window, ui)
+
+  let changes: BatchChanges[] | undefined
+  let counts: {changed: number; unchanged: number; refused: number} | undefined
+  if (options.dryRun || options.preview) {
+    const previewed = await previewPhase(client, plan, names, options, ui, window)
+    result.preview = previewed.preview
+    changes = previewed.batches
+    counts = previewed.counts
+  } else {
+    ui.talk(renderPlanSummary(result.batches, plan.lowerBound))
+  }
+  if (options.dryRun) {
+    ui.talk(
+      counts?.changed === 0
+        ? 'Dry run: nothing was written, and submitting this file would change nothing.\n'
+        : 'Dry run: nothing was written. Run the same command without --dry-run to submit.\n',
+    )
+    return result
+  }
+
+  const journal = options.journal ?? AttemptJournal.memory()
+  const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
+  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts)))) {
+    ui.talk('Nothing was sent.\n')
+    return result
+  }
+  result.batches = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
+  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, plan.lowerBound))
+  ui.talk(submissionText(result.batches))
+
+  const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
+  if (ids.length === 0) return result
+  if (!options.wait) {
+    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: pms batches wait ${ids.join(' ')}\n`)
+    return result
+  }
+  result.reports = await followPhase(client, ids, options, ui)
+  await journal.seenReports(result.reports)
+  for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
+  if (result.reports.some((report) => isPartial(report.status))) {
+    result.exit_code = 5
+    ui.talk(RETRY_HINT)
+  }
+  return result
+}
+
+/** The plan in one line, and how long the write limit makes it take when it needs more than one window. */
+function announcePlan(plan: Plan, options: ApplyOptions, window: WriteWindow, ui: ApplyUi): void {
+  const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
   ui.talk(
-    `Planned ${batchWord} (no fewer possible: ${plan.lowerBound}) for ${plural(plan.totals.properties, 'Property', 'Properties')}, ` +
+    `Planned ${plural(plan.batchCount, 'batch', 'batches')} (no fewer possible: ${plan.lowerBound}) for ${plural(plan.totals.properties, 'Property', 'Properties')}, ` +
       `${plural(plan.totals.entries, 'entry', 'entries')}, ${plan.totals.changes} night x field values.\n`,
   )
   if (writes > window.limit) {
@@ -188,83 +251,86 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
         `the write limit of ${window.limit} per ${window.windowMs / 1000} s makes it take at least ${durationText(window.timeLeft(0, writes))}.\n`,
     )
   }
+}
 
-  // A dry run's diff is its result (stdout); before a real submission the same diff is talk on the
-  // way to the confirmation (stderr), so stdout carries only what was submitted.
-  const beforeSubmit = options.dryRun ? ui.out : ui.talk
-  let question = `Submit ${batchWord} (${plan.totals.changes} night x field values)?`
-  let changed: number | undefined
-  if (options.dryRun || options.preview) {
-    const bar = pacedProgress(ui, 'dry runs', plan.batchCount, window, options.clock, options.pacing)
-    const runs = options.keepChanges ? undefined : new Map()
-    try {
-      result.preview = await previewPlan(client, plan, bar, runs)
-    } finally {
-      bar.done()
-    }
-    beforeSubmit(renderPreview(result.preview, names, ui.paint, runs))
-    const counts = {changed: 0, unchanged: 0, refused: 0}
-    for (const p of result.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
-    question = `Submit ${batchWord}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
-    changed = counts.changed
-  } else {
-    beforeSubmit(renderPlanSummary(planned, plan.lowerBound))
+/**
+ * Dry runs of every batch and their diff. A dry run's diff is its result (stdout); before a real
+ * submission the same diff is talk on the way to the confirmation (stderr), so stdout carries only
+ * what was submitted.
+ */
+async function previewPhase(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi, window: WriteWindow) {
+  const bar = pacedProgress(ui, 'dry runs', plan.batchCount, window, options.clock, options.pacing)
+  const runs = options.keepChanges ? undefined : new Map()
+  let previewed: Awaited<ReturnType<typeof previewPlan>>
+  try {
+    previewed = await previewPlan(client, plan, bar, runs)
+  } finally {
+    bar.done()
   }
-  if (options.dryRun) {
-    ui.talk(
-      changed === 0
-        ? 'Dry run: nothing was written, and submitting this file would change nothing.\n'
-        : 'Dry run: nothing was written. Run the same command without --dry-run to submit.\n',
-    )
-    return result
-  }
+  ;(options.dryRun ? ui.out : ui.talk)(renderPreview(previewed.preview, names, ui.paint, runs))
+  const counts = {changed: 0, unchanged: 0, refused: 0}
+  for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
+  return {...previewed, counts}
+}
 
-  if (!(await ui.confirm(question))) {
-    ui.talk('Nothing was sent.\n')
-    return result
-  }
-  const bar = pacedProgress(ui, 'submitting', plan.batchCount, window, options.clock, options.pacing)
+/** The question before anything is stored: what will be sent, and which batches will not be and why. */
+function confirmQuestion(plan: Plan, decisions: readonly BatchDecision[], counts?: {changed: number; unchanged: number; refused: number}): string {
+  const sent = writesOf(decisions)
+  const skipped = decisions.filter((d) => d.kind === 'nothing_to_change').length
+  const followed = decisions.filter((d) => d.kind === 'follow').length
+  const notSent = [...(skipped > 0 ? [`${skipped} with nothing to change`] : []), ...(followed > 0 ? [`${followed} still in flight from an earlier run, followed`] : [])]
+  const subject = `Submit ${plural(sent, 'batch', 'batches')}${notSent.length > 0 ? ` (not sent: ${notSent.join('; ')})` : ''}`
+  return counts
+    ? `${subject}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
+    : `${subject} (${plan.totals.changes} night x field values)?`
+}
+
+/** Submission in plan order; Ctrl-C stops it and says which batches were stored. */
+async function submitPhase(
+  client: RatesClient,
+  plan: Plan,
+  decisions: readonly BatchDecision[],
+  options: ApplyOptions & {journal: AttemptJournal},
+  ui: ApplyUi,
+  window: WriteWindow,
+): Promise<PlannedBatchSummary[]> {
+  const bar = pacedProgress(ui, 'submitting', writesOf(decisions), window, options.clock, options.pacing)
   const stop = options.watchInterrupt?.()
   try {
-    const key = options.resubmit ? `${options.connectionKey}#resubmit-${options.clock.now()}` : options.connectionKey
-    result.batches = await submitPlan(client, plan, key, {...bar, journal: options.journal, clock: options.clock, signal: stop?.signal})
+    return await submitBatches(client, plan, decisions, {
+      ...bar,
+      journal: options.journal,
+      connectionKey: options.connectionKey,
+      clock: options.clock,
+      previewed: options.preview,
+      signal: stop?.signal,
+    })
   } finally {
     stop?.dispose()
     bar.done()
   }
-  result.submitted = true
-  ui.out(renderPlanSummary(result.batches, plan.lowerBound))
-  ui.talk(submissionText(result.batches))
-  const ids = result.batches.map((b) => b.id!)
+}
 
-  if (options.wait) {
-    ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
-    const waiting = ui.progress('batches final', result.batches.length)
-    const final = new Set<string>()
-    const interrupt = options.watchInterrupt?.()
-    try {
-      result.reports = await waitForBatches(client, ids, {
-        clock: options.clock,
-        timeoutMs: options.waitTimeoutMs,
-        signal: interrupt?.signal,
-        onReport: (report) => {
-          if (isFinal(report.status) && !final.has(report.id)) {
-            final.add(report.id)
-            waiting.tick()
-          }
-        },
-      })
-    } finally {
-      interrupt?.dispose()
-      waiting.done()
-    }
-    for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
-    if (result.reports.some((report) => isPartial(report.status))) {
-      result.exit_code = 5
-      ui.talk(RETRY_HINT)
-    }
-  } else {
-    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: pms batches wait ${ids.join(' ')}\n`)
+/** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
+async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
+  ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
+  const waiting = ui.progress('batches final', ids.length)
+  const final = new Set<string>()
+  const interrupt = options.watchInterrupt?.()
+  try {
+    return await waitForBatches(client, ids, {
+      clock: options.clock,
+      timeoutMs: options.waitTimeoutMs,
+      signal: interrupt?.signal,
+      onReport: (report) => {
+        if (isFinal(report.status) && !final.has(report.id)) {
+          final.add(report.id)
+          waiting.tick()
+        }
+      },
+    })
+  } finally {
+    interrupt?.dispose()
+    waiting.done()
   }
-  return result
 }

@@ -94,16 +94,18 @@ export class InterruptedError extends PmsError {
   }
 }
 
-/** One batch as submitted: its place in the plan, the id the service gave and whether it was a replay. */
+/** One batch stored on the service: its place in the plan, its id and how this run came to it. */
 export interface SubmittedBatch {
   /** 1-based, as printed. */
   batch: number
   id: string
-  /** The service returned a batch this machine submitted earlier (same Idempotency-Key, same id). */
-  replayed: boolean
+  /** `recovered`: an earlier run's attempt sent again under its key; `followed`: an earlier run's batch still in flight. */
+  outcome: 'submitted' | 'recovered' | 'followed'
 }
 
-function batchList(numbers: readonly number[]): string {
+const OUTCOME_WORDS = {submitted: '', recovered: ' (recovered from an earlier run)', followed: ' (submitted by an earlier run, still in flight)'}
+
+export function batchList(numbers: readonly number[]): string {
   if (numbers.length === 0) return 'none'
   return `batch ${numberList(numbers)}`
 }
@@ -118,7 +120,8 @@ function numberList(numbers: readonly number[]): string {
 /**
  * A batch was refused (or could not be sent) after earlier batches of the same plan were stored.
  * The message says exactly which were and were not submitted, and that running the same command
- * again is safe: stored batches replay under their Idempotency-Keys, the rest are submitted.
+ * again is safe: it sends only what still changes, follows stored batches still in flight, and
+ * recovers under its key a batch whose answer was lost.
  */
 export class SubmitInterruptedError extends PmsError {
   readonly submitted: SubmittedBatch[]
@@ -139,9 +142,9 @@ export class SubmitInterruptedError extends PmsError {
       submitted.length === 0
         ? '  Submitted: none'
         : `  Submitted (stored by the service, they will be applied): ${batchList(submitted.map((b) => b.batch))}`,
-      ...submitted.map((b) => `    batch ${b.batch}: ${b.id}${b.replayed ? ' (already submitted by an earlier run)' : ''}`),
+      ...submitted.map((b) => `    batch ${b.batch}: ${b.id}${OUTCOME_WORDS[b.outcome]}`),
       uncertain
-        ? `  Not submitted: ${batchList(notSent.slice(1))}; batch ${failedBatch} got no answer and may have been stored (a rerun replays it if so)`
+        ? `  Not submitted: ${batchList(notSent.slice(1))}; batch ${failedBatch} got no answer and may have been stored (a rerun recovers it under the same Idempotency-Key)`
         : `  Not submitted: ${batchList(notSent)}`,
     ]
     // An interruption needs no fix of its own: only the rerun is worth saying.
@@ -149,7 +152,7 @@ export class SubmitInterruptedError extends PmsError {
     const rerun =
       submitted.length === 0
         ? 'run the same command again'
-        : 'run the same command again: the submitted batches replay under their Idempotency-Keys (same ids, nothing written twice) and the rest are submitted'
+        : 'run the same command again: it follows the stored batches still in flight and submits only what is still to change (nothing is written twice)'
     // Some batches are stored: "nothing was sent" (2) would be wrong, so a refusal becomes a partial
     // outcome (5); login, permission and temporary failures keep their own code, the fix is theirs.
     const causeExit = cause instanceof PmsError ? cause.exitCode : ExitCode.failure
@@ -161,7 +164,7 @@ export class SubmitInterruptedError extends PmsError {
       suggestion: `${causeHint}${rerun}`,
       cause,
       details: {
-        submitted: submitted.map((b) => ({batch: b.batch, id: b.id, replayed: b.replayed})),
+        submitted: submitted.map((b) => ({batch: b.batch, id: b.id, outcome: b.outcome})),
         not_submitted: uncertain ? notSent.slice(1) : notSent,
         ...(uncertain ? {unknown: [failedBatch]} : {}),
         cause: cause instanceof PmsError ? {code: cause.code, message: cause.message, details: cause.details ?? null} : {code, message: cause.message},

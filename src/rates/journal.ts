@@ -1,62 +1,170 @@
 /**
- * Which batches this machine submitted in the last 24 hours, by Idempotency-Key. A replay answers
- * exactly like the first submission (same id, same `queued`), so only a record of the first one
- * lets a rerun say "already submitted at 11:52, nothing new was created" instead of "queued".
- * Best effort: a missing or unreadable file only loses that sentence, never a submission.
+ * The attempts of this profile to store batches, kept for the Idempotency window (24 hours).
+ *
+ * An Idempotency-Key names one attempt, never a content: a run that sends the same batch again is a
+ * new intention and gets a new key, or the service would answer the old batch and drop it. The key
+ * is written here before the first POST of the attempt, so that when the outcome is unknown (the
+ * process killed or interrupted after sending, every answer lost) a later run can send it again
+ * under the same key and learn the batch it created instead of writing twice. Once the batch id is
+ * known the attempt is finished: later runs use it only to follow a batch still in flight.
+ *
+ * The file is per profile; entries also name the service, and a batch by a digest of its body,
+ * which stays on this machine (it is never sent as a key).
  */
+import {createHash, randomUUID} from 'node:crypto'
 import {mkdir, readFile} from 'node:fs/promises'
-import {dirname} from 'node:path'
-import {IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
+import {dirname, join} from 'node:path'
+import {FINAL_BATCH_STATUSES, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
 import {writeFileAtomic} from '../fs/atomic-write.js'
 
-export interface JournalEntry {
-  id: string
-  /** Epoch milliseconds of the first submission. */
+export interface Attempt {
+  /** The Idempotency-Key of every POST of this attempt. */
+  key: string
+  /** Which batch: a digest of the service address and the exact body. */
+  batch: string
+  /** Epoch milliseconds when the attempt was created, before its first POST. */
   at: number
+  /** The batch the service stored; set once an answer came: the attempt is finished. */
+  id?: string
+  /** The last status seen of that batch. */
+  status?: string
 }
 
 const WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000
+const FINAL = new Set<string>(FINAL_BATCH_STATUSES)
 
-export class SubmissionJournal {
+/** The digest that recognises the same batch in a later run. */
+export function batchDigest(service: string, request: unknown): string {
+  return createHash('sha256').update(service).update('\n').update(JSON.stringify(request)).digest('base64url')
+}
+
+/** A key of its own for every attempt. */
+export function newAttemptKey(): string {
+  return `pms-batch-${randomUUID()}`.slice(0, IDEMPOTENCY_KEY_MAX_LENGTH)
+}
+
+/** Where a profile's attempts live under the config directory. */
+export function journalPath(configDir: string, profile: string): string {
+  return join(configDir, 'rates', `attempts-${profile}.json`)
+}
+
+export class AttemptJournal {
+  private unsavedSaid = false
+  /** Keys forgotten since the last save, so that the merge with the file drops them too. */
+  private readonly removed = new Set<string>()
+
   private constructor(
     private readonly file: string | undefined,
-    private readonly entries: Map<string, JournalEntry>,
+    private readonly attempts: Map<string, Attempt>,
+    /** Told once when the file cannot be written: recovery after a crash is then not possible. */
+    private readonly onUnsaved?: (reason: string) => void,
   ) {}
 
-  /** An empty journal that is never saved (tests, or no config directory). */
-  static memory(): SubmissionJournal {
-    return new SubmissionJournal(undefined, new Map())
+  /** A journal that is never saved (tests). */
+  static memory(): AttemptJournal {
+    return new AttemptJournal(undefined, new Map())
   }
 
-  static async open(file: string, now: number): Promise<SubmissionJournal> {
-    const entries = new Map<string, JournalEntry>()
-    try {
-      const parsed = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
-      for (const [key, value] of Object.entries(parsed)) {
-        const entry = value as Partial<JournalEntry>
-        if (typeof entry?.id === 'string' && typeof entry.at === 'number' && now - entry.at < WINDOW_MS) entries.set(key, {id: entry.id, at: entry.at})
-      }
-    } catch {
-      // No journal yet, or a damaged one: start empty.
+  static async open(file: string, now: number, onUnsaved?: (reason: string) => void): Promise<AttemptJournal> {
+    return new AttemptJournal(file, await readAttempts(file, now), onUnsaved)
+  }
+
+  /** The latest attempt at this batch within the window, finished or not. */
+  latest(batch: string): Attempt | undefined {
+    let found: Attempt | undefined
+    for (const attempt of this.attempts.values()) if (attempt.batch === batch && (!found || attempt.at >= found.at)) found = attempt
+    return found
+  }
+
+  /** Finished attempts whose batch was last seen queued or processing (or never read). */
+  unsettled(): (Attempt & {id: string})[] {
+    return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined && !FINAL.has(a.status ?? ''))
+  }
+
+  /** A new attempt with a new key, saved before it is returned (and so before its first POST). */
+  async begin(batch: string, now: number): Promise<Attempt> {
+    const attempt: Attempt = {key: newAttemptKey(), batch, at: now}
+    this.attempts.set(attempt.key, attempt)
+    await this.save()
+    return attempt
+  }
+
+  /** The service answered with a batch: the attempt is finished. */
+  async finish(attempt: Attempt, id: string, status: string): Promise<void> {
+    attempt.id = id
+    attempt.status = status
+    this.attempts.set(attempt.key, attempt)
+    await this.save()
+  }
+
+  /** A newer status of a finished attempt's batch. */
+  async seen(attempt: Attempt, status: string): Promise<void> {
+    if (attempt.status === status) return
+    attempt.status = status
+    await this.save()
+  }
+
+  /** Statuses of batches read while following them, so that the next run need not read them again. */
+  async seenReports(reports: readonly {id: string; status: string}[]): Promise<void> {
+    const status = new Map(reports.map((r) => [r.id, r.status]))
+    let changed = false
+    for (const attempt of this.attempts.values()) {
+      const now = attempt.id === undefined ? undefined : status.get(attempt.id)
+      if (now === undefined || now === attempt.status) continue
+      attempt.status = now
+      changed = true
     }
-    return new SubmissionJournal(file, entries)
+    if (changed) await this.save()
   }
 
-  get(key: string): JournalEntry | undefined {
-    return this.entries.get(key)
+  /** The attempt stored nothing (refused, or never sent), or its outcome no longer matters. */
+  async forget(attempt: Attempt): Promise<void> {
+    if (!this.attempts.delete(attempt.key)) return
+    this.removed.add(attempt.key)
+    await this.save()
   }
 
-  /** Records a first submission; a replay keeps the time of the first. */
-  async record(key: string, id: string, at: number): Promise<void> {
-    const known = this.entries.get(key)
-    if (known?.id === id) return
-    this.entries.set(key, {id, at})
+  /**
+   * Written whole through a temporary file and a rename, merged with what other runs of the profile
+   * wrote meanwhile (theirs are kept; ours win for our own keys).
+   */
+  private async save(): Promise<void> {
     if (!this.file) return
     try {
-      await mkdir(dirname(this.file), {recursive: true})
-      await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.entries)))
-    } catch {
-      // Not being able to remember only costs the "already submitted" sentence of a rerun.
+      const merged = await readAttempts(this.file, Date.now())
+      for (const key of this.removed) merged.delete(key)
+      for (const [key, attempt] of this.attempts) merged.set(key, attempt)
+      await mkdir(dirname(this.file), {recursive: true, mode: 0o700})
+      await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(merged), null, 1))
+      this.removed.clear()
+    } catch (error) {
+      if (this.unsavedSaid) return
+      this.unsavedSaid = true
+      this.onUnsaved?.(`${this.file} cannot be written (${(error as Error).message})`)
     }
   }
+}
+
+async function readAttempts(file: string, now: number): Promise<Map<string, Attempt>> {
+  const attempts = new Map<string, Attempt>()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'))
+  } catch {
+    // No journal yet, or a damaged one: start empty.
+    return attempts
+  }
+  if (typeof parsed !== 'object' || parsed === null) return attempts
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const entry = value as Partial<Attempt> | null
+    if (typeof entry?.batch !== 'string' || typeof entry.at !== 'number' || now - entry.at >= WINDOW_MS) continue
+    attempts.set(key, {
+      key,
+      batch: entry.batch,
+      at: entry.at,
+      ...(typeof entry.id === 'string' ? {id: entry.id} : {}),
+      ...(typeof entry.status === 'string' ? {status: entry.status} : {}),
+    })
+  }
+  return attempts
 }

@@ -257,17 +257,26 @@ export interface PlannedBatchSummary extends BatchLoad {
   id?: string
   status?: string
   idempotency_key?: string
-  /** The service returned the batch an earlier run submitted (same key, same id): nothing new was created. */
-  replayed?: boolean
-  first_submitted_at?: string
+  /**
+   * What this run did with the batch: `submitted` (a new attempt), `recovered` (an earlier run's
+   * attempt whose answer was lost, sent again under its key), `followed` (an identical batch of an
+   * earlier run still queued or processing) or `nothing_to_change` (not sent: its preview changes nothing).
+   */
+  outcome?: BatchOutcome
+  /** For `recovered` and `followed`: when the earlier run made its attempt. */
+  earlier_at?: string
 }
+
+export type BatchOutcome = 'submitted' | 'recovered' | 'followed' | 'nothing_to_change'
+
+const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)', nothing_to_change: ''}
 
 /** The plan in numbers: one line per batch, and the lower bound it is measured against. */
 export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
-  // A replay answers the status the batch had when it was first submitted, long outdated by now.
-  const status = (b: PlannedBatchSummary) => (b.replayed ? 'submitted earlier' : (b.status ?? ''))
-  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(b.id ? [b.id, status(b)] : [])])
-  const headers = ['batch', 'properties', 'entries', 'changes', ...(batches.some((b) => b.id) ? ['id', 'status'] : [])]
+  const status = (b: PlannedBatchSummary) => (b.outcome === 'nothing_to_change' ? 'nothing to change' : `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`)
+  const shown = batches.some((b) => b.outcome)
+  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(shown ? [b.id ?? '-', status(b)] : [])])
+  const headers = ['batch', 'properties', 'entries', 'changes', ...(shown ? ['id', 'status'] : [])]
   const count = plural(batches.length, 'batch', 'batches')
   return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
 }

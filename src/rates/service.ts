@@ -5,10 +5,7 @@
 import {FINAL_BATCH_STATUSES} from '../contract/limits.js'
 import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
-import {ApiError, NetworkError} from '../client/errors.js'
-import {InterruptedError, SubmitInterruptedError, WaitStoppedError} from './errors.js'
-import {batchIdempotencyKey} from './idempotency.js'
-import {SubmissionJournal} from './journal.js'
+import {WaitStoppedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import {foldIntoRuns, mergePreviews, type PlannedBatchSummary, type RunsByProperty} from './render.js'
 import type {PropertyInfo} from './store.js'
@@ -47,90 +44,48 @@ export interface WriteHooks {
   held?(): boolean
 }
 
-/** Dry runs of every batch (each one a write call), merged into one preview in listing order. */
+/** What the preview of one batch found to do: values that change, fields the service refuses. */
+export interface BatchChanges {
+  changed: number
+  refused: number
+}
+
+/** Nothing would change and nothing is refused: submitting the batch would do nothing worth a report. */
+export function nothingToChange(changes: BatchChanges): boolean {
+  return changes.changed === 0 && changes.refused === 0
+}
+
+/**
+ * Dry runs of every batch (each one a write call), merged into one preview in listing order, with
+ * what each batch would do.
+ */
 export async function previewPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
   hooks: WriteHooks = {},
   /** When given, changes are folded into these runs and dropped from the preview. */
   runs?: RunsByProperty,
-): Promise<RestrictionBatchPreview> {
+): Promise<{preview: RestrictionBatchPreview; batches: BatchChanges[]}> {
   const previews: RestrictionBatchPreview[] = []
+  const batches: BatchChanges[] = []
   for (let b = 0; b < plan.batchCount; b++) {
     hooks.before?.(b)
     const preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
+    const counts = {changed: 0, refused: 0}
+    for (const p of preview.properties) {
+      counts.changed += p.changes.changed
+      counts.refused += p.changes.refused
+    }
+    batches.push(counts)
     if (runs) foldIntoRuns(preview, runs)
     previews.push(preview)
     hooks.after?.(b + 1)
   }
-  return mergePreviews(
+  const preview = mergePreviews(
     previews,
     plan.store.properties.map((p) => p.id),
   )
-}
-
-/**
- * Submits every batch with its content-derived Idempotency-Key: a rerun replays instead of writing
- * twice. When a batch fails after others were stored, SubmitInterruptedError says which were and
- * which were not submitted.
- */
-export async function submitPlan(
-  client: Pick<RatesClient, 'restrictionBatches'>,
-  plan: Plan,
-  connectionKey: string,
-  options: {journal?: SubmissionJournal; clock?: Pick<Clock, 'now'>; signal?: AbortSignal} & WriteHooks = {},
-): Promise<PlannedBatchSummary[]> {
-  const journal = options.journal ?? SubmissionJournal.memory()
-  const {signal} = options
-  // Ctrl-C: stop at once, even during a wait for the write limit, and say what was stored.
-  const interrupted = new Promise<never>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new InterruptedError()), {once: true}))
-  interrupted.catch(() => undefined)
-  const now = () => options.clock?.now() ?? Date.now()
-  const submitted: PlannedBatchSummary[] = []
-  for (let b = 0; b < plan.batchCount; b++) {
-    const request = batchRequest(plan, b) as RestrictionBatchRequest
-    const key = batchIdempotencyKey(connectionKey, request)
-    options.before?.(b)
-    let accepted: RestrictionBatchAccepted
-    let sent = false
-    try {
-      if (signal?.aborted) throw new InterruptedError()
-      sent = true
-      const creating = client.restrictionBatches.create(request, {idempotencyKey: key})
-      creating.catch(() => undefined)
-      accepted = signal ? await Promise.race([creating, interrupted]) : await creating
-    } catch (error) {
-      // An interrupted call may have reached the service already, like one that got no answer.
-      const inFlight = error instanceof InterruptedError && sent && !options.held?.()
-      const uncertain = inFlight || error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)
-      // Nothing stored yet: the service's own error says it all (and its exit code is true).
-      if (submitted.length === 0 && !uncertain) {
-        throw error instanceof InterruptedError ? new InterruptedError('interrupted (Ctrl-C) before any batch was submitted: nothing was stored') : error
-      }
-      throw new SubmitInterruptedError({
-        submitted: submitted.map((s) => ({batch: s.index + 1, id: s.id!, replayed: s.replayed === true})),
-        failedBatch: b + 1,
-        total: plan.batchCount,
-        cause: error as Error,
-        uncertain,
-      })
-    }
-    const earlier = journal.get(key)
-    const replayed = earlier?.id === accepted.id
-    const summary: PlannedBatchSummary = {
-      index: b,
-      ...batchStats(plan, b),
-      id: accepted.id,
-      status: accepted.status,
-      idempotency_key: key,
-      replayed,
-      ...(replayed ? {first_submitted_at: new Date(earlier.at).toISOString()} : {}),
-    }
-    await journal.record(key, accepted.id, now())
-    submitted.push(summary)
-    options.after?.(b + 1)
-  }
-  return submitted
+  return {preview, batches}
 }
 
 export function isFinal(status: string): boolean {

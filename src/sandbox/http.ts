@@ -80,8 +80,17 @@ export interface ApiRouteDefinition {
   url: string
   permission: Permission
   limitClass: LimitClass
-  /** Honours `Idempotency-Key` (ignored when the JSON body has `dry_run: true`). */
-  idempotent?: boolean
+  /**
+   * Honours `Idempotency-Key` (ignored when the JSON body has `dry_run: true`): per App Connection
+   * for 24 hours, a replay answers the stored answer, another body with the same key answers
+   * `idempotency_key_reused`, a key still in process answers 409. Failures (5xx, 429) are never
+   * stored. `replayRefusals` says what happens to a refusal (a 4xx from the handler):
+   * - `true`: stored and replayed like a success (POST /bookings/{id}/messages, rule 5: "the same
+   *   message or the same refusal");
+   * - `false`: not stored, so the same key runs the request again (POST /restriction-batches,
+   *   rules 3 and 6: a refused batch stores nothing; only a created batch is replayed).
+   */
+  idempotent?: {replayRefusals: boolean}
   handler(input: ApiHandlerInput): ApiAnswer | Promise<ApiAnswer>
 }
 
@@ -251,8 +260,8 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
           await inProcessDelay()
           answer = await definition.handler(input)
         } catch (error) {
-          // A refusal is the first answer and is replayed; a failure is not, so a retry does the work.
-          if (error instanceof ApiFailure && error.status < 500 && error.status !== 429) {
+          // A failure is never replayed, so a retry does the work; a refusal is replayed only where the route says so.
+          if (definition.idempotent.replayRefusals && error instanceof ApiFailure && error.status < 500 && error.status !== 429) {
             start.record.answer = {status: error.status, body: errorBody(error.code, error.message, error.details)}
           } else abandonIdempotent(ctx.world, connection.id, keyHeader, start.record)
           throw error

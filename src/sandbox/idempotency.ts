@@ -1,7 +1,8 @@
 /**
  * Idempotency-Key handling shared by every endpoint that takes one: per App Connection, 24 hours.
- * The first answer is replayed with its status; the same key on another body is refused; a key
- * whose first request is still running answers 409.
+ * The stored answer is replayed with its status; the same key on another body is refused; a key
+ * whose first request is still running answers 409. Which answers are stored is the route's choice
+ * (`idempotent.replayRefusals` in http.ts).
  */
 import {createHash} from 'node:crypto'
 import {IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'

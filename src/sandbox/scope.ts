@@ -93,3 +93,11 @@ export function removeFromAccess(world: World, connection: ConnectionRecord, pro
   connection.property_access = current.filter((id) => id !== propertyId)
   return connection.property_access
 }
+
+/** The owner allows a Property of the account again; an access of "all" already holds it. */
+export function addToAccess(world: World, connection: ConnectionRecord, propertyId: string): PropertyAccess {
+  if (connection.property_access !== 'all' && !connection.property_access.includes(propertyId)) {
+    connection.property_access = [...connection.property_access, propertyId]
+  }
+  return connection.property_access
+}

@@ -24,13 +24,13 @@ function csv(name: string, text: string): string {
 const fixture = (name: string) => renderFixture(name, {P1: property.id, P1_NAME: property.name, OUT: world.outOfScope, now: Date.now()})
 const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempotency_key !== null)
 let firstBatchId = ''
-/** The first import and its rerun share a config directory, where pms remembers what it submitted. */
+/** The first import and its rerun share a config directory, where pms keeps its attempts. */
 const configDir = tempConfigDir()
 
 /** Runs pms and sends SIGINT (what Ctrl-C sends) once stderr shows `cue`. */
-function runUntilInterrupted(args: string[], env: Record<string, string>, cue: string): Promise<{code: number | null; stderr: string}> {
+function runUntilInterrupted(args: string[], env: Record<string, string>, cue: string, configDir = tempConfigDir()): Promise<{code: number | null; stderr: string}> {
   const child = spawn(process.execPath, [PMS_BIN, ...args], {
-    env: {...process.env, PMS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', ...env},
+    env: {...process.env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -63,23 +63,20 @@ describe('rates import against the sandbox', () => {
     expect(await keyedPosts()).toHaveLength(1)
   })
 
-  it('running the same import again replays the stored batch: same id, same Idempotency-Key, no second batch', async () => {
+  it('running the same import again after it was applied sends only dry runs: nothing to change, no batch submitted', async () => {
     const file = join(dir, 'base.csv')
     const result = await runPms(['rates', 'import', file, '--yes', '--json'], {env: await world.env(), configDir})
     expect(result.code, result.stderr).toBe(0)
     const body = JSON.parse(result.stdout) as {
-      batches: {id: string; idempotency_key: string; replayed: boolean}[]
+      submitted: boolean
+      batches: {id?: string; outcome: string}[]
       preview: {properties: {changes: {changed: number}}[]}
     }
-    expect(body.batches.map((b) => b.id)).toEqual([firstBatchId])
-    expect(body.batches[0]!.replayed).toBe(true)
-    expect(result.stderr).toContain('This batch was already submitted by an earlier run')
-    expect(result.stderr).toContain('the service returned the same id and created nothing new')
+    expect(body.submitted).toBe(false)
+    expect(body.batches.map((b) => [b.outcome, b.id])).toEqual([['nothing_to_change', undefined]])
+    expect(result.stderr).toContain('Nothing to change: every value already is what the batch asks; no batch was submitted.')
     expect(body.preview.properties[0]!.changes.changed).toBe(0)
-    const posts = await keyedPosts()
-    expect(posts).toHaveLength(2)
-    expect(posts[1]!.idempotency_key).toBe(posts[0]!.idempotency_key)
-    expect(posts[1]!.idempotency_key).toBe(body.batches[0]!.idempotency_key)
+    expect(await keyedPosts()).toHaveLength(1)
   })
 
   it('--dry-run of a spreadsheet file (BOM, CRLF, semicolons, aliases, decimal comma) shows the summary and the changes as runs of nights, and stores nothing', async () => {
@@ -93,7 +90,7 @@ describe('rates import against the sandbox', () => {
     expect(result.stdout).not.toContain('min_stay')
     expect(result.stderr).toContain('Dry run: nothing was written.')
     expect(await world.batchPosts()).toHaveLength(before + 1)
-    expect(await keyedPosts()).toHaveLength(2)
+    expect(await keyedPosts()).toHaveLength(1)
   })
 
   it('export, then import --dry-run of the exported file, shows zero changes', async () => {
@@ -150,26 +147,27 @@ describe('rates import against the sandbox', () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {channel_outage_seconds: 7200})
     try {
       const file = csv('outage.csv', `property_id,from,to,min_stay\n${property.id},${d(30)},${d(33)},4\n`)
-      const result = await runPms(['rates', 'import', file, '--yes', '--wait', '--no-preview'], {env: await world.env(), timeoutMs: 120_000})
+      const outageDir = tempConfigDir()
+      const result = await runPms(['rates', 'import', file, '--yes', '--wait', '--no-preview'], {env: await world.env(), timeoutMs: 120_000, configDir: outageDir})
       expect(result.code, result.stderr).toBe(5)
       expect(result.stdout).toMatch(/Batch [0-9a-f-]{36}: failed/)
       expect(result.stdout).toContain(`${run(d(30), d(33))}`.padEnd(22) + '  min_stay: the Sales Channels stayed unavailable')
       const id = /Batch ([0-9a-f-]{36}): failed/.exec(result.stdout)![1]!
-      expect(result.stderr).toContain('add --resubmit to send it again as new batches')
+      expect(result.stderr).toContain('Running the same command again submits them as new batches')
       const waited = await runPms(['batches', 'wait', id], {env: await world.env()})
       expect(waited.code).toBe(5)
-      expect(waited.stderr).toContain('again with --resubmit')
+      expect(waited.stderr).toContain('run the import (or restrictions set) again: it submits what is still to change')
 
-      // A plain rerun replays the failed batch; --resubmit sends the file as a new batch.
-      const replay = await runPms(['rates', 'import', file, '--yes', '--no-preview', '--json'], {env: await world.env()})
-      expect((JSON.parse(replay.stdout) as {batches: {id: string}[]}).batches[0]!.id).toBe(id)
-      const again = await runPms(['rates', 'import', file, '--yes', '--no-preview', '--resubmit', '--json'], {env: await world.env()})
+      // The failed batch is final: a plain rerun submits the file again as a new batch (a new attempt, a new key).
+      const again = await runPms(['rates', 'import', file, '--yes', '--no-preview', '--json'], {env: await world.env(), configDir: outageDir})
       expect(again.code, again.stderr).toBe(0)
-      expect((JSON.parse(again.stdout) as {batches: {id: string}[]}).batches[0]!.id).not.toBe(id)
+      const rerun = (JSON.parse(again.stdout) as {batches: {id: string; outcome: string}[]}).batches[0]!
+      expect(rerun.outcome).toBe('submitted')
+      expect(rerun.id).not.toBe(id)
 
       // A batch still retrying: --timeout stops the following, not the batch, and names how to follow it.
       const slow = csv('slow.csv', `property_id,from,to,min_stay\n${property.id},${d(40)},${d(41)},5\n`)
-      const timed = await runPms(['rates', 'import', slow, '--yes', '--wait', '--timeout', '1', '--no-preview'], {env: await world.env()})
+      const timed = await runPms(['rates', 'import', slow, '--yes', '--wait', '--timeout', '1', '--no-preview'], {env: await world.env(), configDir: outageDir})
       expect(timed.code, timed.stderr).toBe(75)
       const pending = /follow it with: pms batches wait ([0-9a-f-]{36})/.exec(timed.stderr)?.[1]
       expect(pending).toBeDefined()
@@ -178,8 +176,13 @@ describe('rates import against the sandbox', () => {
       expect(both.code).toBe(75)
       expect(JSON.parse(both.stdout)).toMatchObject({error: {code: 'wait_timeout', details: {pending: [pending]}}})
 
+      // The same import again while that batch is still retrying follows it instead of sending it twice;
       // Ctrl-C while following: the waiting stops, the batch keeps running, and the way back is named.
-      const interrupted = await runUntilInterrupted(['rates', 'import', slow, '--yes', '--wait', '--no-preview'], await world.env(), 'Waiting for every batch')
+      const before = (await keyedPosts()).length
+      const interrupted = await runUntilInterrupted(['rates', 'import', slow, '--yes', '--wait', '--no-preview'], await world.env(), 'Waiting for every batch', outageDir)
+      expect(interrupted.stderr).toContain('the identical batch submitted by an earlier run')
+      expect(interrupted.stderr).toContain('following it instead of submitting it again')
+      expect(await keyedPosts()).toHaveLength(before)
       expect(interrupted.code).toBe(130)
       expect(interrupted.stderr).toContain('stopped waiting (interrupted): 1 batch is stored and keeps running on the service')
       expect(interrupted.stderr).toContain(`follow it with: pms batches wait ${pending}`)

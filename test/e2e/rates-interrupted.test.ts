@@ -2,7 +2,8 @@
  * A file that passed every check is refused by the service half way: the Connection Scope changed
  * between listing and submitting. The write budget is spent first (nine dry runs, shared with the
  * import through the config directory), so the import's second batch waits for the write limit;
- * the Property is removed from the Property Access during that wait.
+ * the Property is removed from the Property Access during that wait. The Sales Channels are down
+ * meanwhile, so that the stored first batch is still in flight when the command is run again.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {dayFromToday} from '../fixtures/rates/world.js'
@@ -34,7 +35,8 @@ afterAll(async () => {
 })
 
 describe('a batch refused after earlier batches of the same import were stored', () => {
-  it('says which batches were and were not submitted, exits 5, and a rerun completes the rest without storing a batch twice', async () => {
+  it('says which batches were and were not submitted, exits 5; once the Property is added back the same command follows the stored batch and creates the refused one', async () => {
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {channel_outage_seconds: 3600})
     // Nine writes: the import's first batch is the tenth, its second waits about a minute.
     const spend = await runPms(['rates', 'import', '-', '--dry-run'], {env: await env(), input: file(ids), configDir})
     expect(spend.code, spend.stderr).toBe(0)
@@ -42,7 +44,8 @@ describe('a batch refused after earlier batches of the same import were stored',
 
     const first200 = ids.slice(0, 200)
     const removed = first200[150]!
-    const running = runPms(['rates', 'import', '-', '--yes', '--no-preview'], {env: await env(), input: file(first200), configDir, timeoutMs: 150_000})
+    const command = ['rates', 'import', '-', '--yes', '--no-preview']
+    const running = runPms(command, {env: await env(), input: file(first200), configDir, timeoutMs: 150_000})
     for (let i = 0; i < 400 && (await keyedPosts()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'remove_property', account_id: account, property_id: removed})
     const result = await running
@@ -57,28 +60,26 @@ describe('a batch refused after earlier batches of the same import were stored',
     expect(result.stderr).toContain('Submitted (stored by the service, they will be applied): batch 1')
     expect(result.stderr).toContain('Not submitted: batch 2')
     expect(result.stderr).toContain(removed)
-    expect(result.stderr).toContain('run the same command again: the submitted batches replay under their Idempotency-Keys')
+    expect(result.stderr).toContain('run the same command again: it follows the stored batches still in flight and submits only what is still to change')
 
     // The same file again: the removed Property is now caught before any write.
-    const same = await runPms(['rates', 'import', '-', '--yes', '--no-preview'], {env: await env(), input: file(first200), configDir})
+    const same = await runPms(command, {env: await env(), input: file(first200), configDir})
     expect(same.code).toBe(2)
     expect(same.stderr).toContain(`line 152, column property_id (1): property_id ${removed} is not a Property of this App Connection`)
     expect(await keyedPosts()).toHaveLength(2)
 
-    // Without its row: batch 1 is the same batch (replayed, same id), batch 2 is new.
-    const rest = await runPms(['rates', 'import', '-', '--yes', '--no-preview', '--json'], {
-      env: await env(),
-      input: file(first200.filter((id) => id !== removed)),
-      configDir,
-      timeoutMs: 150_000,
-    })
+    // The owner adds the Property back: the same command follows batch 1 (still in flight, same id,
+    // not sent again) and creates batch 2. The refused attempt stored nothing (rule 3): a new key.
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'add_property', account_id: account, property_id: removed})
+    const rest = await runPms([...command, '--json'], {env: await env(), input: file(first200), configDir, timeoutMs: 150_000})
     expect(rest.code, rest.stderr).toBe(0)
-    const body = JSON.parse(rest.stdout) as {batches: {id: string; replayed: boolean; idempotency_key: string}[]}
-    expect(body.batches.map((b) => b.replayed)).toEqual([true, false])
+    const body = JSON.parse(rest.stdout) as {batches: {id: string; outcome: string; idempotency_key: string}[]}
+    expect(body.batches.map((b) => b.outcome)).toEqual(['followed', 'submitted'])
     expect(body.batches[0]!.id).toBe(stored)
-    expect(rest.stderr).toContain('1 of 2 batches were already submitted by an earlier run')
+    expect(rest.stderr).toContain('Batch 1: the identical batch submitted by an earlier run')
     const after = await keyedPosts()
-    expect(after.map((p) => p.status)).toEqual([202, 422, 202, 202])
-    expect(after[2]!.idempotency_key).toBe(after[0]!.idempotency_key)
+    expect(after.map((p) => p.status)).toEqual([202, 422, 202])
+    expect(after[2]!.idempotency_key).not.toBe(after[1]!.idempotency_key)
+    expect(after[2]!.idempotency_key).toBe(body.batches[1]!.idempotency_key)
   }, 200_000)
 })

@@ -197,6 +197,25 @@ describe('POST /restriction-batches and the batch life over HTTP', () => {
     expect(tooLong.body.error).toMatchObject({code: 'validation_failed', details: {issues: [{path: 'Idempotency-Key', maximum: 255}]}})
   })
 
+  it('a refused batch stores nothing under its Idempotency-Key (rule 3): once the Property is added back, the same key creates the batch; only that one is replayed (rule 6)', async () => {
+    const id = c.ids[36]!
+    const body = {entries: [{property_id: id, from: c.night(41), to: c.night(41), values: {min_stay: 3}}]}
+    const key = {'idempotency-key': 'batch-e2e-refused'}
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'remove_property', property_id: id})
+    try {
+      const refused = await c.post('/restriction-batches', body, key)
+      expect(refused.status).toBe(422)
+      expect(refused.body.error).toMatchObject({code: 'property_out_of_scope', details: {property_ids: [id]}})
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/operator', {action: 'add_property', property_id: id})
+    }
+    const created = await c.post('/restriction-batches', body, key)
+    expect(created.status).toBe(202)
+    expect(await c.post('/restriction-batches', body, key)).toEqual(created)
+    const other = await c.post('/restriction-batches', {entries: [{...body.entries[0], values: {min_stay: 4}}]}, key)
+    expect(other.body.error.code).toBe('idempotency_key_reused')
+  })
+
   it('rejects the whole batch over the limits, and stores nothing', async () => {
     const id = c.ids[11]!
     const before = await c.record(id, c.night(30))

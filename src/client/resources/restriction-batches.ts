@@ -15,8 +15,9 @@ export class RestrictionBatchesResource {
   constructor(private readonly transport: Transport) {}
 
   /**
-   * Submits a batch. The key makes a retry (and a rerun after a crash) return the batch it created
-   * instead of writing twice, so it must be the same for the same logical write.
+   * Submits a batch. The key names one attempt: its retries (and a rerun that recovers an attempt
+   * whose answer was lost) get the batch it created instead of writing twice. A new intention, even
+   * with the same content, takes a new key.
    */
   async create(request: RestrictionBatchRequest, opts: {idempotencyKey: string}): Promise<RestrictionBatchAccepted> {
     const {dry_run: _ignored, ...body} = request as RestrictionBatchRequest & {dry_run?: boolean}
@@ -29,9 +30,9 @@ export class RestrictionBatchesResource {
     return parseAnswer(RestrictionBatchAcceptedSchema, answer.body, 'POST /restriction-batches')
   }
 
-  /** A dry run: nothing is stored or sent, but it counts against the write limit. */
+  /** A dry run: nothing is stored or sent (so it is retried like a read), but it counts against the write limit. */
   async preview(request: RestrictionBatchRequest): Promise<RestrictionBatchPreview> {
-    const answer = await this.transport.send({method: 'POST', path: '/restriction-batches', json: {...request, dry_run: true}})
+    const answer = await this.transport.send({method: 'POST', path: '/restriction-batches', json: {...request, dry_run: true}, retry: 'safe'})
     return parseAnswer(RestrictionBatchPreviewSchema, answer.body, 'POST /restriction-batches (dry run)')
   }
 

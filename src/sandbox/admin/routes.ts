@@ -8,7 +8,7 @@ import type {SandboxFeatureHooks} from '../feature.js'
 import {FAIL_STATUSES, SEND_FAILURE_OUTCOMES} from '../faults.js'
 import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
 import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
-import {changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
+import {addToAccess, changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
 import {sortProperties, type AccountRecord} from '../state.js'
 
 function objectBody(body: unknown): Record<string, unknown> {
@@ -211,12 +211,19 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
           }))
           break
         }
-        case 'remove_property': {
+        case 'remove_property':
+        case 'add_property': {
           const owner = account(body.account_id)
           const connection = connectionOfAccount(world, owner.id)
           if (!connection) throw new ApiFailure(404, 'not_found', 'The account has no App Connection.')
           if (typeof body.property_id !== 'string') throw validationFailed([{path: 'property_id', message: 'is required'}])
-          removeFromAccess(world, connection, body.property_id)
+          if (action === 'remove_property') {
+            removeFromAccess(world, connection, body.property_id)
+            break
+          }
+          const property = world.properties.find((candidate) => candidate.id === body.property_id)
+          if (property?.account_id !== owner.id) throw new ApiFailure(404, 'not_found', 'No such Property on this account.')
+          addToAccess(world, connection, property.id)
           break
         }
         case 'rename_property': {
@@ -232,7 +239,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
             {
               path: 'action',
               message:
-                'must be one of suspend_app, reactivate_app, disallow_account, allow_account, block_subscription, restore_subscription, set_permissions, remove_property, rename_property',
+                'must be one of suspend_app, reactivate_app, disallow_account, allow_account, block_subscription, restore_subscription, set_permissions, remove_property, add_property, rename_property',
             },
           ])
       }

@@ -97,7 +97,8 @@ export function registerRestrictions(ctx: SandboxContext, api: ApiServer, saved:
     url: '/restriction-batches',
     permission: 'restrictions.write',
     limitClass: 'write',
-    idempotent: true,
+    // Rules 3 and 6: a refused batch stores nothing, so its key is free for the request sent again.
+    idempotent: {replayRefusals: false},
     handler({connection, body, now}) {
       engine.advance(now)
       const result = planBatch(body, {nowMs: now, timezoneInScope: (id) => scoped(connection, id)})

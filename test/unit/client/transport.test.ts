@@ -155,6 +155,15 @@ describe('retry rules', () => {
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['key-1', 'key-1', 'key-1'])
   })
 
+  it('a dry run stores nothing, so it is retried after a 500 and a lost answer like a GET, without an Idempotency-Key', async () => {
+    const preview = {status: 200, body: {dry_run: true, properties: []}}
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(500, 'internal_error') : i === 1 ? 'destroy' : preview))
+    const request = {entries: [{property_id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c02', from: '2026-12-01', to: '2026-12-02', values: {rate: 100}}]}
+    await expect(client.restrictionBatches.preview(request)).resolves.toMatchObject({dry_run: true})
+    expect(server.requests).toHaveLength(3)
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([undefined, undefined, undefined])
+  })
+
   it('an Idempotency-Key given as a plain header makes a POST retriable like the option does', async () => {
     const {server, client} = await setup((_req, i) => (i === 0 ? apiError(500, 'internal_error') : ok))
     await client.request({method: 'POST', path: '/restriction-batches', body: {entries: []}, headers: {'Idempotency-Key': 'hdr-1'}})

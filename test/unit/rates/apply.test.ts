@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import type {Clock} from '../../../src/client/clock.js'
 import type {BatchReport, RestrictionBatchPreview, RestrictionBatchRequest} from '../../../src/contract/index.js'
 import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
+import {AttemptJournal} from '../../../src/rates/journal.js'
 import {parseRange} from '../../../src/rates/calendar.js'
 import {planBatches} from '../../../src/rates/planner.js'
 import type {RatesClient} from '../../../src/rates/service.js'
@@ -75,15 +76,37 @@ describe('applying a plan', () => {
     expect(result.preview?.properties).toHaveLength(2)
   })
 
-  it('previews, asks, then submits every batch with its Idempotency-Key', async () => {
+  it('previews, asks, then submits every batch under an Idempotency-Key of its own attempt: a second run with the same content gets a new key', async () => {
     const {client, calls} = fakeClient()
     const result = await applyPlan(client, plan(), names, options(), ui())
     expect(calls.map((c) => c.kind)).toEqual(['preview', 'create'])
-    expect(calls[1]!.key).toMatch(/^pms-batch-[0-9a-f]{64}$/)
+    expect(calls[1]!.key).toMatch(/^pms-batch-[0-9a-f-]{36}$/)
     expect(result.batches[0]!.id).toBeDefined()
     const again = fakeClient()
     await applyPlan(again.client, plan(), names, options(), ui())
-    expect(again.calls[1]!.key).toBe(calls[1]!.key)
+    expect(again.calls[1]!.key).not.toBe(calls[1]!.key)
+  })
+
+  it('a batch whose preview changes nothing is not submitted and nothing is asked: the run says "nothing to change"', async () => {
+    const {client, calls} = fakeClient()
+    client.restrictionBatches.preview = async (request) => ({
+      dry_run: true,
+      properties: [...new Set(request.entries.map((e) => e.property_id))].map((property_id) => ({
+        property_id,
+        changes: {submitted: 6, changed: 0, unchanged: 6, refused: 0},
+        changed: [],
+        refused_fields: [],
+      })),
+    })
+    const talked: string[] = []
+    const u = {...ui(), talk: (text: string) => void talked.push(text)}
+    const result = await applyPlan(client, plan(), names, options({wait: true}), u)
+    expect(calls.map((c) => c.kind)).toEqual([])
+    expect(u.asked).toEqual([])
+    expect(result.submitted).toBe(false)
+    expect(result.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
+    expect(talked.join('')).toContain('Nothing to change: every value already is what the batch asks; no batch was submitted.')
+    expect(u.stdout).toEqual([])
   })
 
   it('the plan line counts one Property and one entry in the singular', async () => {
@@ -142,16 +165,47 @@ describe('applying a plan', () => {
     }
   })
 
-  it('--resubmit sends the same file under new Idempotency-Keys, which a plain rerun keeps', async () => {
-    const {client, calls} = fakeClient()
-    await applyPlan(client, plan(), names, options({preview: false}), ui())
-    await applyPlan(client, plan(), names, options({preview: false}), ui())
-    await applyPlan(client, plan(), names, options({preview: false, resubmit: true}), ui())
+  it('a rerun follows an identical batch still in flight instead of doubling it, and says so; --resubmit sends it again', async () => {
+    const {client, calls} = fakeClient(['processing'])
+    const journal = AttemptJournal.memory()
+    await applyPlan(client, plan(), names, options({preview: false, journal}), ui())
+    const talked: string[] = []
+    const followed = await applyPlan(client, plan(), names, options({preview: false, journal}), {...ui(), talk: (text) => void talked.push(text)})
+    expect(followed.batches[0]).toMatchObject({outcome: 'followed', status: 'processing', id: expect.any(String)})
+    expect(talked.join('')).toContain('the identical batch submitted by an earlier run (2026-11-22 12:00 UTC) is still queued or processing: following it instead of submitting it again.')
+    await applyPlan(client, plan(), names, options({preview: false, journal, resubmit: true}), ui())
     const keys = calls.filter((c) => c.kind === 'create').map((c) => c.key)
-    expect(keys).toHaveLength(3)
-    expect(keys[1]).toBe(keys[0])
-    expect(keys[2]).not.toBe(keys[0])
-    expect(calls[2]!.request).toEqual(calls[0]!.request)
+    expect(keys).toHaveLength(2)
+    expect(keys[1]).not.toBe(keys[0])
+    expect(calls[1]!.request).toEqual(calls[0]!.request)
+  })
+
+  it('a batch followed to its final status is noted so: the next run submits it again without reading it first', async () => {
+    const {client, calls} = fakeClient(['completed'])
+    let reads = 0
+    const get = client.restrictionBatches.get
+    client.restrictionBatches.get = async (id) => {
+      reads++
+      return get(id)
+    }
+    const journal = AttemptJournal.memory()
+    await applyPlan(client, plan(), names, options({preview: false, wait: true, journal}), ui())
+    expect(reads).toBe(1)
+    const again = await applyPlan(client, plan(), names, options({preview: false, journal}), ui())
+    expect(reads).toBe(1)
+    expect(again.batches[0]!.outcome).toBe('submitted')
+    expect(calls.filter((c) => c.kind === 'create')).toHaveLength(2)
+  })
+
+  it('the question counts the batches it will not send, and why', async () => {
+    const {client} = fakeClient(['processing'])
+    const journal = AttemptJournal.memory()
+    const two = planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW), {properties: 1, entries: 20_000, changes: 200_000})
+    const first = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
+    await applyPlan(client, first, names, options({preview: false, journal}), ui())
+    const u = ui()
+    await applyPlan(client, two, names, options({preview: false, journal}), u)
+    expect(u.asked).toEqual(['Submit 1 batch (not sent: 1 still in flight from an earlier run, followed) (6 night x field values)?'])
   })
 })
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
-import {batchIdempotencyKey} from '../../../src/rates/idempotency.js'
+import {batchDigest, newAttemptKey} from '../../../src/rates/journal.js'
 import {batchPropertyIds, batchRequest, batchStats, lowerBound, type Plan, planBatches} from '../../../src/rates/planner.js'
 import {NightStore, type PropertyInfo, WINDOW_NIGHTS} from '../../../src/rates/store.js'
 import {NOW} from './helpers.js'
@@ -168,16 +168,19 @@ describe('planning batches', () => {
     expect(Buffer.byteLength(body)).toBeLessThan(MAX_REQUEST_BODY_BYTES)
   })
 
-  it('derives the same Idempotency-Key from the same batch and connection, and a new one otherwise', () => {
+  it('recognises the same batch by a digest of its body and service, while every attempt gets an Idempotency-Key of its own', () => {
     const store = makeStore(2)
     fill(store, 0, 1, 3, () => 1, [4])
     const request = batchRequest(planBatches(store), 0)
     const again = batchRequest(planBatches(store), 0)
-    const key = batchIdempotencyKey('default@http://127.0.0.1:1', request)
-    expect(key).toBe(batchIdempotencyKey('default@http://127.0.0.1:1', again))
-    expect(key.length).toBeLessThanOrEqual(255)
-    expect(batchIdempotencyKey('other@http://127.0.0.1:1', request)).not.toBe(key)
+    const digest = batchDigest('http://127.0.0.1:1/api/v1', request)
+    expect(digest).toBe(batchDigest('http://127.0.0.1:1/api/v1', again))
+    expect(batchDigest('http://127.0.0.1:2/api/v1', request)).not.toBe(digest)
     fill(store, 0, 1, 1, () => 0, [4])
-    expect(batchIdempotencyKey('default@http://127.0.0.1:1', batchRequest(planBatches(store), 0))).not.toBe(key)
+    expect(batchDigest('http://127.0.0.1:1/api/v1', batchRequest(planBatches(store), 0))).not.toBe(digest)
+    const key = newAttemptKey()
+    expect(key.length).toBeLessThanOrEqual(255)
+    expect(newAttemptKey()).not.toBe(key)
+    expect(key).not.toContain(digest)
   })
 })

@@ -326,17 +326,20 @@ describe('choosing what to read and export', () => {
 })
 
 describe('the plan summary after submitting', () => {
-  it('a replayed batch says it was submitted earlier instead of the status it had back then', () => {
+  it('says per batch what the run did: a batch followed or recovered from an earlier run says so, a batch with nothing to change has no id', () => {
     const text = renderPlanSummary(
       [
-        {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', replayed: true},
-        {index: 1, properties: 1, entries: 2, changes: 4, id: '2c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued'},
+        {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'processing', outcome: 'followed'},
+        {index: 1, properties: 1, entries: 2, changes: 4, id: '2c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'submitted'},
+        {index: 2, properties: 1, entries: 2, changes: 4, outcome: 'nothing_to_change'},
+        {index: 3, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
       ],
-      2,
+      4,
     )
     const lines = text.split('\n')
-    expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['submitted earlier'])
-    expect(lines[1]).not.toContain('queued')
+    expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing (earlier run)'])
     expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
+    expect(lines[3]!.split(/\s{2,}/).slice(-2)).toEqual(['-', 'nothing to change'])
+    expect(lines[4]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
   })
 })

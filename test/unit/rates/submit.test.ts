@@ -1,14 +1,18 @@
+import {mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {Clock} from '../../../src/client/clock.js'
 import {ApiError, ExitCode, NetworkError} from '../../../src/client/errors.js'
 import type {BatchReport, RestrictionBatchRequest} from '../../../src/contract/index.js'
 import {applyPlan, type ApplyUi, submissionText} from '../../../src/rates/apply.js'
 import {SubmitInterruptedError, WaitStoppedError} from '../../../src/rates/errors.js'
-import {SubmissionJournal} from '../../../src/rates/journal.js'
+import {AttemptJournal} from '../../../src/rates/journal.js'
 import {WriteWindow} from '../../../src/rates/pace.js'
-import {planBatches} from '../../../src/rates/planner.js'
+import {type Plan, planBatches} from '../../../src/rates/planner.js'
 import type {RatesClient} from '../../../src/rates/service.js'
-import {submitPlan, waitForBatches} from '../../../src/rates/service.js'
+import {waitForBatches} from '../../../src/rates/service.js'
+import {decideBatches, submitBatches} from '../../../src/rates/submit.js'
 import {NightStore, type PropertyInfo} from '../../../src/rates/store.js'
 import {NOW} from './helpers.js'
 
@@ -16,49 +20,76 @@ const id = (i: number) => `30000000-0000-4000-8000-${String(i).padStart(12, '0')
 const PROPS: PropertyInfo[] = Array.from({length: 5}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'}))
 
 /** Five Properties, one batch each (a Property limit of 1 stands in for 100). */
-function fiveBatchPlan() {
+function fiveBatchPlan(rate = 12_000) {
   const store = new NightStore(PROPS, NOW)
-  for (let p = 0; p < 5; p++) store.nightsOf(p).values[10 * 5] = 12_000
+  for (let p = 0; p < 5; p++) store.nightsOf(p).values[10 * 5] = rate
   return planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
 }
 
 const clock: Clock = {now: () => NOW, sleep: async () => {}}
 
-/** Stores batches by Idempotency-Key like the service: a replay returns the stored id. */
-function keyedService(fail?: {at: number; error: Error}) {
+/**
+ * Stores batches by Idempotency-Key like the service (rule 6): a replay returns the stored batch, a
+ * refusal stores nothing. `lose` stores the batch and then loses the answer (a dropped connection).
+ */
+function keyedService(fail?: {at: number; error: Error; lose?: boolean}) {
   const stored = new Map<string, string>()
+  const statuses = new Map<string, string>()
   const posts: {key: string; property: string}[] = []
+  const reads: string[] = []
   let created = 0
   const client: Pick<RatesClient, 'restrictionBatches'> = {
     restrictionBatches: {
       async create(request: RestrictionBatchRequest, opts: {idempotencyKey: string}) {
         posts.push({key: opts.idempotencyKey, property: request.entries[0]!.property_id})
-        if (fail && posts.length === fail.at) throw fail.error
+        if (fail && posts.length === fail.at && !fail.lose) throw fail.error
         let batchId = stored.get(opts.idempotencyKey)
         if (!batchId) {
           batchId = `50000000-0000-4000-8000-${String(++created).padStart(12, '0')}`
           stored.set(opts.idempotencyKey, batchId)
+          statuses.set(batchId, 'queued')
         }
+        if (fail && posts.length === fail.at) throw fail.error
         return {id: batchId, status: 'queued'}
       },
       async preview() {
         throw new Error('not used')
       },
-      async get(): Promise<BatchReport> {
-        throw new Error('not used')
+      async get(batchId): Promise<BatchReport> {
+        reads.push(batchId)
+        const status = statuses.get(batchId)
+        if (!status) throw new ApiError({status: 404, code: 'not_found', message: 'No such Restriction Batch'})
+        return {id: batchId, status, created_at: '', updated_at: '', completed_at: null, changes: {submitted: 1, pending: 0, applied: 1, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}, properties: []}
       },
     },
   }
-  return {client, posts, stored, fail}
+  /** Every stored batch reaches `status`. */
+  const settle = (status = 'completed') => {
+    for (const id of statuses.keys()) statuses.set(id, status)
+  }
+  return {client, posts, stored, reads, settle, fail}
+}
+
+/** One run's submission: the decisions (reads), then the writes. */
+async function run(
+  service: ReturnType<typeof keyedService>,
+  journal: AttemptJournal,
+  options: {plan?: Plan; changes?: {changed: number; refused: number}[]; resubmit?: boolean; signal?: AbortSignal} = {},
+) {
+  const plan = options.plan ?? fiveBatchPlan()
+  const decisions = await decideBatches(service.client, plan, {journal, connectionKey: 'conn', changes: options.changes, resubmit: options.resubmit})
+  return submitBatches(service.client, plan, decisions, {journal, connectionKey: 'conn', clock, previewed: options.changes !== undefined, signal: options.signal})
 }
 
 const outOfScope = () =>
   new ApiError({status: 422, code: 'property_out_of_scope', message: 'A requested Property is outside the Connection Scope', details: {property_ids: [id(2)]}})
+const lost = () => new NetworkError('Could not reach http://127.0.0.1:1: other side closed')
+const keysOf = (posts: {key: string}[]) => posts.map((p) => p.key)
 
 describe('a batch refused after earlier batches were stored', () => {
   it('says which batches were submitted (with ids) and which were not, and exits 5 rather than "nothing was sent"', async () => {
     const service = keyedService({at: 3, error: outOfScope()})
-    const error = await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal: SubmissionJournal.memory(), clock}).catch((e: unknown) => e)
+    const error = await run(service, AttemptJournal.memory()).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(SubmitInterruptedError)
     const e = error as SubmitInterruptedError
     expect(e.exitCode).toBe(ExitCode.partial)
@@ -68,70 +99,239 @@ describe('a batch refused after earlier batches were stored', () => {
     expect(e.message).toContain(`batch 1: ${[...service.stored.values()][0]}`)
     expect(e.message).toContain('Not submitted: batch 3-5')
     expect(e.suggestion).toContain(id(2))
-    expect(e.suggestion).toContain('run the same command again: the submitted batches replay under their Idempotency-Keys')
-    expect(e.details).toMatchObject({not_submitted: [3, 4, 5], submitted: [{batch: 1}, {batch: 2}]})
+    expect(e.suggestion).toContain('run the same command again: it follows the stored batches still in flight and submits only what is still to change')
+    expect(e.details).toMatchObject({not_submitted: [3, 4, 5], submitted: [{batch: 1, outcome: 'submitted'}, {batch: 2, outcome: 'submitted'}]})
   })
 
-  it('a rerun replays the stored batches under the same keys (same ids, nothing twice) and submits the rest', async () => {
+  it('a rerun follows the stored batches still in flight (same ids, nothing twice) and submits the refused one and the rest under new keys', async () => {
     const service = keyedService({at: 3, error: outOfScope()})
-    const journal = SubmissionJournal.memory()
-    await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock}).catch(() => undefined)
-    const firstKeys = service.posts.map((p) => p.key)
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    const firstKeys = keysOf(service.posts)
     service.fail!.at = -1
-    const batches = await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock})
-    expect(batches.map((b) => b.replayed)).toEqual([true, true, false, false, false])
-    expect(service.posts.slice(3, 5).map((p) => p.key)).toEqual(firstKeys.slice(0, 2))
-    // Five batches stored in all: the two of the first run were not stored a second time.
+    const batches = await run(service, journal)
+    expect(batches.map((b) => b.outcome)).toEqual(['followed', 'followed', 'submitted', 'submitted', 'submitted'])
+    expect(batches[0]!.earlier_at).toBe(new Date(NOW).toISOString())
+    // The refused attempt stored nothing: its key is not used again.
+    const rerunKeys = keysOf(service.posts.slice(3))
+    expect(rerunKeys).toHaveLength(3)
+    for (const key of rerunKeys) expect(firstKeys).not.toContain(key)
     expect(service.stored.size).toBe(5)
     expect(new Set(batches.map((b) => b.id)).size).toBe(5)
-    expect(submissionText(batches)).toContain('2 of 5 batches were already submitted by an earlier run (2026-11-22 12:00 UTC, same ids, nothing new created); 3 were submitted now.')
+    expect(submissionText(batches)).toBe(
+      'Submitted 3 batches (batch 3-5).\nBatch 1, 2: the identical batch submitted by an earlier run (2026-11-22 12:00 UTC) is still queued or processing: following it instead of submitting it again.\n',
+    )
   })
 
   it('a batch that got no answer may have been stored: the message says so instead of "not submitted"', async () => {
-    const service = keyedService({at: 2, error: new NetworkError('Could not reach http://127.0.0.1:1: connection refused')})
-    const e = (await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock}).catch((x: unknown) => x)) as SubmitInterruptedError
+    const service = keyedService({at: 2, error: lost()})
+    const e = (await run(service, AttemptJournal.memory()).catch((x: unknown) => x)) as SubmitInterruptedError
     expect(e).toBeInstanceOf(SubmitInterruptedError)
     expect(e.message).toContain('batch 2 of 5 got no answer')
-    expect(e.message).toContain('Not submitted: batch 3-5; batch 2 got no answer and may have been stored (a rerun replays it if so)')
+    expect(e.message).toContain('Not submitted: batch 3-5; batch 2 got no answer and may have been stored (a rerun recovers it under the same Idempotency-Key)')
     expect(e.exitCode).toBe(ExitCode.tempFailure)
   })
 
   it('a batch answered with a 5xx may have been stored as well: the message says so instead of "not submitted"', async () => {
     const service = keyedService({at: 2, error: new ApiError({status: 500, code: 'internal_error', message: 'internal_error happened'})})
-    const e = (await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock}).catch((x: unknown) => x)) as SubmitInterruptedError
+    const e = (await run(service, AttemptJournal.memory()).catch((x: unknown) => x)) as SubmitInterruptedError
     expect(e).toBeInstanceOf(SubmitInterruptedError)
-    expect(e.message).toContain('Not submitted: batch 3-5; batch 2 got no answer and may have been stored (a rerun replays it if so)')
+    expect(e.message).toContain('Not submitted: batch 3-5; batch 2 got no answer and may have been stored (a rerun recovers it under the same Idempotency-Key)')
     expect(e.exitCode).toBe(ExitCode.tempFailure)
   })
 
   it('when the first batch is refused nothing is stored, and the service error comes through as it is (exit 2)', async () => {
     const service = keyedService({at: 1, error: outOfScope()})
-    const e = await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock}).catch((x: unknown) => x)
+    const e = await run(service, AttemptJournal.memory()).catch((x: unknown) => x)
     expect(e).toBeInstanceOf(ApiError)
     expect((e as ApiError).exitCode).toBe(ExitCode.usage)
   })
 })
 
-describe('a rerun within 24 hours', () => {
-  it('says every batch was already submitted (same ids) and nothing new was created', async () => {
+describe('an Idempotency-Key names one attempt, never the content', () => {
+  it('a later run sending an identical batch that already ended makes a new attempt with a new key (so 111, 222, 111 ends on 111)', async () => {
     const service = keyedService()
-    const journal = SubmissionJournal.memory()
-    await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock})
-    const again = await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock})
-    expect(again.every((b) => b.replayed && b.first_submitted_at === new Date(NOW).toISOString())).toBe(true)
-    expect(submissionText(again)).toBe(
-      'All 5 batches were already submitted by an earlier run (2026-11-22 12:00 UTC): the service returned the same ids and created nothing new.\n',
-    )
-    expect(submissionText(again.slice(0, 1))).toContain('This batch was already submitted')
+    const journal = AttemptJournal.memory()
+    const first = await run(service, journal)
+    service.settle('completed')
+    const again = await run(service, journal)
+    expect(again.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    expect(keysOf(service.posts.slice(5)).some((key) => keysOf(service.posts.slice(0, 5)).includes(key))).toBe(false)
+    expect(again.map((b) => b.id)).not.toEqual(first.map((b) => b.id))
+    expect(service.stored.size).toBe(10)
   })
 
-  it('a new batch id for a known key (the earlier batch expired) is a fresh submission, not a replay', async () => {
+  it('every answer lost: the next run recovers the attempt under its key, the service answers the batch it stored, nothing is stored twice', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    const e = (await run(service, journal).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e).toBeInstanceOf(SubmitInterruptedError)
+    expect(e.details).toMatchObject({unknown: [1], submitted: []})
+    service.fail!.at = -1
+    const batches = await run(service, journal)
+    expect(batches.map((b) => b.outcome)).toEqual(['recovered', 'submitted', 'submitted', 'submitted', 'submitted'])
+    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+    expect(service.stored.size).toBe(5)
+    expect(submissionText(batches)).toContain(
+      'Batch 1: recovered the attempt of an earlier run (2026-11-22 12:00 UTC) whose answer was lost, under its Idempotency-Key: the service answered the batch it had stored, nothing was written twice.',
+    )
+    // Once the id is known the attempt is finished: a later run sends the batch as a new attempt.
+    service.settle()
+    await run(service, journal)
+    expect(new Set(keysOf(service.posts)).size).toBe(10)
+  })
+
+  it('a key still in process on the service (409 after the waits) leaves the outcome unknown: the next run recovers under that key', async () => {
+    const service = keyedService({at: 1, error: new ApiError({status: 409, code: 'idempotency_key_in_use', message: 'still being processed'}), lose: true})
+    const journal = AttemptJournal.memory()
+    const e = (await run(service, journal).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e.message).toContain('batch 1 of 5 got no answer')
+    service.fail!.at = -1
+    const batches = await run(service, journal)
+    expect(batches[0]!.outcome).toBe('recovered')
+    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+  })
+
+  it('a recovered batch that had already ended while the preview still shows a change is submitted again under a new key', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    service.settle('completed')
+    service.fail!.at = -1
+    const changes = Array.from({length: 5}, () => ({changed: 1, refused: 0}))
+    const batches = await run(service, journal, {changes})
+    expect(batches[0]!.outcome).toBe('submitted')
+    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+    expect(service.posts[2]!.key).not.toBe(service.posts[0]!.key)
+  })
+
+  it('--resubmit makes a new attempt even where an identical batch is still in flight or its outcome unknown', async () => {
     const service = keyedService()
-    const journal = SubmissionJournal.memory()
-    await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock})
-    service.stored.clear()
-    const again = await submitPlan(service.client, fiveBatchPlan(), 'conn', {journal, clock})
-    expect(again.some((b) => b.replayed)).toBe(false)
+    const journal = AttemptJournal.memory()
+    await run(service, journal)
+    await run(service, journal, {resubmit: true})
+    expect(new Set(keysOf(service.posts)).size).toBe(10)
+    expect(service.reads).toEqual([])
+  })
+
+  it('a batch whose preview changes nothing and refuses nothing is not sent; one with a refusal to report is', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    service.fail!.at = -1
+    const changes = [
+      {changed: 0, refused: 0},
+      {changed: 0, refused: 0},
+      {changed: 0, refused: 2},
+      {changed: 3, refused: 0},
+      {changed: 0, refused: 0},
+    ]
+    const batches = await run(service, journal, {changes})
+    expect(batches.map((b) => b.outcome)).toEqual(['nothing_to_change', 'nothing_to_change', 'submitted', 'submitted', 'nothing_to_change'])
+    expect(batches[0]!.id).toBeUndefined()
+    expect(service.posts).toHaveLength(3)
+    expect(submissionText(batches)).toBe('Submitted 2 batches (batch 3, 4).\nBatch 1, 2, 5: nothing to change, not submitted.\n')
+    // The unknown attempt of batch 1 no longer matters: a later run with a change makes a new one.
+    await run(service, journal, {changes: Array.from({length: 5}, () => ({changed: 1, refused: 0}))})
+    expect(service.posts.filter((p) => p.key === service.posts[0]!.key)).toHaveLength(1)
+  })
+
+  it('while another batch of the profile is still in flight, the preview cannot tell: a batch with nothing to change is sent anyway (so a, b, a in quick succession ends on a)', async () => {
+    const service = keyedService()
+    const journal = AttemptJournal.memory()
+    await run(service, journal, {plan: fiveBatchPlan(13_000)})
+    const none = Array.from({length: 5}, () => ({changed: 0, refused: 0}))
+    const pending = await run(service, journal, {changes: none})
+    expect(pending.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    service.settle()
+    const settled = await run(service, journal, {changes: none})
+    expect(settled.map((b) => b.outcome)).toEqual(Array(5).fill('nothing_to_change'))
+    expect(service.posts).toHaveLength(10)
+  })
+
+  it('says so when nothing at all is to change', () => {
+    const batches = [{index: 0, properties: 1, entries: 1, changes: 1, outcome: 'nothing_to_change' as const}]
+    expect(submissionText(batches)).toBe('Nothing to change: every value already is what the batch asks; no batch was submitted.\n')
+  })
+})
+
+describe('the attempt journal', () => {
+  const file = () => join(mkdtempSync(join(tmpdir(), 'pms-journal-')), 'rates', 'attempts-default.json')
+
+  it('holds the key on disk before the first POST of an attempt, and the batch id once answered', async () => {
+    const path = file()
+    const journal = await AttemptJournal.open(path, NOW)
+    const service = keyedService()
+    const create = service.client.restrictionBatches.create
+    const onDisk: string[] = []
+    service.client.restrictionBatches.create = async (request, opts) => {
+      onDisk.push(readFileSync(path, 'utf8'))
+      return create(request, opts)
+    }
+    const batches = await run(service, journal)
+    expect(onDisk[0]).toContain(service.posts[0]!.key)
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, {id?: string}>
+    expect(saved[batches[0]!.idempotency_key!]!.id).toBe(batches[0]!.id)
+    expect((statSync(path).mode & 0o777).toString(8)).toBe('600')
+  })
+
+  it('a run that reopens it recovers the unknown attempt; attempts older than 24 hours are dropped; another run\'s attempts are kept', async () => {
+    const path = file()
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    await run(service, await AttemptJournal.open(path, NOW)).catch(() => undefined)
+    const other = await AttemptJournal.open(path, NOW)
+    const theirs = await other.begin('another batch', NOW)
+    const reopened = await AttemptJournal.open(path, NOW)
+    expect(reopened.latest('another batch')?.key).toBe(theirs.key)
+    service.fail!.at = -1
+    const batches = await run(service, reopened)
+    expect(batches[0]!.outcome).toBe('recovered')
+    const day = 24 * 3600 * 1000
+    expect((await AttemptJournal.open(path, NOW + day)).latest('another batch')).toBeUndefined()
+  })
+
+  it('a journal that cannot be written says so once and the run goes on', async () => {
+    const blocker = join(mkdtempSync(join(tmpdir(), 'pms-journal-')), 'file')
+    writeFileSync(blocker, '')
+    const problems: string[] = []
+    const journal = await AttemptJournal.open(join(blocker, 'rates', 'attempts-default.json'), NOW, (reason) => void problems.push(reason))
+    const batches = await run(keyedService(), journal)
+    expect(batches).toHaveLength(5)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toContain('cannot be written')
+  })
+})
+
+describe('the write limit on the progress line', () => {
+  it('predicts a one-minute pause after ten writes', () => {
+    const window = new WriteWindow(10, 60_000)
+    expect(window.timeLeft(0, 20)).toBe(60_000)
+    for (let i = 0; i < 10; i++) window.record(i * 100, 100)
+    // The 11th write may leave 60 s after the first was answered; each then takes 100 ms.
+    expect(window.timeLeft(1_000, 1)).toBe(60_000 - 1_000 + 100)
+  })
+
+  it('an import of more writes than the limit says up front how long the limit makes it take', async () => {
+    const talk: string[] = []
+    const ui: ApplyUi = {
+      out: () => {},
+      talk: (t) => void talk.push(t),
+      progress: () => ({tick() {}, done() {}}),
+      confirm: async () => true,
+      paint: (_s, t) => t,
+    }
+    const service = keyedService()
+    const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
+    await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
+    expect(talk.join('')).not.toContain('write limit')
+    const store = new NightStore(
+      Array.from({length: 12}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'})),
+      NOW,
+    )
+    for (let p = 0; p < 12; p++) store.nightsOf(p).values[10 * 5] = 12_000
+    const plan = planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
+    await applyPlan(client, plan, new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
+    expect(talk.join('')).toContain('That is 12 write calls; the write limit of 10 per 60 s makes it take at least 1m00s.')
   })
 })
 
@@ -180,39 +380,6 @@ describe('following batches: --timeout and Ctrl-C', () => {
   })
 })
 
-describe('the write limit on the progress line', () => {
-  it('predicts a one-minute pause after ten writes', () => {
-    const window = new WriteWindow(10, 60_000)
-    expect(window.timeLeft(0, 20)).toBe(60_000)
-    for (let i = 0; i < 10; i++) window.record(i * 100, 100)
-    // The 11th write may leave 60 s after the first was answered; each then takes 100 ms.
-    expect(window.timeLeft(1_000, 1)).toBe(60_000 - 1_000 + 100)
-  })
-
-  it('an import of more writes than the limit says up front how long the limit makes it take', async () => {
-    const talk: string[] = []
-    const ui: ApplyUi = {
-      out: () => {},
-      talk: (t) => void talk.push(t),
-      progress: () => ({tick() {}, done() {}}),
-      confirm: async () => true,
-      paint: (_s, t) => t,
-    }
-    const service = keyedService()
-    const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
-    await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
-    expect(talk.join('')).not.toContain('write limit')
-    const store = new NightStore(
-      Array.from({length: 12}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'})),
-      NOW,
-    )
-    for (let p = 0; p < 12; p++) store.nightsOf(p).values[10 * 5] = 12_000
-    const plan = planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
-    await applyPlan(client, plan, new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
-    expect(talk.join('')).toContain('That is 12 write calls; the write limit of 10 per 60 s makes it take at least 1m00s.')
-  })
-})
-
 describe('the end of a dry run', () => {
   const run = async (changed: number) => {
     const talk: string[] = []
@@ -253,19 +420,19 @@ describe('Ctrl-C while submitting', () => {
       }
       return create(request, opts)
     }
-    const e = (await submitPlan(service.client, fiveBatchPlan(), 'conn', {clock, signal: controller.signal}).catch((x: unknown) => x)) as SubmitInterruptedError
+    const e = (await run(service, AttemptJournal.memory(), {signal: controller.signal}).catch((x: unknown) => x)) as SubmitInterruptedError
     expect(e).toBeInstanceOf(SubmitInterruptedError)
     expect(e.exitCode).toBe(130)
     expect(e.message).toContain('batch 3 of 5 got no answer: interrupted (Ctrl-C)')
     expect(e.message).toContain('Submitted (stored by the service, they will be applied): batch 1, 2')
-    expect(e.message).toContain('Not submitted: batch 4, 5; batch 3 got no answer and may have been stored (a rerun replays it if so)')
-    expect(e.suggestion).toMatch(/^run the same command again: the submitted batches replay/)
+    expect(e.message).toContain('Not submitted: batch 4, 5; batch 3 got no answer and may have been stored (a rerun recovers it under the same Idempotency-Key)')
+    expect(e.suggestion).toMatch(/^run the same command again: it follows the stored batches still in flight/)
   })
 
   it('before the first batch leaves, nothing was stored and the run just stops (exit 130)', async () => {
     const controller = new AbortController()
     controller.abort()
-    const e = (await submitPlan(keyedService().client, fiveBatchPlan(), 'conn', {clock, signal: controller.signal}).catch((x: unknown) => x)) as Error & {exitCode: number; code: string}
+    const e = (await run(keyedService(), AttemptJournal.memory(), {signal: controller.signal}).catch((x: unknown) => x)) as Error & {exitCode: number; code: string}
     expect(e.code).toBe('interrupted')
     expect(e.message).toBe('interrupted (Ctrl-C) before any batch was submitted: nothing was stored')
     expect(e.exitCode).toBe(130)

@@ -11,20 +11,17 @@ let executions: number
 let release: (() => void) | undefined
 
 function withTestRoutes(instance: FastifyInstance): FastifyInstance {
-  instance.sandbox.api.route({
-    method: 'POST',
-    url: '/test-writes',
-    permission: 'restrictions.write',
-    limitClass: 'write',
-    idempotent: true,
-    async handler({body}) {
-      const value = (body as {value?: unknown} | undefined)?.value
-      if (value === 'refuse') throw new ApiFailure(422, 'validation_failed', 'refused', {issues: []})
-      if (value === 'slow') await new Promise<void>((resolve) => (release = resolve))
-      executions++
-      return {status: 201, body: {execution: executions, value}}
-    },
-  })
+  const handler = async ({body}: {body: unknown}) => {
+    const value = (body as {value?: unknown} | undefined)?.value
+    if (value === 'refuse' || (value === 'refuse-once' && executions++ === 0)) throw new ApiFailure(422, 'validation_failed', 'refused', {issues: []})
+    if (value === 'slow') await new Promise<void>((resolve) => (release = resolve))
+    executions++
+    return {status: 201, body: {execution: executions, value}}
+  }
+  // Like POST messages: a refusal is replayed as well.
+  instance.sandbox.api.route({method: 'POST', url: '/test-writes', permission: 'restrictions.write', limitClass: 'write', idempotent: {replayRefusals: true}, handler})
+  // Like POST restriction-batches: a refusal stores nothing.
+  instance.sandbox.api.route({method: 'POST', url: '/test-batches', permission: 'restrictions.write', limitClass: 'write', idempotent: {replayRefusals: false}, handler})
   instance.sandbox.api.route({
     method: 'POST',
     url: '/test-sends',
@@ -267,13 +264,34 @@ describe('idempotency', () => {
     expect((await slow).statusCode).toBe(201)
   })
 
-  it('a refusal is replayed as the first answer', async () => {
+  it('on a route that replays refusals (POST messages, rule 5: "the same message or the same refusal"), a refusal is replayed as the first answer', async () => {
     const tokens = await connect(app)
-    const first = await post('/api/v1/test-writes', tokens.access_token, {value: 'refuse'}, 'key-4')
-    const again = await post('/api/v1/test-writes', tokens.access_token, {value: 'refuse'}, 'key-4')
+    const first = await post('/api/v1/test-writes', tokens.access_token, {value: 'refuse-once'}, 'key-4')
+    const again = await post('/api/v1/test-writes', tokens.access_token, {value: 'refuse-once'}, 'key-4')
     expect(first.statusCode).toBe(422)
     expect(again.statusCode).toBe(422)
+    expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.json()).toEqual(first.json())
+    expect(executions).toBe(1)
+  })
+
+  it('on a route that does not (POST restriction-batches, rule 3: a refused batch stores nothing), the same key runs the request again', async () => {
+    const tokens = await connect(app)
+    const first = await post('/api/v1/test-batches', tokens.access_token, {value: 'refuse-once'}, 'key-4b')
+    const again = await post('/api/v1/test-batches', tokens.access_token, {value: 'refuse-once'}, 'key-4b')
+    expect(first.statusCode).toBe(422)
+    expect(again.statusCode).toBe(201)
+    expect(again.headers['idempotent-replayed']).toBeUndefined()
+    // Rule 6: once created, the answer is stored: a replay answers it, another body is refused.
+    const replay = await post('/api/v1/test-batches', tokens.access_token, {value: 'refuse-once'}, 'key-4b')
+    expect(replay.json()).toEqual(again.json())
+    expect(errorCode(await post('/api/v1/test-batches', tokens.access_token, {value: 'other'}, 'key-4b'))).toBe('idempotency_key_reused')
+  })
+
+  it('a refused request with a key does not hold the key against another body', async () => {
+    const tokens = await connect(app)
+    await post('/api/v1/test-batches', tokens.access_token, {value: 'refuse'}, 'key-4c')
+    expect((await post('/api/v1/test-batches', tokens.access_token, {value: 'a'}, 'key-4c')).statusCode).toBe(201)
   })
 
   it('keys live 24 hours', async () => {

@@ -122,6 +122,18 @@ describe('Connection Scope changes', () => {
     expect(cancelled[0]?.({connectionId: connectionId(), propertyId: kept?.id as string})).toBe(false)
   })
 
+  it('add_property puts a removed Property back in the Property Access: listed and readable again; a Property of another account is refused', async () => {
+    const tokens = await connect(app)
+    const [back] = app.sandbox.ctx.world.properties.filter((property) => property.account_id === firstAccount())
+    await operator(app, {action: 'remove_property', account_id: firstAccount(), property_id: back?.id})
+    expect(await call(tokens.access_token, `/api/v1/properties/${back?.id}`)).toBe('404 not_found')
+    const added = await operator(app, {action: 'add_property', account_id: firstAccount(), property_id: back?.id})
+    expect(added.statusCode).toBe(200)
+    expect(await call(tokens.access_token, `/api/v1/properties/${back?.id}`)).toBe(200)
+    const other = app.sandbox.ctx.world.properties.find((property) => property.account_id !== firstAccount())
+    expect((await operator(app, {action: 'add_property', account_id: firstAccount(), property_id: other?.id})).statusCode).toBe(404)
+  })
+
   it('a new consent with a narrower Property Access cancels the unsent changes of the Properties left out', async () => {
     await connect(app)
     const [keep, drop] = app.sandbox.ctx.world.properties.filter((property) => property.account_id === firstAccount())

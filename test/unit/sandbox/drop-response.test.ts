@@ -14,7 +14,7 @@ beforeEach(async () => {
     url: '/test-writes',
     permission: 'restrictions.write',
     limitClass: 'write',
-    idempotent: true,
+    idempotent: {replayRefusals: false},
     handler: () => ({status: 202, body: {execution: ++executions}}),
   })
   await app.listen({host: '127.0.0.1', port: 0})

@@ -1,0 +1,106 @@
+/**
+ * The run of `rates import` and `restrictions set` between the terminal and the rates feature:
+ * the ApplyUi (stdout results, stderr talk, bars and prompts only on a terminal), the attempt
+ * journal of the profile in the config directory, and Ctrl-C while submitting or following.
+ */
+import type {PmsClient} from '../client/index.js'
+import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
+import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
+import type {ApplyFlags} from './apply-flags.js'
+import type {RunContext} from './base-command.js'
+import {confirm} from './confirm.js'
+import {paint} from './output.js'
+import {CLEAR_LINE, createProgress} from './progress.js'
+import {durationText} from '../text/words.js'
+
+export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
+  const {io, clock} = ctx
+  return {
+    out: (text) => (ctx.json ? undefined : io.out(text)),
+    talk: (text) => io.err(text),
+    progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
+    confirm: (question) => confirm(io, question, {yes}),
+    paint: (style, text) => paint(io, style, text),
+  }
+}
+
+/**
+ * Ctrl-C while submitting or following batches aborts the signal instead of killing the process:
+ * submitting stops and says which batches were stored; following stops, not the batches, and the
+ * message names `pms batches wait ID...`.
+ */
+export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
+  const controller = new AbortController()
+  const onInterrupt = () => controller.abort()
+  process.once('SIGINT', onInterrupt)
+  return {signal: controller.signal, dispose: () => process.off('SIGINT', onInterrupt)}
+}
+
+/** The run's client, with its waits for the write limit routed to the progress line of the current phase. */
+async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
+  const {createClient} = await import('./session.js')
+  const pacing: PacingSignal = {}
+  const client = await createClient(ctx, {
+    onPacingWait: (limitClass, ms) => {
+      if (limitClass === 'write') pacing.listener?.(ms)
+      // Reads wait too when other runs spent the budget: say so rather than sit silent.
+      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`${CLEAR_LINE}waiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
+    },
+  })
+  return {client, pacing}
+}
+
+/**
+ * The whole of `rates import` and `restrictions set` after flag parsing: stop before any call
+ * when nobody can confirm, list the Properties (scope, names, time zones), let the command turn
+ * its input into a plan, then preview, confirm, submit and follow; print the --json document and
+ * set exit 5 for a batch that ended partially_failed, failed or cancelled.
+ */
+export async function applyCommand(
+  ctx: RunContext,
+  flags: ApplyFlags,
+  input: {
+    /** Checks that need no call (a readable file, flag values), run first: a bad input is named before a missing --yes. */
+    check?: () => Promise<void>
+    plan: (properties: PropertyInfo[]) => Promise<Plan> | Plan
+  },
+): Promise<void> {
+  const rates = await import('../rates/index.js')
+  await input.check?.()
+  // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
+  if (!flags.dryRun && !flags.yes && !(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) await confirm(ctx.io, 'Submit the batches?', {yes: false})
+  const {client, pacing} = await createRatesClient(ctx)
+  try {
+    const properties = await rates.loadProperties(client)
+    const plan = await input.plan(properties)
+    const profile = ctx.profile ?? 'default'
+    const journal = flags.dryRun
+      ? undefined
+      : await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, profile), ctx.clock.now(), (reason) =>
+          ctx.io.err(`Warning: ${reason}; a run stopped now cannot be recovered by the next one, which may submit its batches again.\n`),
+        )
+    const result = await rates.applyPlan(
+      client,
+      plan,
+      rates.namesOf(properties),
+      {
+        dryRun: flags.dryRun,
+        preview: flags.preview,
+        wait: flags.wait,
+        connectionKey: `${client.baseUrl}#${profile}`,
+        resubmit: flags.resubmit,
+        clock: ctx.clock,
+        keepChanges: ctx.json,
+        journal,
+        waitTimeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+        watchInterrupt,
+        pacing,
+      },
+      applyUi(ctx, flags.yes),
+    )
+    if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
+    if (result.exit_code !== 0) process.exitCode = result.exit_code
+  } finally {
+    await client.close()
+  }
+}
