@@ -217,9 +217,9 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
     url: SEND_PATH,
     permission: 'messages.write',
     limitClass: 'send',
-    // Send rule 5: the same key answers what the first request did, the same message or the SAME
-    // REFUSAL (4xx answers are stored under the key and replayed); a 5xx is not stored.
-    idempotent: true,
+    // Send rule 5: the same key answers what the first request did, the same message or the same
+    // refusal (4xx answers are stored under the key and replayed); a 5xx is not stored.
+    idempotent: {replayRefusals: true},
     handler({connection, params, body, headers}) {
       advance()
       const booking = bookingInScope(connection, params.id)
