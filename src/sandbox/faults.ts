@@ -16,12 +16,32 @@ export interface FaultState {
    * second request with the same Idempotency-Key meets the first one still running (409).
    */
   delay_ms: number
+  /** Probability (0..1) that POST messages fails with 502 delivery_failed after passing every check. */
+  send_failure: number
+  /** `not_sent`: nothing left; `unknown`: the message is recorded `pending` and rejected a minute later. */
+  send_failure_outcome: SendFailureOutcome
+  /** Probability (0..1) that an attachment download answers 502 attachment_unavailable. */
+  attachment_unavailable: number
 }
+
+export const SEND_FAILURE_OUTCOMES = ['not_sent', 'unknown'] as const
+export type SendFailureOutcome = (typeof SEND_FAILURE_OUTCOMES)[number]
 
 export const FAIL_STATUSES = [500, 502, 429] as const
 
 export function noFaults(): FaultState {
-  return {drop_response: 0, fail: 0, fail_status: 500, channel_outage_until: 0, channel_outage_properties: {}, duplicate_delivery: 0, delay_ms: 0}
+  return {
+    drop_response: 0,
+    fail: 0,
+    fail_status: 500,
+    channel_outage_until: 0,
+    channel_outage_properties: {},
+    duplicate_delivery: 0,
+    delay_ms: 0,
+    send_failure: 0,
+    send_failure_outcome: 'not_sent',
+    attachment_unavailable: 0,
+  }
 }
 
 /** True while the Sales Channels are down, for every Property or for this one (for the batch sender). */

@@ -5,7 +5,7 @@
 import {randomBytes} from 'node:crypto'
 import {PERMISSIONS, type Permission} from '../../contract/limits.js'
 import type {SandboxFeatureHooks} from '../feature.js'
-import {FAIL_STATUSES} from '../faults.js'
+import {FAIL_STATUSES, SEND_FAILURE_OUTCOMES} from '../faults.js'
 import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
 import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
 import {addToAccess, changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
@@ -140,6 +140,10 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     if (!(FAIL_STATUSES as readonly unknown[]).includes(failStatus)) throw validationFailed([{path: 'fail_status', message: 'must be 500, 502 or 429'}])
     const outage = body.channel_outage_seconds ?? 0
     if (typeof outage !== 'number' || !(outage >= 0)) throw validationFailed([{path: 'channel_outage_seconds', message: 'must be a number >= 0'}])
+    const sendFailureOutcome = body.send_failure_outcome ?? 'not_sent'
+    if (!(SEND_FAILURE_OUTCOMES as readonly unknown[]).includes(sendFailureOutcome)) {
+      throw validationFailed([{path: 'send_failure_outcome', message: `must be one of ${SEND_FAILURE_OUTCOMES.join(', ')}`}])
+    }
     const duplicate = probability('duplicate_delivery')
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
@@ -152,6 +156,9 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       channel_outage_properties: {},
       duplicate_delivery: duplicate,
       delay_ms: delay * 1000,
+      send_failure: probability('send_failure'),
+      send_failure_outcome: sendFailureOutcome,
+      attachment_unavailable: probability('attachment_unavailable'),
     })
     return faultsView()
   })
@@ -168,6 +175,9 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     ),
     duplicate_delivery: ctx.faults.duplicate_delivery,
     delay_seconds: ctx.faults.delay_ms / 1000,
+    send_failure: ctx.faults.send_failure,
+    send_failure_outcome: ctx.faults.send_failure_outcome,
+    attachment_unavailable: ctx.faults.attachment_unavailable,
   })
 
   app.post('/_sandbox/operator', async (request) => {

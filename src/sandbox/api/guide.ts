@@ -52,7 +52,12 @@ export function propertyGuide(seed: number, property: PropertyRecord) {
     amenities: listOrNull(AMENITIES.filter(() => random.next() < 0.6 && !sparse)),
     website_texts: sparse ? null : {headline: property.name, summary: `A calm place to stay in ${place.city}.`, description: `${property.name} sleeps up to ${random.int(2, 8)} guests.`},
     welcome_booklet_url: sparse ? null : `https://example.com/booklets/${property.id}`,
-    custom_shortcodes: [{code: 'door_code_hint', value: 'The key box is left of the door.'}, {code: 'bin_day', value: sparse ? null : random.pick(['Monday', 'Thursday'])}],
+    custom_shortcodes: [
+      {code: 'door_code_hint', value: 'The key box is left of the door.'},
+      {code: 'bin_day', value: sparse ? null : random.pick(['Monday', 'Thursday'])},
+      // a custom value holding a shortcode: an App that sends it needs lock_codes.read too
+      {code: 'arrival_note', value: 'Your door code is {{door_code}}.'},
+    ],
     // Only active Knowledge is returned; suggested or rejected entries stay inside the service.
     knowledge: listOrNull(knowledge.filter((entry) => entry.active).map(({active: _, ...entry}) => entry)),
   }

@@ -1,6 +1,7 @@
 /** GET /properties and GET /properties/{id} (docs/contract-gaps.md row 7). */
 import {PROPERTIES_PAGE_SIZE} from '../../contract/limits.js'
-import {notFound, validationFailed, type ApiServer} from '../http.js'
+import {notFound, type ApiServer} from '../http.js'
+import {decodeCursor, encodeCursor, parseLimit} from '../query.js'
 import {propertiesInScope, propertyInScope} from '../scope.js'
 import type {PropertyRecord} from '../state.js'
 
@@ -30,30 +31,7 @@ function propertyJson(property: PropertyRecord): string {
 }
 
 const JSON_TYPE = {'content-type': 'application/json; charset=utf-8'}
-
-/**
- * The cursor carries the last id returned. Pages are cut by id, not by position, so a walk never
- * repeats a Property and misses none present for the whole walk, whatever is renamed, added or
- * removed meanwhile.
- */
-export function encodeCursor(lastId: string): string {
-  return Buffer.from(`p1:${lastId}`, 'utf8').toString('base64url')
-}
-
-export function decodeCursor(cursor: string): string | undefined {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8')
-  return text.startsWith('p1:') && text.length > 3 ? text.slice(3) : undefined
-}
-
-function parseLimit(raw: unknown): number {
-  if (raw === undefined) return PROPERTIES_PAGE_SIZE.default
-  const {min, max} = PROPERTIES_PAGE_SIZE
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw validationFailed([{path: 'limit', message: `must be an integer from ${min} to ${max}`}])
-  const limit = Number(raw)
-  if (limit > max) throw validationFailed([{path: 'limit', message: `must be at most ${max}`, maximum: max}])
-  if (limit < min) throw validationFailed([{path: 'limit', message: `must be at least ${min}`}])
-  return limit
-}
+const CURSOR_TAG = 'p1'
 
 export function registerPropertyRoutes(api: ApiServer): void {
   api.route({
@@ -62,12 +40,11 @@ export function registerPropertyRoutes(api: ApiServer): void {
     permission: 'properties.read',
     limitClass: 'read',
     handler({ctx, connection, query}) {
-      const limit = parseLimit(query.limit)
-      let after: string | undefined
-      if (query.cursor !== undefined) {
-        after = typeof query.cursor === 'string' ? decodeCursor(query.cursor) : undefined
-        if (after === undefined) throw validationFailed([{path: 'cursor', message: 'is not a cursor returned by this endpoint'}])
-      }
+      const limit = parseLimit(query.limit, PROPERTIES_PAGE_SIZE)
+      // The cursor carries the last id returned. Pages are cut by id, not by position, so a walk
+      // never repeats a Property and misses none present for the whole walk, whatever is renamed,
+      // added or removed meanwhile.
+      const after = decodeCursor(query.cursor, CURSOR_TAG, 1)?.[0]
       const scope = propertiesInScope(ctx.world, connection)
       let start = 0
       if (after !== undefined) {
@@ -83,7 +60,7 @@ export function registerPropertyRoutes(api: ApiServer): void {
       const page = scope.slice(start, start + limit)
       const more = start + limit < scope.length
       const lastOfPage = page[page.length - 1]
-      const next = more && lastOfPage ? JSON.stringify(encodeCursor(lastOfPage.id)) : 'null'
+      const next = more && lastOfPage ? JSON.stringify(encodeCursor(CURSOR_TAG, [lastOfPage.id])) : 'null'
       return {status: 200, headers: JSON_TYPE, body: `{"data":[${page.map(propertyJson).join(',')}],"next_cursor":${next}}`}
     },
   })
