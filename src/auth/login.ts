@@ -60,6 +60,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     insecureStorage: options.insecureStorage,
     requireKeychain: profile.requireKeychain,
     warn: (line) => options.io.err(line),
+    trace: options.trace,
   })
   const grant = await waitForAuthorization(options, app)
   const http = serviceTransport(options, app.serviceRoot)

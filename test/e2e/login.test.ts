@@ -286,13 +286,20 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect(result.stderr).toContain('must use https')
   })
 
-  it('falls back to a 0600 file with a warning when no keychain answers', async () => {
+  it('falls back to a 0600 file with a one-line warning when no keychain answers; --debug tells why', async () => {
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, [], {configDir, env: NO_KEYCHAIN})
     await followRedirects(await login.authorizeUrl)
     const result = await login.done
     expect(result.code).toBe(0)
-    expect(result.stderr).toMatch(/Warning: no OS keychain answered .*mode 0600/)
+    expect(result.stderr).toMatch(/^Warning: no OS keychain answered .*mode 0600.*require_keychain true makes this an error\.$/m)
+    // The keychain's own words (a D-Bus error over several lines) only under --debug.
+    expect(result.stderr.split('\n').filter((line) => /keychain|d-?bus/i.test(line))).toHaveLength(1)
+    const debugLogin = startLogin(sandbox, ['--debug'], {configDir: tempConfigDir(), env: NO_KEYCHAIN})
+    await followRedirects(await debugLogin.authorizeUrl)
+    const debugged = await debugLogin.done
+    expect(debugged.code).toBe(0)
+    expect(debugged.stderr).toMatch(/^keychain: .*\S/m)
     const path = join(configDir, 'credentials', 'default.json')
     expect(statSync(path).mode & 0o777).toBe(0o600)
     expect(configOf(configDir).profiles.default?.credential_store).toBe('file')
