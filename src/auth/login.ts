@@ -124,7 +124,9 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   const state = createState()
   const authorizeUrl = buildAuthorizeUrl({appUrl: app.serviceRoot, clientId: app.clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
   const server = await startCallbackServer(redirect, (params) => judgeCallback(params, state))
-  const pasted = options.input ? readPastedCallback(options.input, () => options.io.err('That address has no code or error: paste the whole address the browser was sent to.\n')) : undefined
+  let pasted: ReturnType<typeof readPastedCallback> | undefined
+  /** Whether the cursor stands after the paste prompt (nothing typed since). */
+  let prompted = false
   let timer: NodeJS.Timeout | undefined
   let params: URLSearchParams
   try {
@@ -136,6 +138,23 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
         'If the browser shows an error instead of a consent page (unknown client, redirect URI not registered), press Ctrl-C and check --client-id and --redirect-uri.\n',
     )
     if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.io.err(`Could not open a browser (${error.message}): open the address above yourself.\n`))
+    if (options.input) {
+      pasted = readPastedCallback(options.input, {
+        belongs: (answer) => {
+          prompted = false
+          return answer.get('state') === state
+        },
+        ask: (problem) => {
+          prompted = false
+          if (problem) options.io.err(`${problem}\n`)
+          // The prompt only where someone types: off a terminal the explanation is enough.
+          if (options.io.stdinIsTTY) {
+            options.io.err('Paste the address here (or wait for the browser): ')
+            prompted = true
+          }
+        },
+      })
+    }
     const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_LOGIN_TIMEOUT_SECONDS
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -148,6 +167,8 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   } finally {
     clearTimeout(timer)
     pasted?.stop()
+    // The prompt's line ends here, so that what follows starts on a line of its own.
+    if (prompted) options.io.err('\n')
     await server.close()
   }
   if (!judgeCallback(params, state).ok) throw callbackError(params, state)

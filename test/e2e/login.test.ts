@@ -237,7 +237,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     }
   })
 
-  it('accepts the redirect address pasted on stdin when the browser runs on another machine', async () => {
+  it('accepts the redirect address pasted on stdin when the browser runs on another machine, asking again after each mis-paste', async () => {
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, ['--insecure-storage', '--profile', 'pasted'], {configDir})
     const url = await login.authorizeUrl
@@ -246,10 +246,14 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const location = redirect.headers.get('location') as string
     expect(location.startsWith(`${sandbox.callback}?code=`)).toBe(true)
     login.write('this is not it\n')
+    // Cut short before its state, as a terminal may wrap or cut a long address.
+    login.write(`${location.replace(/&state=.*$/, '')}\n`)
+    login.write(`${location.replace(/state=[^&]+/, 'state=of-an-older-login')}\n`)
     login.write(`${location}\n`)
     const result = await login.done
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('paste the whole address')
+    expect(result.stderr.match(/That address belongs to another login/g)).toHaveLength(2)
     expect(result.stdout).toContain('profile "pasted"')
     expect(storedFile(configDir, 'pasted').refresh_token).toMatch(/\S/)
   })
