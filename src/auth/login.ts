@@ -1,8 +1,6 @@
 import type {Readable} from 'node:stream'
-import {ExitCode, OAuthError, PmsError, UsageError} from '../client/errors.js'
-import {PmsClient} from '../client/index.js'
-import {staticTokenProvider} from '../client/token-provider.js'
-import type {Transport} from '../client/transport.js'
+import {OAuthError, UsageError} from '../client/errors.js'
+import {readPropertyAccess} from './account.js'
 import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError} from './errors.js'
@@ -42,7 +40,9 @@ export interface LoginResult {
   app_url: string
   client_id: string
   store: string
-  /** Properties the connection may act on; null when the App may not read Properties. */
+  /** The account, named by its Properties (no endpoint names it); null when they could not be read. */
+  account: string | null
+  /** Properties the connection may act on; null when they could not be read. */
   properties: number | null
   note?: string
 }
@@ -67,8 +67,9 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   try {
     const pair = await exchangeCode({http, client: {clientId: app.clientId, clientSecret: app.clientSecret}}, grant)
     await saveLogin(options, profile, selected, app, pair)
-    const counted = await countProperties(http, pair.accessToken)
-    return {profile: profile.name, app_url: app.serviceRoot, client_id: app.clientId, store: selected.store.description, ...counted}
+    // The one read that proves the connection works, and names the account by its Properties.
+    const access = await readPropertyAccess(http, pair.accessToken)
+    return {profile: profile.name, app_url: app.serviceRoot, client_id: app.clientId, store: selected.store.description, ...access}
   } finally {
     await http.close()
   }
@@ -240,24 +241,4 @@ async function openInBrowser(url: string): Promise<void> {
   const child = await open(url)
   child.once('error', () => undefined)
   child.unref()
-}
-
-/** The one call that proves the connection works, and how many Properties it may act on: a read like any other, paced with the profile's. */
-async function countProperties(http: Transport, accessToken: string): Promise<{properties: number | null; note?: string}> {
-  // Not closed here: the pool is the login's, closed when the login ends.
-  const client = new PmsClient(http.withTokens(staticTokenProvider(accessToken)))
-  try {
-    let count = 0
-    for await (const page of client.properties.pages({limit: 100})) count += page.data.length
-    return {properties: count}
-  } catch (error) {
-    if ((error as {code?: string}).code === 'forbidden_permission') {
-      return {properties: null, note: 'the App may not read Properties (properties.read), so they were not counted'}
-    }
-    // The login itself is stored by now: a passing failure must not read as a failed login.
-    if (error instanceof PmsError && error.exitCode === ExitCode.tempFailure) {
-      return {properties: null, note: `the Properties could not be counted just now (${error.message}); pms auth status checks the connection later`}
-    }
-    throw error
-  }
 }

@@ -154,7 +154,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const result = await login.done
     expect(result.stderr).not.toContain('Error')
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Logged in: profile "default"')
+    expect(result.stdout).toMatch(/^Logged in as the account of .+: profile "default" at /m)
     expect(result.stdout).toContain('may act on 7 Properties')
     const stored = storedFile(configDir)
     expect(stored.access_token).toMatch(/\S/)
@@ -347,6 +347,48 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect((await runPms(['logout'], {configDir})).code).toBe(0)
     expect(JSON.parse((await entry.getPassword()) as string)).toEqual({version: 1, client_secret: sandbox.clientSecret})
     await entry.deleteCredential()
+  })
+
+  it('login names the account by its Properties; auth status shows account, Property Access, read Permissions and every profile; after a plain logout, which says the connection stays, no token comes from the store', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    await followRedirects(await login.authorizeUrl)
+    const loggedIn = await login.done
+    expect(loggedIn.code, loggedIn.stderr).toBe(0)
+    // No endpoint names the account: the 7 Properties of its Property Access do.
+    expect(loggedIn.stdout).toMatch(/^Logged in as the account of [^,]+, .+ and 5 more Properties: profile "default" at /m)
+    expect((await runPms(['config', 'set', 'app_url', sandbox.appUrl, '--profile', 'mountain'], {configDir})).code).toBe(0)
+
+    const status = await runPms(['auth', 'status'], {configDir})
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toMatch(/^Account: +the account of .+ and 5 more Properties$/m)
+    expect(status.stdout).toMatch(/^Token from: +credential store$/m)
+    expect(status.stdout).toMatch(/^Property Access: 7 Properties$/m)
+    expect(status.stdout).toMatch(/^Permissions: +held: .*properties\.read/m)
+    expect(status.stdout).toMatch(/^ {2}\* default {2}http\S+ {2}\(default, login in the 0600 file\)$/m)
+    expect(status.stdout).toMatch(/^ {4}mountain {2}http\S+ {2}\(never logged in\)$/m)
+    const json = JSON.parse((await runPms(['auth', 'status', '--json'], {configDir})).stdout) as {
+      account: string
+      property_access: number
+      permissions: Array<{permission: string; held: boolean | null}>
+      profiles: Array<{name: string; current: boolean}>
+    }
+    expect(json.property_access).toBe(7)
+    expect(json.account).toMatch(/^the account of /)
+    expect(json.permissions).toContainEqual(expect.objectContaining({permission: 'properties.read', held: true}))
+    expect(json.profiles.map((p) => [p.name, p.current])).toEqual([
+      ['default', true],
+      ['mountain', false],
+    ])
+
+    const logout = await runPms(['logout'], {configDir})
+    expect(logout.code).toBe(0)
+    expect(logout.stdout).toContain('The App Connection stays live on the service: pms logout --revoke ends it.')
+    const after = await runPms(['auth', 'status'], {configDir})
+    expect(after.code).toBe(3)
+    expect(after.stdout).toMatch(/^Token from: +\(nothing: not logged in\)$/m)
+    expect(after.stdout).not.toContain('credential store')
+    expect(JSON.parse((await runPms(['auth', 'status', '--json'], {configDir})).stdout)).toMatchObject({token_source: 'none', connection: 'login_needed'})
   })
 
   it('logout --revoke needs --yes off a terminal, then revokes the refresh token and forgets the tokens', async () => {
