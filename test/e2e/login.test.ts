@@ -365,7 +365,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect(status.stdout).toMatch(/^Token from: +credential store$/m)
     expect(status.stdout).toMatch(/^Property Access: 7 Properties$/m)
     expect(status.stdout).toMatch(/^Permissions: +held: .*properties\.read/m)
-    expect(status.stdout).toMatch(/^ {2}\* default {2}http\S+ {2}\(default, login in the 0600 file\)$/m)
+    expect(status.stdout).toMatch(/^ {2}\* default {2}http\S+ {2}\(default, store: 0600 file\)$/m)
     expect(status.stdout).toMatch(/^ {4}mountain {2}http\S+ {2}\(never logged in\)$/m)
     const json = JSON.parse((await runPms(['auth', 'status', '--json'], {configDir})).stdout) as {
       account: string

@@ -28,7 +28,7 @@ export function renderAuthStatus(status: AuthStatus, now: number): string {
   }
   lines.push('Profiles:')
   for (const profile of status.profiles) {
-    const notes = [profile.default ? 'default' : '', profile.credential_store ? `login in the ${profile.credential_store === 'file' ? '0600 file' : 'keychain'}` : 'never logged in']
+    const notes = [profile.default ? 'default' : '', profile.credential_store ? `store: ${profile.credential_store === 'file' ? '0600 file' : 'keychain'}` : 'never logged in']
     lines.push(`  ${profile.current ? '*' : ' '} ${profile.name}  ${profile.app_url ?? '(no app_url)'}  (${notes.filter(Boolean).join(', ')})`)
   }
   return lines.join('\n')
