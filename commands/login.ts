@@ -9,7 +9,7 @@ export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Connect pms to an account: OAuth authorization code flow with PKCE'
   static override description = `Opens the consent page of the service in a browser and waits for it to come back to a local address (the redirect URI registered for the App, ${DEFAULT_REDIRECT_URI} by default). The address is always printed too. On a remote or headless machine, use --no-browser and either forward the port (ssh -L 8765:127.0.0.1:8765 host) or paste the address the browser was sent to into the terminal. Tokens and the client secret go to the OS keychain, or to a 0600 file where no keychain answers.
 
-The first login of a profile needs --app-url, --client-id and --client-secret (or PMS_APP_URL, PMS_CLIENT_ID, PMS_CLIENT_SECRET); a new profile takes nothing from another. Later logins of the profile need none of them. One profile per account: pick that account on the consent page (docs/auth.md).`
+The first login of a profile needs --app-url, --client-id and --client-secret (or PMS_APP_URL, PMS_CLIENT_ID, PMS_CLIENT_SECRET); a new profile takes nothing from another. Later logins of the profile need none of them. One profile per account: pick that account on the consent page (docs/auth.md). No endpoint of the API names the account, so pms names it by its Properties ("Logged in as the account of Beach House, City Loft and 5 more Properties").`
 
   static override examples = [
     '<%= config.bin %> login --app-url https://app.example.com --client-id <CLIENT_ID> --client-secret <CLIENT_SECRET>',
@@ -44,7 +44,7 @@ The first login of a profile needs --app-url, --client-id and --client-secret (o
     })
     this.emit(result, (r) =>
       [
-        `Logged in: profile "${r.profile}" at ${r.app_url}.`,
+        r.account ? `Logged in as ${r.account}: profile "${r.profile}" at ${r.app_url}.` : `Logged in: profile "${r.profile}" at ${r.app_url}.`,
         r.properties === null ? `Connected (${r.note}).` : `The connection may act on ${plural(r.properties, 'Property', 'Properties')}.`,
         `Credentials stored in the ${r.store}.`,
       ].join('\n'),

@@ -8,7 +8,7 @@ const MARK = {ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip'} as const
 export default class AuthDoctor extends BaseCommand<typeof AuthDoctor> {
   static override summary = 'Check the login step by step and say what to do about each problem'
   static override description =
-    'In order: config present, keychain reachable, token store readable, app_url reachable, token valid, refresh working, and which read Permissions the connection holds (one cheap read each). Refreshes the token once. Exits 1 when a check fails.'
+    'In order: config present, keychain reachable, token store readable, app_url reachable, token valid, when the next refresh is due, and which read Permissions the connection holds (one cheap read each). Changes nothing: it neither refreshes the token nor writes to the credential store (any other command refreshes a due login). Exits 1 when a check fails.'
   static override examples = ['<%= config.bin %> auth doctor', '<%= config.bin %> auth doctor --profile mountain']
 
 

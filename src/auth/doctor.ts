@@ -8,7 +8,8 @@ import {KeychainTokenStore} from './keychain-store.js'
 import {loadProfile, resolveAppUrl, type LoadedProfile} from './profile.js'
 import {serviceTransport} from './service-http.js'
 import {probeKeychain} from './store-select.js'
-import {expiresSoon} from './stored-token-provider.js'
+import {permissionChecks, type PermissionCheck} from './permissions.js'
+import {expiresSoon, REFRESH_MARGIN_MS} from './stored-token-provider.js'
 import type {StoredCredentials} from './token-store.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip'
@@ -19,12 +20,6 @@ export interface DoctorCheck {
   detail: string
   /** What to do about it. */
   fix?: string
-}
-
-export interface PermissionCheck {
-  permission: string
-  held: boolean | null
-  detail: string
 }
 
 export interface DoctorReport {
@@ -67,7 +62,8 @@ const CHECKS: ReadonlyArray<{check: string; run: (state: DoctorState) => Promise
 /**
  * The checks in order, each telling what to do: config, keychain, token store, app_url, token,
  * refresh, then the read Permissions of the connection (one cheap read each). A check that an
- * earlier failure made pointless is reported as skipped.
+ * earlier failure made pointless is reported as skipped. Nothing is changed: no refresh, no write
+ * to the store; the refresh check says when a refresh is due.
  */
 export async function doctor(options: TokenProviderOptions): Promise<DoctorReport> {
   const state: DoctorState = {options, profile: loadProfile(options)}
@@ -160,16 +156,19 @@ async function checkToken(state: DoctorState): Promise<CheckResult> {
   return tokenCheck(await probeGet(http, '/properties?limit=1', state.token), state.profile.name)
 }
 
+/** When the stored login is refreshed next, without refreshing it: the doctor changes nothing. */
 async function checkRefresh(state: DoctorState): Promise<CheckResult> {
-  const {session, options, profile} = state
+  const {session, stored, options, profile} = state
   if (!state.http) return undefined
-  if (!session) return {status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'}
-  try {
-    state.token = await session.provider.forceRefresh()
-    return {status: 'ok', detail: `refreshed; the new access token expires at ${new Date(session.provider.expiresAt ?? 0).toISOString()}`}
-  } catch (error) {
-    return {status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name), stop: true}
+  if (!session || !stored) return {status: 'skip', detail: options.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN cannot be refreshed' : 'no stored login'}
+  if (!(options.env.PMS_CLIENT_SECRET || stored.client_secret)) {
+    return {status: 'fail', detail: 'no client secret is stored, so the login cannot be refreshed', fix: `set PMS_CLIENT_SECRET, or ${loginCommand(profile.name)} --client-secret ...`}
   }
+  const now = Date.now()
+  if (stored.expires_at === undefined) return {status: 'ok', detail: 'the expiry of the access token is unknown: the next command refreshes it when the service refuses it'}
+  const due = stored.expires_at - REFRESH_MARGIN_MS
+  if (expiresSoon(stored, now)) return {status: 'ok', detail: 'a refresh is due now: the next command that calls the service refreshes the login (not done here)'}
+  return {status: 'ok', detail: `a refresh is due at ${new Date(due).toISOString()} (in ${Math.max(1, Math.round((due - now) / 60_000))} min); the next command after that refreshes the login`}
 }
 
 /** The error's own advice (a keychain to start, a network to check), else a new login. */
@@ -184,64 +183,4 @@ function tokenCheck(answer: ProbeAnswer, profile: string): CheckResult {
   if (answer.code === 'app_suspended') return {status: 'fail', detail: 'the App is suspended or not allowed on this account', fix: 'contact the operator of the service'}
   if (answer.code === 'subscription_blocked') return {status: 'fail', detail: 'the account subscription is blocked', fix: 'the owner must restore the subscription'}
   return {status: 'warn', detail: `GET /properties answered HTTP ${answer.status}${answer.code ? ` ${answer.code}` : ''}`}
-}
-
-async function permissionChecks(http: Transport, token: string): Promise<PermissionCheck[]> {
-  const results: PermissionCheck[] = []
-  const read = async (permission: string, path: string): Promise<ProbeAnswer | undefined> => {
-    try {
-      const answer = await probeGet(http, path, token)
-      if (answer.status === 200) results.push({permission, held: true, detail: `GET ${path.split('?')[0]} answered 200`})
-      else if (answer.code === 'forbidden_permission') results.push({permission, held: false, detail: `GET ${path.split('?')[0]} answered forbidden_permission`})
-      else results.push({permission, held: null, detail: `GET ${path.split('?')[0]} answered ${answer.status}${answer.code ? ` ${answer.code}` : ''}: cannot tell`})
-      return answer
-    } catch (error) {
-      results.push({permission, held: null, detail: `cannot tell: ${(error as Error).message}`})
-      return undefined
-    }
-  }
-  const cannotTell = (permission: string, detail: string) => results.push({permission, held: null, detail})
-
-  const properties = await read('properties.read', '/properties?limit=1')
-  const propertyId = firstId(properties)
-  const today = new Date().toISOString().slice(0, 10)
-  if (propertyId) {
-    await read('restrictions.read', `/restrictions?property_id[]=${encodeURIComponent(propertyId)}&from=${today}&to=${today}`)
-    await read('property_guide.read', `/properties/${encodeURIComponent(propertyId)}/guide`)
-  } else {
-    cannotTell('restrictions.read', 'needs a Property to read: none visible')
-    cannotTell('property_guide.read', 'needs a Property to read: none visible')
-  }
-  const bookings = await read('bookings.read', '/bookings?limit=1')
-  const booking = firstItem(bookings)
-  if (booking) {
-    await read('lock_codes.read', `/bookings/${encodeURIComponent(String(booking.id))}/lock-codes`)
-    const guest = (booking.guest ?? {}) as Record<string, unknown>
-    results.push(
-      'price' in booking
-        ? {permission: 'prices.read', held: true, detail: 'bookings carry amounts'}
-        : {permission: 'prices.read', held: false, detail: 'bookings carry no amounts'},
-    )
-    results.push(
-      'email' in guest || 'phone' in guest
-        ? {permission: 'guests.read', held: true, detail: 'bookings carry guest contact details'}
-        : {permission: 'guests.read', held: null, detail: 'the booking read shows no guest contact: missing, or this guest has none'},
-    )
-  } else {
-    for (const permission of ['lock_codes.read', 'prices.read', 'guests.read']) cannotTell(permission, 'needs a booking to read: none visible')
-  }
-  await read('messages.read', '/message-threads?limit=1')
-  return results
-}
-
-function firstItem(answer: ProbeAnswer | undefined): Record<string, unknown> | undefined {
-  if (answer?.status !== 200) return undefined
-  const data = (answer.json as {data?: unknown} | undefined)?.data
-  const first = Array.isArray(data) ? data[0] : undefined
-  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : undefined
-}
-
-function firstId(answer: ProbeAnswer | undefined): string | undefined {
-  const id = firstItem(answer)?.id
-  return typeof id === 'string' ? id : undefined
 }

@@ -1,8 +1,6 @@
 import type {Readable} from 'node:stream'
-import {ExitCode, OAuthError, PmsError, UsageError} from '../client/errors.js'
-import {PmsClient} from '../client/index.js'
-import {staticTokenProvider} from '../client/token-provider.js'
-import type {Transport} from '../client/transport.js'
+import {OAuthError, UsageError} from '../client/errors.js'
+import {readPropertyAccess} from './account.js'
 import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError} from './errors.js'
@@ -42,7 +40,9 @@ export interface LoginResult {
   app_url: string
   client_id: string
   store: string
-  /** Properties the connection may act on; null when the App may not read Properties. */
+  /** The account, named by its Properties (no endpoint names it); null when they could not be read. */
+  account: string | null
+  /** Properties the connection may act on; null when they could not be read. */
   properties: number | null
   note?: string
 }
@@ -60,14 +60,16 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     insecureStorage: options.insecureStorage,
     requireKeychain: profile.requireKeychain,
     warn: (line) => options.io.err(line),
+    trace: options.trace,
   })
   const grant = await waitForAuthorization(options, app)
   const http = serviceTransport(options, app.serviceRoot)
   try {
     const pair = await exchangeCode({http, client: {clientId: app.clientId, clientSecret: app.clientSecret}}, grant)
     await saveLogin(options, profile, selected, app, pair)
-    const counted = await countProperties(http, pair.accessToken)
-    return {profile: profile.name, app_url: app.serviceRoot, client_id: app.clientId, store: selected.store.description, ...counted}
+    // The one read that proves the connection works, and names the account by its Properties.
+    const access = await readPropertyAccess(http, pair.accessToken)
+    return {profile: profile.name, app_url: app.serviceRoot, client_id: app.clientId, store: selected.store.description, ...access}
   } finally {
     await http.close()
   }
@@ -123,7 +125,9 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   const state = createState()
   const authorizeUrl = buildAuthorizeUrl({appUrl: app.serviceRoot, clientId: app.clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
   const server = await startCallbackServer(redirect, (params) => judgeCallback(params, state))
-  const pasted = options.input ? readPastedCallback(options.input, () => options.io.err('That address has no code or error: paste the whole address the browser was sent to.\n')) : undefined
+  let pasted: ReturnType<typeof readPastedCallback> | undefined
+  /** Whether the cursor stands after the paste prompt (nothing typed since). */
+  let prompted = false
   let timer: NodeJS.Timeout | undefined
   let params: URLSearchParams
   try {
@@ -135,6 +139,23 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
         'If the browser shows an error instead of a consent page (unknown client, redirect URI not registered), press Ctrl-C and check --client-id and --redirect-uri.\n',
     )
     if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.io.err(`Could not open a browser (${error.message}): open the address above yourself.\n`))
+    if (options.input) {
+      pasted = readPastedCallback(options.input, {
+        belongs: (answer) => {
+          prompted = false
+          return answer.get('state') === state
+        },
+        ask: (problem) => {
+          prompted = false
+          if (problem) options.io.err(`${problem}\n`)
+          // The prompt only where someone types: off a terminal the explanation is enough.
+          if (options.io.stdinIsTTY) {
+            options.io.err('Paste the address here (or wait for the browser): ')
+            prompted = true
+          }
+        },
+      })
+    }
     const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_LOGIN_TIMEOUT_SECONDS
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -147,6 +168,8 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   } finally {
     clearTimeout(timer)
     pasted?.stop()
+    // The prompt's line ends here, so that what follows starts on a line of its own.
+    if (prompted) options.io.err('\n')
     await server.close()
   }
   if (!judgeCallback(params, state).ok) throw callbackError(params, state)
@@ -218,24 +241,4 @@ async function openInBrowser(url: string): Promise<void> {
   const child = await open(url)
   child.once('error', () => undefined)
   child.unref()
-}
-
-/** The one call that proves the connection works, and how many Properties it may act on: a read like any other, paced with the profile's. */
-async function countProperties(http: Transport, accessToken: string): Promise<{properties: number | null; note?: string}> {
-  // Not closed here: the pool is the login's, closed when the login ends.
-  const client = new PmsClient(http.withTokens(staticTokenProvider(accessToken)))
-  try {
-    let count = 0
-    for await (const page of client.properties.pages({limit: 100})) count += page.data.length
-    return {properties: count}
-  } catch (error) {
-    if ((error as {code?: string}).code === 'forbidden_permission') {
-      return {properties: null, note: 'the App may not read Properties (properties.read), so they were not counted'}
-    }
-    // The login itself is stored by now: a passing failure must not read as a failed login.
-    if (error instanceof PmsError && error.exitCode === ExitCode.tempFailure) {
-      return {properties: null, note: `the Properties could not be counted just now (${error.message}); pms auth status checks the connection later`}
-    }
-    throw error
-  }
 }

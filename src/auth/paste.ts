@@ -1,12 +1,20 @@
 import {createInterface} from 'node:readline'
 import type {Readable} from 'node:stream'
 
+export interface PasteOptions {
+  /** Whether a pasted answer belongs to this login (its state); one that does not is asked for again. */
+  belongs(params: URLSearchParams): boolean
+  /** Asks for an address: first with no problem, again after a paste that was not it. */
+  ask(problem?: string): void
+}
+
 /**
  * Reads addresses pasted into the terminal: when the browser runs on another machine, the user
  * copies the address it was sent to (the redirect with `code` and `state`) and pastes it here.
- * Resolves with the first line that carries `code` or `error`; lines that do not are explained.
+ * Resolves with the first answer of this login; a line without `code` or `error`, or the answer of
+ * another (older) login, is explained and asked for again, so that one mis-paste never ends a login.
  */
-export function readPastedCallback(input: Readable, onInvalid: (line: string) => void): {result: Promise<URLSearchParams>; stop(): void} {
+export function readPastedCallback(input: Readable, options: PasteOptions): {result: Promise<URLSearchParams>; stop(): void} {
   const lines = createInterface({input, crlfDelay: Infinity, terminal: false})
   let stopped = false
   const result = new Promise<URLSearchParams>((resolve) => {
@@ -14,10 +22,13 @@ export function readPastedCallback(input: Readable, onInvalid: (line: string) =>
       const line = raw.trim()
       if (!line || stopped) return
       const params = paramsOfPastedAddress(line)
-      if (params) resolve(params)
-      else onInvalid(line)
+      if (!params) options.ask('That address has no code or error: paste the whole address the browser was sent to.')
+      else if (!options.belongs(params)) {
+        options.ask('That address belongs to another login (its state differs, or it was cut short): paste the address of the consent page opened above.')
+      } else resolve(params)
     })
   })
+  options.ask()
   return {
     result,
     stop() {

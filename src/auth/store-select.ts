@@ -14,8 +14,10 @@ export interface StoreOptions {
   insecureStorage?: boolean
   /** require_keychain setting: no fallback. */
   requireKeychain?: boolean
-  /** For the fallback warning. */
+  /** For the fallback warning (one line). */
   warn?: (line: string) => void
+  /** --debug: why the keychain did not answer, in the keychain's own words. */
+  trace?: (line: string) => void
   keychain?: KeychainEntryFactory
   keychainTimeoutMs?: number
 }
@@ -61,9 +63,11 @@ export async function selectStore(options: StoreOptions): Promise<SelectedStore>
     throw new KeychainError(`No OS keychain answered and require_keychain is set: ${probe.reason}`, {code: 'keychain_required'})
   }
   const store = file()
+  // The keychain's own reason (a D-Bus error over several lines) is for --debug: one line says what it means.
+  options.trace?.(`keychain: ${oneLine(probe.reason)}`)
   options.warn?.(
-    `Warning: no OS keychain answered (${probe.reason}); credentials go to ${store.path}, readable by you only (mode 0600). ` +
-      'Run pms config set require_keychain true to make this an error instead.\n',
+    `Warning: no OS keychain answered (--debug says why); the credentials go to ${store.path} (mode 0600, readable by you only). ` +
+      'pms config set require_keychain true makes this an error.\n',
   )
   return {store, kind: 'file', fallbackReason: probe.reason}
 }
@@ -78,4 +82,13 @@ export async function recordedStore(configDir: string, profile: LoadedProfile, w
     warn,
   })
   return store
+}
+
+/** A message over several lines (D-Bus errors are) as one. */
+function oneLine(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
 }

@@ -55,7 +55,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // A typed error of a flag's own parser, or oclif's exit, stays as it is.
       if (error instanceof PmsError || (error as {code?: unknown}).code === 'EEXIT') throw error
       // Whatever else the parser refuses is a usage error: nothing has been sent yet.
-      throw parseUsageError(error, {id: this.id, flagNames: Object.keys({...BaseCommand.baseFlags, ...this.ctor.flags})})
+      throw parseUsageError(error, {id: this.id, flags: {...BaseCommand.baseFlags, ...this.ctor.flags}})
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>

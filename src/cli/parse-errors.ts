@@ -2,13 +2,14 @@ import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 import {UsageError} from '../client/errors.js'
-import {closestCommands} from './suggest.js'
+import {closestFlag, type FlagShape} from './suggest.js'
 
 /** What a command declares, as far as naming its flags and arguments in an error needs. */
 export interface CommandShape {
   /** oclif command id (`rates:import`). */
   id?: string
-  flagNames: readonly string[]
+  /** Every flag the command takes, global ones included. */
+  flags: Readonly<Record<string, FlagShape>>
 }
 
 interface ParseState {
@@ -52,7 +53,7 @@ export function parseUsageError(error: unknown, command: CommandShape): UsageErr
   const classes = parserErrors()
   if (error instanceof classes.NonExistentFlagsError) {
     const [typed] = error.flags
-    const [meant] = typed ? closestCommands(typed.replace(/^-+/, '').split('=')[0]!, command.flagNames) : []
+    const meant = typed ? closestFlag(typed, command.flags) : undefined
     return new UsageError(`Unknown flag${error.flags.length === 1 ? '' : 's'} ${error.flags.join(', ')}`, {
       suggestion: meant === undefined ? tryHelp : `--${meant} (${help} lists every flag)`,
       details: {flags: error.flags},

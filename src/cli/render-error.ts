@@ -4,8 +4,8 @@ export interface RenderedError {
   exitCode: number
   /** Lines for stderr (human form). */
   text: string
-  /** The `--json` form: one document for stdout. */
-  json: {error: {code: string; message: string; details?: unknown}}
+  /** The `--json` form: one document for stdout; `hint` is what the `Try:` line says. */
+  json: {error: {code: string; message: string; details?: unknown; hint?: string}}
 }
 
 /** Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. */
@@ -19,11 +19,19 @@ export function renderError(error: unknown, options: {debug?: boolean} = {}): Re
     return {
       exitCode: error.exitCode,
       text: lines.join('\n') + '\n',
-      json: {error: {code: error.code, message: error.message, ...(error.details === undefined ? {} : {details: error.details})}},
+      json: {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.details === undefined ? {} : {details: error.details}),
+          ...(error.suggestion ? {hint: error.suggestion} : {}),
+        },
+      },
     }
   }
   const message = error instanceof Error ? error.message : String(error)
-  const lines = [`Error: ${message}`, 'Try: run again with --debug and report the output if it keeps failing']
+  const hint = 'run again with --debug and report the output if it keeps failing'
+  const lines = [`Error: ${message}`, `Try: ${hint}`]
   if (options.debug && error instanceof Error && error.stack) lines.push(error.stack)
-  return {exitCode: ExitCode.failure, text: lines.join('\n') + '\n', json: {error: {code: 'unexpected', message}}}
+  return {exitCode: ExitCode.failure, text: lines.join('\n') + '\n', json: {error: {code: 'unexpected', message, hint}}}
 }

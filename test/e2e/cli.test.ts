@@ -22,8 +22,34 @@ describe('the pms binary', () => {
   it('an unknown command exits 2 and suggests the command meant', async () => {
     const result = await runPms(['proprties', 'list'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('Error: unknown command "proprties list"')
-    expect(result.stderr).toContain('Try: pms properties list')
+    expect(result.stderr).toBe('Error: Unknown command "proprties list"\nTry: pms properties list\n')
+  })
+
+  it('a typo at any level gets the closest topic or command, and only that one', async () => {
+    const cases: Array<[string[], string]> = [
+      [['propertes'], 'Try: pms properties (lists its commands)'],
+      [['rate', 'import'], 'Try: pms rates import'],
+      [['rates', 'imprt'], 'Try: pms rates import'],
+      [['rates', 'imprt', 'rates.csv', '--dry-run'], 'Try: pms rates import'],
+    ]
+    for (const [argv, hint] of cases) {
+      const result = await runPms(argv)
+      expect(result.code, argv.join(' ')).toBe(2)
+      expect(result.stderr, argv.join(' ')).toBe(`Error: Unknown command "${argv.filter((word) => !word.startsWith('-')).join(' ')}"\n${hint}\n`)
+    }
+  })
+
+  it('with --json an unknown command is one JSON document on stdout that keeps the hint', async () => {
+    const result = await runPms(['rate', 'import', '--json'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toEqual({error: {code: 'usage', message: 'Unknown command "rate import"', details: {command: 'rate import'}, hint: 'pms rates import'}})
+  })
+
+  it('a --no- flag typed in camel case suggests the --no- form, never its opposite', async () => {
+    const result = await runPms(['login', '--noBrowser'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe('Error: Unknown flag --noBrowser\nTry: --no-browser (pms login --help lists every flag)\n')
   })
 
   it('an unknown flag exits 2 naming the flag and the help of the command', async () => {
@@ -38,11 +64,13 @@ describe('the pms binary', () => {
     expect(result.stderr).toBe('Error: Unknown flag --form\nTry: --from (pms rates export --help lists every flag)\n')
   })
 
-  it('with --json a usage error is one JSON document on stdout', async () => {
+  it('with --json a usage error is one JSON document on stdout, its Try line as hint', async () => {
     const result = await runPms(['properties', 'list', '--json', '--bogus'])
     expect(result.code).toBe(2)
     expect(result.stderr).toBe('')
-    expect(JSON.parse(result.stdout)).toEqual({error: {code: 'usage', message: 'Unknown flag --bogus', details: {flags: ['--bogus']}}})
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {code: 'usage', message: 'Unknown flag --bogus', details: {flags: ['--bogus']}, hint: 'pms properties list --help for the flags and arguments of this command'},
+    })
   })
 
   it('a missing argument exits 2 naming the argument as help shows it', async () => {
@@ -51,7 +79,12 @@ describe('the pms binary', () => {
     expect(result.stderr).toBe('Error: Missing argument FILE (CSV file, or - for standard input)\nTry: pms rates import --help for the flags and arguments of this command\n')
     const json = await runPms(['rates', 'import', '--json'])
     expect(JSON.parse(json.stdout)).toEqual({
-      error: {code: 'usage', message: 'Missing argument FILE (CSV file, or - for standard input)', details: {arguments: ['file']}},
+      error: {
+        code: 'usage',
+        message: 'Missing argument FILE (CSV file, or - for standard input)',
+        details: {arguments: ['file']},
+        hint: 'pms rates import --help for the flags and arguments of this command',
+      },
     })
   })
 
@@ -61,7 +94,12 @@ describe('the pms binary', () => {
     expect(result.stderr).toBe('Error: Missing required flag --to\nTry: pms rates export --help for the flags and arguments of this command\n')
     const both = await runPms(['rates', 'export', '--json'])
     expect(both.code).toBe(2)
-    expect(JSON.parse(both.stdout).error).toEqual({code: 'usage', message: 'Missing required flags --from, --to', details: {flags: ['--from', '--to']}})
+    expect(JSON.parse(both.stdout).error).toEqual({
+      code: 'usage',
+      message: 'Missing required flags --from, --to',
+      details: {flags: ['--from', '--to']},
+      hint: 'pms rates export --help for the flags and arguments of this command',
+    })
   })
 
   it('a bad flag value exits 2 on one line naming the flag and the value', async () => {

@@ -43,7 +43,7 @@ afterEach(async () => {
 const linuxIt = itNeeds(process.platform === 'linux' ? undefined : 'Linux: the Secret Service is reached over D-Bus only there')
 
 describe('a keychain that hangs', {timeout: 60_000}, () => {
-  linuxIt('pms auth status answers within the 5 s keychain timeout, saying the keychain did not answer, and leaves no helper behind', async () => {
+  linuxIt('pms auth status answers within the 5 s keychain timeout with the status it knows, saying the keychain did not answer, and leaves no helper behind', async () => {
     const bus = await silentBus()
     buses.push(bus)
     const configDir = tempConfigDir()
@@ -59,6 +59,9 @@ describe('a keychain that hangs', {timeout: 60_000}, () => {
     expect(result.stderr).toMatch(/^Error: The OS keychain did not answer within 5 s \(read\) \(keychain_unavailable\)$/m)
     expect(result.stderr).toMatch(/^Try: .*require_keychain false/m)
     expect(result.code).toBe(1)
+    // The status is still shown: what is known, and that the store did not answer.
+    expect(result.stdout).toMatch(/^Profile: +default$/m)
+    expect(result.stdout).toMatch(/^Connection: +unknown \(the credential store did not answer\)$/m)
     // The helper really called the keychain: it connected to the bus, which never answered it.
     expect(bus.connections.length).toBeGreaterThan(0)
     // The 5 s bound and two node start-ups; a hang would run into the 40 s limit of runPms.

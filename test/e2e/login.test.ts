@@ -154,7 +154,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const result = await login.done
     expect(result.stderr).not.toContain('Error')
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('Logged in: profile "default"')
+    expect(result.stdout).toMatch(/^Logged in as the account of .+: profile "default" at /m)
     expect(result.stdout).toContain('may act on 7 Properties')
     const stored = storedFile(configDir)
     expect(stored.access_token).toMatch(/\S/)
@@ -237,7 +237,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     }
   })
 
-  it('accepts the redirect address pasted on stdin when the browser runs on another machine', async () => {
+  it('accepts the redirect address pasted on stdin when the browser runs on another machine, asking again after each mis-paste', async () => {
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, ['--insecure-storage', '--profile', 'pasted'], {configDir})
     const url = await login.authorizeUrl
@@ -246,10 +246,14 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const location = redirect.headers.get('location') as string
     expect(location.startsWith(`${sandbox.callback}?code=`)).toBe(true)
     login.write('this is not it\n')
+    // Cut short before its state, as a terminal may wrap or cut a long address.
+    login.write(`${location.replace(/&state=.*$/, '')}\n`)
+    login.write(`${location.replace(/state=[^&]+/, 'state=of-an-older-login')}\n`)
     login.write(`${location}\n`)
     const result = await login.done
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('paste the whole address')
+    expect(result.stderr.match(/That address belongs to another login/g)).toHaveLength(2)
     expect(result.stdout).toContain('profile "pasted"')
     expect(storedFile(configDir, 'pasted').refresh_token).toMatch(/\S/)
   })
@@ -286,13 +290,20 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect(result.stderr).toContain('must use https')
   })
 
-  it('falls back to a 0600 file with a warning when no keychain answers', async () => {
+  it('falls back to a 0600 file with a one-line warning when no keychain answers; --debug tells why', async () => {
     const configDir = tempConfigDir()
     const login = startLogin(sandbox, [], {configDir, env: NO_KEYCHAIN})
     await followRedirects(await login.authorizeUrl)
     const result = await login.done
     expect(result.code).toBe(0)
-    expect(result.stderr).toMatch(/Warning: no OS keychain answered .*mode 0600/)
+    expect(result.stderr).toMatch(/^Warning: no OS keychain answered .*mode 0600.*require_keychain true makes this an error\.$/m)
+    // The keychain's own words (a D-Bus error over several lines) only under --debug.
+    expect(result.stderr.split('\n').filter((line) => /keychain|d-?bus/i.test(line))).toHaveLength(1)
+    const debugLogin = startLogin(sandbox, ['--debug'], {configDir: tempConfigDir(), env: NO_KEYCHAIN})
+    await followRedirects(await debugLogin.authorizeUrl)
+    const debugged = await debugLogin.done
+    expect(debugged.code).toBe(0)
+    expect(debugged.stderr).toMatch(/^keychain: .*\S/m)
     const path = join(configDir, 'credentials', 'default.json')
     expect(statSync(path).mode & 0o777).toBe(0o600)
     expect(configOf(configDir).profiles.default?.credential_store).toBe('file')
@@ -336,6 +347,48 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     expect((await runPms(['logout'], {configDir})).code).toBe(0)
     expect(JSON.parse((await entry.getPassword()) as string)).toEqual({version: 1, client_secret: sandbox.clientSecret})
     await entry.deleteCredential()
+  })
+
+  it('login names the account by its Properties; auth status shows account, Property Access, read Permissions and every profile; after a plain logout, which says the connection stays, no token comes from the store', async () => {
+    const configDir = tempConfigDir()
+    const login = startLogin(sandbox, ['--insecure-storage'], {configDir})
+    await followRedirects(await login.authorizeUrl)
+    const loggedIn = await login.done
+    expect(loggedIn.code, loggedIn.stderr).toBe(0)
+    // No endpoint names the account: the 7 Properties of its Property Access do.
+    expect(loggedIn.stdout).toMatch(/^Logged in as the account of [^,]+, .+ and 5 more Properties: profile "default" at /m)
+    expect((await runPms(['config', 'set', 'app_url', sandbox.appUrl, '--profile', 'mountain'], {configDir})).code).toBe(0)
+
+    const status = await runPms(['auth', 'status'], {configDir})
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.stdout).toMatch(/^Account: +the account of .+ and 5 more Properties$/m)
+    expect(status.stdout).toMatch(/^Token from: +credential store$/m)
+    expect(status.stdout).toMatch(/^Property Access: 7 Properties$/m)
+    expect(status.stdout).toMatch(/^Permissions: +held: .*properties\.read/m)
+    expect(status.stdout).toMatch(/^ {2}\* default {2}http\S+ {2}\(default, store: 0600 file\)$/m)
+    expect(status.stdout).toMatch(/^ {4}mountain {2}http\S+ {2}\(never logged in\)$/m)
+    const json = JSON.parse((await runPms(['auth', 'status', '--json'], {configDir})).stdout) as {
+      account: string
+      property_access: number
+      permissions: Array<{permission: string; held: boolean | null}>
+      profiles: Array<{name: string; current: boolean}>
+    }
+    expect(json.property_access).toBe(7)
+    expect(json.account).toMatch(/^the account of /)
+    expect(json.permissions).toContainEqual(expect.objectContaining({permission: 'properties.read', held: true}))
+    expect(json.profiles.map((p) => [p.name, p.current])).toEqual([
+      ['default', true],
+      ['mountain', false],
+    ])
+
+    const logout = await runPms(['logout'], {configDir})
+    expect(logout.code).toBe(0)
+    expect(logout.stdout).toContain('The App Connection stays live on the service: pms logout --revoke ends it.')
+    const after = await runPms(['auth', 'status'], {configDir})
+    expect(after.code).toBe(3)
+    expect(after.stdout).toMatch(/^Token from: +\(nothing: not logged in\)$/m)
+    expect(after.stdout).not.toContain('credential store')
+    expect(JSON.parse((await runPms(['auth', 'status', '--json'], {configDir})).stdout)).toMatchObject({token_source: 'none', connection: 'login_needed'})
   })
 
   it('logout --revoke needs --yes off a terminal, then revokes the refresh token and forgets the tokens', async () => {

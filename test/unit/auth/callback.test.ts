@@ -1,9 +1,10 @@
+import {PassThrough} from 'node:stream'
 import {createServer} from 'node:http'
 import {afterEach, describe, expect, it} from 'vitest'
 import {escapeHtml, renderPage, startCallbackServer, type CallbackServer} from '../../../src/auth/callback-server.js'
 import {PortInUseError} from '../../../src/auth/errors.js'
 import {judgeCallback} from '../../../src/auth/login.js'
-import {paramsOfPastedAddress} from '../../../src/auth/paste.js'
+import {paramsOfPastedAddress, readPastedCallback} from '../../../src/auth/paste.js'
 import type {RedirectTarget} from '../../../src/auth/urls.js'
 
 const STATE = 'expected-state'
@@ -128,5 +129,23 @@ describe('pasted redirect address', () => {
   it('ignores lines without code or error', () => {
     expect(paramsOfPastedAddress('hello')).toBeUndefined()
     expect(paramsOfPastedAddress('http://localhost:8765/callback')).toBeUndefined()
+  })
+})
+
+describe('reading pasted addresses', () => {
+  it('asks once at the start and again after every paste that is not the answer of this login', async () => {
+    const input = new PassThrough()
+    const asked: Array<string | undefined> = []
+    const pasted = readPastedCallback(input, {belongs: (params) => params.get('state') === 'this', ask: (problem) => asked.push(problem)})
+    input.write('hello\n')
+    input.write('http://localhost:8765/callback?code=abc&state=other\n')
+    input.write('http://localhost:8765/callback?code=abc&state=this\n')
+    const params = await pasted.result
+    pasted.stop()
+    expect(params.get('code')).toBe('abc')
+    expect(asked).toHaveLength(3)
+    expect(asked[0]).toBeUndefined()
+    expect(asked[1]).toMatch(/no code or error/)
+    expect(asked[2]).toMatch(/another login/)
   })
 })

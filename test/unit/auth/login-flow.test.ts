@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {mkdtempSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
+import {PassThrough} from 'node:stream'
 import {join} from 'node:path'
 import type lockfile from 'proper-lockfile'
 import {afterEach, describe, expect, it, vi} from 'vitest'
@@ -108,6 +109,30 @@ describe('login against any OAuth server with the contract paths', () => {
     expect(Object.fromEntries(seen.tokenBody ?? [])).toMatchObject({grant_type: 'authorization_code', code: 'the-code', client_id: 'cid', client_secret: 'secret'})
     expect(result).toMatchObject({profile: 'default', app_url: appUrl, client_id: 'cid', properties: 0})
     expect(await new FileTokenStore(configDir, 'default').read()).toMatchObject({access_token: 'at', refresh_token: 'rt', client_secret: 'secret'})
+  })
+
+  it('on a terminal, prompts for the pasted address, asks again after a mis-paste and ends the prompt line when done', async () => {
+    const seen: Seen = {}
+    const appUrl = await startOAuthServer(seen)
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
+    const {io, stderr} = bufferIo({stdinIsTTY: true})
+    const input = new PassThrough()
+    const result = await loginTo(appUrl, {
+      configDir,
+      io,
+      input,
+      browser: true,
+      openBrowser: async (url) => {
+        // The browser of another machine: its redirect is only copied, then pasted (after one mis-paste).
+        const location = (await fetch(url, {redirect: 'manual'})).headers.get('location') as string
+        input.write('not the address\n')
+        input.write(`${location}\n`)
+      },
+    })
+    expect(result.profile).toBe('default')
+    const prompt = 'Paste the address here (or wait for the browser): '
+    expect(stderr().split(prompt)).toHaveLength(3)
+    expect(stderr()).toContain(`${prompt}That address has no code or error`)
   })
 
   it('sends the token endpoint exactly the redirect_uri of the authorize request, as the service compares them', async () => {

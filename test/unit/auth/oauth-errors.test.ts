@@ -4,7 +4,6 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {doctor} from '../../../src/auth/doctor.js'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
 import {resolveTokenProvider} from '../../../src/auth/index.js'
 import {login} from '../../../src/auth/login.js'
@@ -16,7 +15,7 @@ import {freePort} from '../../e2e/support/ports.js'
 
 /**
  * The contract's OAuth error table, met by each step that calls an OAuth endpoint: the same error
- * must end the same way whether the login, a refresh, a revocation or the doctor met it.
+ * must end the same way whether the login, a refresh or a revocation met it (the doctor never refreshes).
  */
 const EXPECTED_EXIT: Record<keyof typeof OAUTH_ERROR_STATUS, number> = {
   invalid_request: ExitCode.failure,
@@ -90,11 +89,10 @@ async function stepsMeeting(answer: {status: number; body?: unknown}) {
   )
   const refreshError = await caught((await resolveTokenProvider({env: {}, configDir: await storedLogin(appUrl, -1000), io})).getToken())
   const revokeError = await caught(logout({env: {}, configDir: await storedLogin(appUrl, 3_600_000), io, revoke: true, userAgent: 'pms/test'}))
-  const report = await doctor({env: {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}, configDir: await storedLogin(appUrl, 3_600_000), io})
-  return {loginError, refreshError, revokeError, doctorRefresh: report.checks.find((check) => check.check === 'refresh')}
+  return {loginError, refreshError, revokeError}
 }
 
-describe("the contract's OAuth errors end alike in login, refresh, revoke and doctor", () => {
+describe("the contract's OAuth errors end alike in login, refresh and revoke", () => {
   for (const [error, status] of Object.entries(OAUTH_ERROR_STATUS) as Array<[keyof typeof OAUTH_ERROR_STATUS, number]>) {
     it(`${status} ${error} exits ${EXPECTED_EXIT[error]} whichever step met it, with the same advice`, async () => {
       const steps = await stepsMeeting({status, body: {error, error_description: 'scripted'}})
@@ -110,7 +108,6 @@ describe("the contract's OAuth errors end alike in login, refresh, revoke and do
         expect(steps.refreshError?.suggestion).toBe(steps.loginError?.suggestion)
       }
       expect(steps.revokeError?.suggestion).toBe(steps.loginError?.suggestion)
-      expect(steps.doctorRefresh).toMatchObject({status: 'fail', fix: steps.refreshError?.suggestion})
     })
   }
 

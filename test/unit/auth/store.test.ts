@@ -25,7 +25,7 @@ function fakeKeychain(): {factory: KeychainEntryFactory; entries: Map<string, st
 }
 
 const brokenKeychain: KeychainEntryFactory = async () => {
-  throw new Error('Platform failure: no DBus session')
+  throw new Error('Platform failure: no DBus session\nI/O error: Connection refused\n(autolaunch failed)')
 }
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-store-'))
@@ -110,9 +110,14 @@ describe('store selection', () => {
 
   it('falls back to the 0600 file with a warning when no keychain answers', async () => {
     const warnings: string[] = []
-    const selected = await selectStore({configDir: tmp(), profile: 'default', keychain: brokenKeychain, warn: (l) => warnings.push(l)})
+    const traced: string[] = []
+    const selected = await selectStore({configDir: tmp(), profile: 'default', keychain: brokenKeychain, warn: (l) => warnings.push(l), trace: (l) => traced.push(l)})
     expect(selected.kind).toBe('file')
     expect(warnings.join('')).toMatch(/no OS keychain answered.*0600/)
+    // One line however many lines the keychain's reason has; the reason itself only for --debug, also on one line.
+    expect(warnings.join('').trimEnd().split('\n')).toHaveLength(1)
+    expect(traced).toHaveLength(1)
+    expect(traced[0]).not.toContain('\n')
   })
 
   it('refuses the fallback when require_keychain is set', async () => {

@@ -15,7 +15,7 @@ const input = {
     'rate-limits': Flags.string({options: ['on', 'off']}),
   },
 }
-const shape = {id: 'rates:export', flagNames: Object.keys(input.flags)}
+const shape = {id: 'rates:export', flags: input.flags}
 
 async function refused(argv: string[]) {
   const error = await Parser.parse(argv, input).then(
@@ -31,14 +31,14 @@ describe('usage errors from flag parsing', () => {
     const rendered = await refused(['--from', '2026-01-01', '--to', '2026-01-02'])
     expect(rendered.exitCode).toBe(2)
     expect(rendered.text).toBe('Error: Missing argument FILE (CSV file, or - for standard input)\nTry: pms rates export --help for the flags and arguments of this command\n')
-    expect(rendered.json).toEqual({error: {code: 'usage', message: 'Missing argument FILE (CSV file, or - for standard input)', details: {arguments: ['file']}}})
+    expect(rendered.json).toEqual({error: {code: 'usage', message: 'Missing argument FILE (CSV file, or - for standard input)', details: {arguments: ['file']}, hint: 'pms rates export --help for the flags and arguments of this command'}})
   })
 
   it('names every missing required flag as it is typed', async () => {
     const one = await refused(['a.csv', '--from', '2026-01-01'])
     expect(one.text).toBe('Error: Missing required flag --to\nTry: pms rates export --help for the flags and arguments of this command\n')
     const two = await refused(['a.csv'])
-    expect(two.json.error).toEqual({code: 'usage', message: 'Missing required flags --from, --to', details: {flags: ['--from', '--to']}})
+    expect(two.json.error).toEqual({code: 'usage', message: 'Missing required flags --from, --to', details: {flags: ['--from', '--to']}, hint: 'pms rates export --help for the flags and arguments of this command'})
   })
 
   it('a mistyped flag close to a flag of the command names the flag meant; a far one points to help', async () => {

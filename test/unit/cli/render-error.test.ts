@@ -3,12 +3,12 @@ import {ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
 import {renderError} from '../../../src/cli/render-error.js'
 
 describe('error rendering', () => {
-  it('prints Error and Try lines with the code, and keeps the exit code', () => {
+  it('prints Error and Try lines with the code, and keeps the exit code; the JSON form keeps the Try line as hint', () => {
     const error = new PmsError('Access token rejected', {code: 'unauthorized', exitCode: ExitCode.loginNeeded, suggestion: 'pms login'})
     const rendered = renderError(error)
     expect(rendered.exitCode).toBe(3)
     expect(rendered.text).toBe('Error: Access token rejected (unauthorized)\nTry: pms login\n')
-    expect(rendered.json).toEqual({error: {code: 'unauthorized', message: 'Access token rejected'}})
+    expect(rendered.json).toEqual({error: {code: 'unauthorized', message: 'Access token rejected', hint: 'pms login'}})
   })
 
   it('carries details into the JSON form', () => {
