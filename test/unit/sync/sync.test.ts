@@ -113,7 +113,7 @@ function contents(kind: Kind, path: string, profile = 'p'): Map<string, {updated
 
 function expectEqualsListing(kind: Kind, path: string, service: FakeService): void {
   const held = contents(kind, path)
-  const live = [...held].filter(([, row]) => !row.removed).map(([id, row]) => [id, row.updated_at])
+  const live = [...held].filter(([, row]) => !row.removed).map(([id, row]) => [id, row.updated_at] as const)
   expect(new Map(live)).toEqual(new Map(service.listing().map((b) => [b.id, b.updated_at])))
 }
 
