@@ -1,5 +1,6 @@
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync} from 'node:fs'
+import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import lockfile from 'proper-lockfile'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -166,6 +167,17 @@ describe('pms bookings sync against the sandbox', () => {
     const takenOver = await runPms(['bookings', 'sync', '--to', file], {env, configDir})
     expect(takenOver.code, takenOver.stderr).toBe(0)
     expect(existsSync(path)).toBe(false)
+
+    // A fresh lock whose named holder is a process that no longer exists on this machine: taken over at once.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid
+    mkdirSync(path)
+    writeFileSync(`${path}.owner`, JSON.stringify({pid: dead, host: hostname()}))
+    const afterKill = await runPms(['bookings', 'sync', '--to', file], {env, configDir})
+    expect(afterKill.code, afterKill.stderr).toBe(0)
+    // A fresh lock of a live holder is not.
+    mkdirSync(path)
+    writeFileSync(`${path}.owner`, JSON.stringify({pid: process.pid, host: hostname()}))
+    expect((await runPms(['bookings', 'sync', '--to', file], {env, configDir})).code).toBe(75)
   }, 60_000)
 
   it('exit codes for cron: no login 3, a bad flag 2, the service down 75', async () => {
