@@ -54,7 +54,9 @@ export async function openSqliteSink(path: string): Promise<Sink> {
   const db: BetterSqlite3.Database = new Database(path, {timeout: 5000})
   try {
     db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = FULL')
+    // In WAL mode, NORMAL keeps every commit through a killed process; a power cut may undo the last
+    // commits, rows and cursor together (they share a transaction), which the next run fetches again.
+    db.pragma('synchronous = NORMAL')
     const version = db.pragma('user_version', {simple: true}) as number
     if (version > SCHEMA_VERSION) throw new Error(`${path} was written by a newer pms (schema ${version})`)
     db.exec(SCHEMA)
@@ -69,7 +71,7 @@ export async function openSqliteSink(path: string): Promise<Sink> {
 class SqliteSink implements Sink {
   readonly kind = 'sqlite' as const
   private readonly readCursor: BetterSqlite3.Statement<[string, string], {updated_since: string}>
-  private readonly readRecord: BetterSqlite3.Statement<[string, string], {record: string; removed_at: string | null}>
+  private readonly readRecords: BetterSqlite3.Statement<[string, string], {id: string; record: string; removed_at: string | null}>
   private readonly upsert: BetterSqlite3.Statement
   private readonly liveIds: BetterSqlite3.Statement<[string], {id: string; property_id: string}>
   private readonly markRemoved: BetterSqlite3.Statement<[string, string, string, string]>
@@ -82,9 +84,10 @@ class SqliteSink implements Sink {
   ) {
     const columns = [...BOOKING_ROW_COLUMNS, 'record']
     this.readCursor = db.prepare('SELECT updated_since FROM sync_state WHERE profile = ? AND scope = ?')
-    this.readRecord = db.prepare('SELECT record, removed_at FROM bookings WHERE profile = ? AND id = ?')
+    // One read per page (the page's ids as a JSON array) rather than one per booking.
+    this.readRecords = db.prepare('SELECT id, record, removed_at FROM bookings WHERE profile = ? AND id IN (SELECT value FROM json_each(?))')
     this.upsert = db.prepare(
-      `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map((c) => '@' + c).join(', ')})
+      `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
        ON CONFLICT (profile, id) DO UPDATE SET ${columns
          .filter((c) => c !== 'profile' && c !== 'id')
          .map((c) => `${c} = excluded.${c}`)
@@ -99,14 +102,21 @@ class SqliteSink implements Sink {
     )
     this.commitPage = db.transaction((commit: SinkCommit): CommitCounts => {
       const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
+      const stored = new Map<string, {record: string; removed_at: string | null}>()
+      if (commit.bookings.length > 0) {
+        for (const row of this.readRecords.all(commit.profile, JSON.stringify(commit.bookings.map((b) => b.id)))) stored.set(row.id, row)
+      }
       for (const booking of commit.bookings) {
         const record = JSON.stringify(booking)
-        const before = this.readRecord.get(commit.profile, booking.id)
+        const before = stored.get(booking.id)
         // The same record again (an inclusive updated_since brings the last change back) is left alone.
         if (before && before.record === record && before.removed_at === null) continue
         if (before) counts.updated++
         else counts.inserted++
-        this.upsert.run({...bookingRow(commit.profile, booking, commit.syncedAt), record})
+        // A booking met twice in one page counts once.
+        stored.set(booking.id, {record, removed_at: null})
+        const row = bookingRow(commit.profile, booking, commit.syncedAt)
+        this.upsert.run(...BOOKING_ROW_COLUMNS.map((column) => row[column]), record)
       }
       const end = commit.end
       if (end) {
