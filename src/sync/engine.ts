@@ -60,24 +60,37 @@ export async function syncProfile(client: BookingPages, sink: Sink, profile: str
     removed: 0,
     seconds: 0,
   }
-  const pages = client.pages({propertyIds, updatedSince: since, limit: BOOKINGS_PAGE_SIZE.max})
-  for await (const page of pages) {
-    summary.pages++
-    summary.fetched += page.data.length
-    if (seen) for (const booking of page.data) seen.add(booking.id)
-    const last = !page.next_cursor
-    const counts = await sink.commit({
-      profile,
-      scope,
-      bookings: page.data,
-      syncedAt,
-      end: last ? {nextUpdatedSince: page.next_updated_since, seen, propertyIds} : undefined,
-    })
-    summary.inserted += counts.inserted
-    summary.updated += counts.updated
-    summary.removed += counts.removed
-    if (last) summary.next_updated_since = page.next_updated_since
-    options.onPage?.(summary.fetched)
+  const pages = client.pages({propertyIds, updatedSince: since, limit: BOOKINGS_PAGE_SIZE.max})[Symbol.asyncIterator]()
+  // The next page is asked for before this one is written, so the service works while the sink does.
+  let ahead = pages.next()
+  try {
+    for (;;) {
+      const result = await ahead
+      if (result.done) break
+      const page = result.value
+      const last = !page.next_cursor
+      if (!last) ahead = pages.next()
+      summary.pages++
+      summary.fetched += page.data.length
+      if (seen) for (const booking of page.data) seen.add(booking.id)
+      const counts = await sink.commit({
+        profile,
+        scope,
+        bookings: page.data,
+        syncedAt,
+        end: last ? {nextUpdatedSince: page.next_updated_since, seen, propertyIds} : undefined,
+      })
+      summary.inserted += counts.inserted
+      summary.updated += counts.updated
+      summary.removed += counts.removed
+      if (last) summary.next_updated_since = page.next_updated_since
+      options.onPage?.(summary.fetched)
+      if (last) break
+    }
+  } catch (error) {
+    // A page asked for ahead and never awaited must not fail the process on its own.
+    ahead.catch(() => undefined)
+    throw error
   }
   summary.unchanged = summary.fetched - summary.inserted - summary.updated
   summary.seconds = Math.round((options.now() - started) / 10) / 100
