@@ -1,7 +1,8 @@
 import {randomBytes} from 'node:crypto'
-import {closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {z} from 'zod'
+import {SinkInvalidError} from './errors.js'
 
 /**
  * Replaces `path` with `data` so that a reader, or the next run after a kill, sees the old file or
@@ -40,7 +41,7 @@ export function statePathOf(sinkPath: string): string {
   return `${sinkPath}.state.json`
 }
 
-export function readFileState(sinkPath: string): FileState {
+function readFileState(sinkPath: string): FileState {
   let text: string
   try {
     text = readFileSync(statePathOf(sinkPath), 'utf8')
@@ -59,4 +60,24 @@ export function writeFileState(sinkPath: string, state: FileState): void {
 
 export function cursorKey(profile: string, scope: string): string {
   return `${profile} ${scope}`
+}
+
+/**
+ * The state of a JSONL or CSV sink, read before the file is touched. A non-empty file with no state
+ * beside it was not written by the sync and is refused rather than overwritten; a new file gets its
+ * empty state at once, so that a run killed before its first cursor still leaves a file it owns.
+ */
+export function openFileState(sinkPath: string): FileState {
+  const known = existsSync(statePathOf(sinkPath))
+  if (!known && existsSync(sinkPath) && statSync(sinkPath).size > 0) {
+    throw new SinkInvalidError(`${sinkPath} was not written by pms bookings sync (no ${statePathOf(sinkPath)} beside it)`, 'choose a new file for --to, or move this one away')
+  }
+  let state: FileState
+  try {
+    state = readFileState(sinkPath)
+  } catch (error) {
+    throw new SinkInvalidError(`Cannot read the sync state ${statePathOf(sinkPath)}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
+  }
+  if (!known) writeFileState(sinkPath, state)
+  return state
 }

@@ -9,13 +9,10 @@ import {withSyncLock} from './lock.js'
 import type {Sink, SinkKind} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
 
-export type {ProfileSyncSummary} from './engine.js'
 export {BOOKING_ROW_COLUMNS} from './rows.js'
-export type {CsvCells, CsvRender} from './sinks/csv.js'
-export {SyncLockedError} from './errors.js'
 
 /** The sink a file name asks for: .jsonl and .csv by their extension, SQLite for anything else. */
-export function sinkKindOf(path: string): SinkKind {
+function sinkKindOf(path: string): SinkKind {
   const extension = extname(path).toLowerCase()
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl'
   if (extension === '.csv') return 'csv'

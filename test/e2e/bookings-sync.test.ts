@@ -4,22 +4,13 @@ import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import lockfile from 'proper-lockfile'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {SyncRunSummary} from '../../src/sync/index.js'
 import {syncLockPath} from '../../src/sync/lock.js'
 import {apiListing, changeBookings, liveRecords, profilesWithLogins, replayJsonl, sqliteBookings} from './support/bookings.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
-interface Summary {
-  sink: string
-  path: string
-  pages: number
-  fetched: number
-  inserted: number
-  updated: number
-  removed: number
-  profiles: Array<{profile: string; fetched: number; inserted: number; updated: number; unchanged: number; removed: number; updated_since: string | null; next_updated_since: string}>
-  failed: Array<{profile: string; exit_code: number; error: {code: string}}>
-}
+type Summary = SyncRunSummary
 
 const workDir = () => mkdtempSync(join(tmpdir(), 'pms-sync-e2e-'))
 

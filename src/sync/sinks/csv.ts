@@ -1,7 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {parse} from 'csv-parse/sync'
 import {SinkInvalidError} from '../errors.js'
-import {cursorKey, readFileState, replaceFile, statePathOf, writeFileState, type FileState} from '../file-state.js'
+import {cursorKey, openFileState, replaceFile, writeFileState, type FileState} from '../file-state.js'
 import {BOOKING_ROW_COLUMNS, bookingRow, rowKey, type BookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
@@ -29,22 +29,16 @@ function sameBooking(a: CsvCells, b: CsvCells): boolean {
  * old snapshot and the old cursor; one killed between the two fetches the same changes again.
  */
 export function openCsvSink(path: string, render: CsvRender): Sink {
-  const known = existsSync(statePathOf(path))
-  if (!known && existsSync(path) && readFileSync(path).length > 0) {
-    throw new SinkInvalidError(`${path} was not written by pms bookings sync (no ${statePathOf(path)} beside it)`, 'choose a new file for --to, or move this one away')
-  }
-  let state: FileState
+  const state = openFileState(path)
   const rows = new Map<string, CsvCells>()
-  try {
-    state = readFileState(path)
-    if (existsSync(path)) {
+  if (existsSync(path)) {
+    try {
       const records = parse(readFileSync(path, 'utf8'), {columns: true, skip_empty_lines: true}) as CsvCells[]
       for (const record of records) rows.set(rowKey(record.profile, record.id), record)
+    } catch (error) {
+      throw new SinkInvalidError(`Cannot read the snapshot ${path}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
     }
-  } catch (error) {
-    throw new SinkInvalidError(`Cannot read ${path} or its sync state: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
   }
-  if (!known) writeFileState(path, state)
   return new CsvSink(path, render, state, rows)
 }
 

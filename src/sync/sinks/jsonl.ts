@@ -1,6 +1,5 @@
-import {closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync} from 'node:fs'
-import {SinkInvalidError} from '../errors.js'
-import {cursorKey, readFileState, statePathOf, writeFileState, type FileState} from '../file-state.js'
+import {closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync} from 'node:fs'
+import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {rowKey} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
@@ -20,16 +19,7 @@ export interface JsonlLine {
  * is cut off: that run's bookings are fetched again, so no line is lost and none is doubled.
  */
 export function openJsonlSink(path: string): Sink {
-  const known = existsSync(statePathOf(path))
-  if (!known && existsSync(path) && fstatSize(path) > 0) {
-    throw new SinkInvalidError(`${path} was not written by pms bookings sync (no ${statePathOf(path)} beside it)`, 'choose a new file for --to, or move this one away')
-  }
-  let state: FileState
-  try {
-    state = readFileState(path)
-  } catch (error) {
-    throw new SinkInvalidError(`Cannot read the sync state ${statePathOf(path)}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
-  }
+  const state = openFileState(path)
   const fd = openSync(path, 'a+')
   const size = fstatSync(fd).size
   const committed = state.committed_bytes ?? 0
@@ -39,17 +29,7 @@ export function openJsonlSink(path: string): Sink {
   }
   // A file shorter than committed was rotated or cut by its reader: carry on from its end.
   state.committed_bytes = Math.min(size, committed)
-  if (!known) writeFileState(path, state)
   return new JsonlSink(path, fd, state, replay(path))
-}
-
-function fstatSize(path: string): number {
-  const fd = openSync(path, 'r')
-  try {
-    return fstatSync(fd).size
-  } finally {
-    closeSync(fd)
-  }
 }
 
 interface Known {
