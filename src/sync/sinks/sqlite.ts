@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
+import {SinkInvalidError} from '../errors.js'
 import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
@@ -51,19 +52,22 @@ CREATE TABLE IF NOT EXISTS sync_state (
  */
 export async function openSqliteSink(path: string): Promise<Sink> {
   const {default: Database} = await import('better-sqlite3')
-  const db: BetterSqlite3.Database = new Database(path, {timeout: 5000})
+  let db: BetterSqlite3.Database | undefined
   try {
+    db = new Database(path, {timeout: 5000})
     db.pragma('journal_mode = WAL')
     // In WAL mode, NORMAL keeps every commit through a killed process; a power cut may undo the last
     // commits, rows and cursor together (they share a transaction), which the next run fetches again.
     db.pragma('synchronous = NORMAL')
     const version = db.pragma('user_version', {simple: true}) as number
-    if (version > SCHEMA_VERSION) throw new Error(`${path} was written by a newer pms (schema ${version})`)
+    if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
     db.exec(SCHEMA)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   } catch (error) {
-    db.close()
-    throw error
+    db?.close()
+    if (error instanceof SinkInvalidError) throw error
+    // Not a database (another program's file), or one whose tables are not ours.
+    throw new SinkInvalidError(`${path} cannot be used as the bookings database: ${(error as Error).message}`, 'choose a new file for --to (.jsonl and .csv pick the other sinks)', error)
   }
   return new SqliteSink(db, path)
 }

@@ -234,6 +234,13 @@ describe('file sinks', () => {
     expect(readFileSync(path, 'utf8')).toBe('precious\n')
     expect(existsSync(`${path}.state.json`)).toBe(false)
   })
+
+  it('SQLite: a file that is not a database is refused (sink_invalid, exit 2), not overwritten', async () => {
+    const path = tempFile('notes.txt')
+    writeFileSync(path, 'precious notes that are not a database at all, long enough to have a header\n'.repeat(4))
+    await expect(openSqliteSink(path)).rejects.toMatchObject({code: 'sink_invalid', exitCode: 2})
+    expect(readFileSync(path, 'utf8')).toMatch(/^precious/)
+  })
 })
 
 describe('runSync over several profiles', () => {
