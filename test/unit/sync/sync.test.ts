@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import type {BookingsQuery} from '../../../src/client/index.js'
 import type {Booking, BookingsPage} from '../../../src/contract/bookings.js'
 import {syncProfile, type BookingPages} from '../../../src/sync/engine.js'
-import {runSync, type ProfileClient} from '../../../src/sync/index.js'
+import {runSync, summaryLine, syncExitCode, type ProfileClient, type SyncRunSummary} from '../../../src/sync/index.js'
 import type {Sink} from '../../../src/sync/sink.js'
 import {openCsvSink} from '../../../src/sync/sinks/csv.js'
 import {openJsonlSink} from '../../../src/sync/sinks/jsonl.js'
@@ -271,5 +271,32 @@ describe('runSync over several profiles', () => {
     expect(summary.failed).toEqual([{profile: 'broken', exit_code: 1, error: {code: 'unexpected', message: 'login needed'}}])
     expect([...contents('sqlite', path, 'one').keys()]).toEqual([booking(1, 0).id])
     expect([...contents('sqlite', path, 'two').keys()]).toEqual([booking(2, 0).id])
+  })
+})
+
+describe('the exit code and summary line of a run', () => {
+  const run = (synced: string[], failed: Array<[string, number]>): SyncRunSummary => ({
+    sink: 'sqlite',
+    path: 'b.sqlite',
+    pages: 1,
+    fetched: 1,
+    inserted: 1,
+    updated: 0,
+    removed: 0,
+    seconds: 0.5,
+    profiles: synced.map((profile) => ({profile, full: true, updated_since: null, next_updated_since: 'x', pages: 1, fetched: 1, inserted: 1, updated: 0, unchanged: 0, removed: 0, seconds: 0.5})),
+    failed: failed.map(([profile, exit_code]) => ({profile, exit_code, error: {code: 'c', message: 'm'}})),
+  })
+
+  it('0 when every profile synced; 5 when some synced and some failed; all failed alike: their code; all failed differently: 5', () => {
+    expect(syncExitCode(run(['a'], []))).toBe(0)
+    expect(syncExitCode(run(['a'], [['b', 3]]))).toBe(5)
+    expect(syncExitCode(run([], [['a', 3], ['b', 3]]))).toBe(3)
+    expect(syncExitCode(run([], [['a', 3], ['b', 75]]))).toBe(5)
+  })
+
+  it('one line: pages, fetched, inserted, updated, removed, seconds, and the profiles that failed', () => {
+    expect(summaryLine(run(['a'], []))).toBe('Synced bookings of profile a into b.sqlite: 1 page, 1 fetched, 1 inserted, 0 updated, 0 removed in 0.50 s\n')
+    expect(summaryLine(run(['a', 'b'], [['c', 3]]))).toMatch(/^Synced bookings of 2 profiles into b\.sqlite: .*; 1 failed \(c\)\n$/)
   })
 })
