@@ -37,6 +37,8 @@ export function serviceTransport(options: ServiceHttpOptions, appUrl: string): T
     trace: options.trace,
     env: options.env,
     onPacingWait: options.onPacingWait,
+    // A local sandbox started with --rate-limits off (benchmarks, tests) enforces no limit to pace for.
+    pacing: options.env.PMS_PACING !== 'off',
     ...connectionPacing(options, appUrl),
   })
 }

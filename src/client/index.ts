@@ -6,6 +6,7 @@ import {RestrictionBatchesResource} from './resources/restriction-batches.js'
 import {RestrictionsResource} from './resources/restrictions.js'
 import {Transport, type Query, type TransportOptions} from './transport.js'
 
+export type {BookingsQuery} from './resources/bookings.js'
 export type {TokenProvider} from './token-provider.js'
 export {anonymousTokenProvider, staticTokenProvider} from './token-provider.js'
 export * from './errors.js'

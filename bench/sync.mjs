@@ -1,0 +1,56 @@
+// Bookings per second of a full `pms bookings sync` of the sandbox's bookings into SQLite (rate
+// limits off), and the number of API calls of an incremental run with nothing changed.
+// Run after `npm run build`: node bench/sync.mjs [--bookings 100000]
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+const args = process.argv.slice(2)
+const index = args.indexOf('--bookings')
+const bookings = index === -1 ? 100_000 : Number(args[index + 1])
+const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const baseEnv = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', NO_COLOR: '1'}
+
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limits', 'off', '--bookings', String(bookings)], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: baseEnv,
+})
+const line = await new Promise((resolve, reject) => {
+  sandbox.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)))
+  createInterface({input: sandbox.stdout}).once('line', resolve)
+})
+const {app_url: appUrl} = JSON.parse(line)
+const dir = mkdtempSync(join(tmpdir(), 'pms-bench-sync-'))
+
+/** Runs `pms bookings sync --json`; answers the summary and the wall-clock seconds from spawn to exit. */
+function sync(env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(process.execPath, [bin, 'bookings', 'sync', '--to', join(dir, 'bookings.sqlite'), '--json'], {env, stdio: ['ignore', 'pipe', 'inherit']})
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`pms bookings sync exited with ${code}`))
+      resolve({summary: JSON.parse(out), wall: Number(process.hrtime.bigint() - started) / 1e9})
+    })
+  })
+}
+
+try {
+  const tokens = await (await fetch(`${appUrl}/_sandbox/connect`, {method: 'POST'})).json()
+  // The sandbox runs without rate limits, so pms is told not to pace its reads either.
+  const env = {...baseEnv, PMS_APP_URL: appUrl, PMS_ACCESS_TOKEN: tokens.access_token, PMS_CONFIG_DIR: join(dir, 'config'), PMS_PACING: 'off'}
+  const full = await sync(env)
+  const {fetched, pages, seconds} = full.summary
+  console.log(`full sync: ${fetched} bookings in ${pages} pages, ${seconds.toFixed(2)} s in the sync (${Math.round(fetched / seconds)} bookings/s), ${full.wall.toFixed(2)} s from spawn to exit (${Math.round(fetched / full.wall)} bookings/s)`)
+  await fetch(`${appUrl}/_sandbox/requests`, {method: 'DELETE'})
+  const idle = await sync(env)
+  const calls = (await (await fetch(`${appUrl}/_sandbox/requests`)).json()).data.filter((request) => request.path.startsWith('/api/'))
+  console.log(`incremental sync with nothing changed: ${calls.length} API call${calls.length === 1 ? '' : 's'} (${calls.map((c) => `${c.method} ${c.path}`).join(', ')}), ${idle.summary.fetched} fetched, ${idle.wall.toFixed(2)} s from spawn to exit`)
+} finally {
+  sandbox.kill('SIGTERM')
+  rmSync(dir, {recursive: true, force: true})
+}

@@ -1,0 +1,126 @@
+/** What the bookings commands share between the terminal and src/: columns, the sync's profiles and its progress line. */
+import {loadConfig} from '../../auth/config.js'
+import {loadProfile} from '../../auth/index.js'
+import {ApiError, UsageError, type BookingsQuery, type PmsClient} from '../../client/index.js'
+import type {Booking, LockCode} from '../../contract/bookings.js'
+import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
+import type {SyncRunSummary} from '../../sync/index.js'
+import type {RunContext} from '../base-command.js'
+import {assertUuid} from '../ids.js'
+import {toCsv, type Column} from '../output.js'
+import {renderError} from '../render-error.js'
+
+export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<Booking[]> {
+  for (const id of query.propertyIds ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
+  const bookings: Booking[] = []
+  for await (const booking of client.bookings.list(query)) bookings.push(booking)
+  return bookings
+}
+
+const guests = (b: Booking) => b.occupancy.adults + b.occupancy.children + b.occupancy.infants
+
+export const bookingColumns: Column<Booking>[] = [
+  {header: 'id', value: (b) => b.id},
+  {header: 'property_id', value: (b) => b.property_id},
+  {header: 'status', value: (b) => b.status},
+  {header: 'check_in', value: (b) => b.check_in},
+  {header: 'check_out', value: (b) => b.check_out},
+  {header: 'guests', value: guests, align: 'right'},
+  {header: 'channel', value: (b) => b.sales_channel.code},
+  {header: 'reference', value: (b) => b.channel_reference},
+  {header: 'guest_name', value: (b) => b.guest.name, wrap: true},
+  {header: 'total', value: (b) => (b.price ? `${b.price.total} ${b.price.currency}` : null), align: 'right'},
+  {header: 'updated_at', value: (b) => b.updated_at},
+]
+
+export async function listLockCodes(client: PmsClient, bookingId: string): Promise<LockCode[]> {
+  assertUuid(bookingId, 'booking', 'copy the id from the first column of pms bookings list')
+  try {
+    return await client.bookings.lockCodes(bookingId)
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
+    throw new ApiError({
+      status: error.status,
+      code: error.code,
+      message: `Booking ${bookingId} has no lock codes to read: it is not in the Connection Scope, or it has no stay dates`,
+      details: error.details,
+      body: error.body,
+      headers: error.headers,
+      suggestion: 'check the id with pms bookings list: a booking without stay dates has no lock codes, and one outside the Connection Scope looks missing',
+    })
+  }
+}
+
+/** A key box's code is static; a smart lock's code is `pending` until the lock confirms it. */
+export const lockCodeColumns: Column<LockCode>[] = [
+  {header: 'lock', value: (l) => l.lock_name ?? l.lock_id, wrap: true},
+  {header: 'type', value: (l) => l.lock_type},
+  {header: 'code', value: (l) => l.static_code ?? l.lock_code},
+  {header: 'status', value: (l) => (l.static_code !== null && l.lock_code === null ? 'static' : l.status)},
+  {header: 'valid_from', value: (l) => l.valid_from},
+  {header: 'valid_until', value: (l) => l.valid_until},
+]
+
+export function renderLockCodes(codes: LockCode[], render: (rows: LockCode[]) => string): string {
+  return codes.length === 0 ? 'No lock codes for this booking (a cancelled booking has none).\n' : render(codes)
+}
+
+/**
+ * The profiles a sync walks: the run's profile, or with --all-profiles every profile with a stored
+ * login, in name order. PMS_ACCESS_TOKEN is one connection's token, so it cannot serve several.
+ */
+export function profilesToSync(ctx: RunContext, allProfiles: boolean): string[] {
+  if (!allProfiles) return [loadProfile({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io}).name]
+  if (ctx.env.PMS_ACCESS_TOKEN) {
+    throw new UsageError('--all-profiles uses the stored login of each profile, and PMS_ACCESS_TOKEN is set', {
+      code: 'invalid_argument',
+      suggestion: 'unset PMS_ACCESS_TOKEN, or sync one connection without --all-profiles',
+    })
+  }
+  const profiles = Object.entries(loadConfig(ctx.configDir).config.profiles)
+    .filter(([, settings]) => settings.credential_store !== undefined)
+    .map(([name]) => name)
+    .sort()
+  if (profiles.length === 0) throw new UsageError('No profile has a stored login', {code: 'not_logged_in', suggestion: 'pms login (with --profile NAME for each account)'})
+  return profiles
+}
+
+export interface SyncFlags {
+  to: string
+  full: boolean
+  property?: string[]
+  allProfiles: boolean
+}
+
+/** Runs the sync of the command's flags: clients per profile, the CSV writer, a progress line on a terminal. */
+export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<SyncRunSummary> {
+  const [{runSync, BOOKING_ROW_COLUMNS}, {createClient}] = await Promise.all([import('../../sync/index.js'), import('../session.js')])
+  for (const id of flags.property ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
+  if ((flags.property?.length ?? 0) > MAX_PROPERTIES_PER_CALL) {
+    throw new UsageError(`--property names ${flags.property?.length} Properties; a sync walks at most ${MAX_PROPERTIES_PER_CALL}`, {
+      code: 'invalid_argument',
+      suggestion: 'leave --property out to sync every Property, or split the Properties over several files',
+    })
+  }
+  const profiles = profilesToSync(ctx, flags.allProfiles)
+  const {io} = ctx
+  const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
+  const summary = await runSync({
+    sinkPath: flags.to,
+    profiles,
+    full: flags.full,
+    propertyIds: flags.property,
+    configDir: ctx.configDir,
+    now: () => ctx.clock.now(),
+    clientFor: (profile) => createClient({...ctx, profile}),
+    csvRender: (rows) => toCsv(csvColumns, rows),
+    onPage: io.stderrIsTTY ? (profile, fetched) => io.err(`\r\u001B[2Ksyncing bookings of profile ${profile}: ${fetched} fetched`) : undefined,
+    onFailure: (profile, error) => {
+      if (io.stderrIsTTY) io.err('\r\u001B[2K')
+      // The profile's own error and advice, named, and the run goes on with the next profile.
+      io.err(`profile ${profile}: ${renderError(error).text}`)
+    },
+  })
+  if (io.stderrIsTTY) io.err('\r\u001B[2K')
+  return summary
+}

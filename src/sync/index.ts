@@ -1,0 +1,145 @@
+/**
+ * `pms bookings sync`: the contract's incremental sync of GET /bookings into a sink, for one
+ * profile or every logged-in profile, under a lock per profile and sink.
+ */
+import {extname} from 'node:path'
+import {ExitCode, PmsError} from '../client/errors.js'
+import {syncProfile, type BookingPages, type ProfileSyncSummary} from './engine.js'
+import {withSyncLock} from './lock.js'
+import type {Sink, SinkKind} from './sink.js'
+import type {CsvRender} from './sinks/csv.js'
+
+export {BOOKING_ROW_COLUMNS} from './rows.js'
+
+/** The sink a file name asks for: .jsonl and .csv by their extension, SQLite for anything else. */
+function sinkKindOf(path: string): SinkKind {
+  const extension = extname(path).toLowerCase()
+  if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl'
+  if (extension === '.csv') return 'csv'
+  return 'sqlite'
+}
+
+async function openSink(path: string, csvRender: CsvRender): Promise<Sink> {
+  switch (sinkKindOf(path)) {
+    case 'jsonl':
+      return (await import('./sinks/jsonl.js')).openJsonlSink(path)
+    case 'csv':
+      return (await import('./sinks/csv.js')).openCsvSink(path, csvRender)
+    default:
+      return (await import('./sinks/sqlite.js')).openSqliteSink(path)
+  }
+}
+
+export interface ProfileClient {
+  bookings: BookingPages
+  close(): Promise<void>
+}
+
+export interface SyncRunOptions {
+  sinkPath: string
+  profiles: readonly string[]
+  full: boolean
+  propertyIds?: readonly string[]
+  configDir: string
+  now: () => number
+  /** The API client of one profile (its login, its pacing). */
+  clientFor: (profile: string) => Promise<ProfileClient>
+  csvRender: CsvRender
+  onPage?: (profile: string, fetched: number) => void
+  /** Called when a profile fails and the run goes on with the next one. */
+  onFailure?: (profile: string, error: unknown) => void
+}
+
+export interface SyncRunSummary {
+  sink: SinkKind
+  path: string
+  pages: number
+  fetched: number
+  inserted: number
+  updated: number
+  removed: number
+  seconds: number
+  profiles: ProfileSyncSummary[]
+  failed: Array<{profile: string; exit_code: number; error: {code: string; message: string}}>
+}
+
+/**
+ * Syncs each profile in turn, each with its own cursor. With several profiles, one that fails
+ * (login needed, connection revoked, the service down) is reported and the others go on; with one,
+ * its error is thrown as is. A SQLite file takes a lock per profile (SQLite serializes the writes);
+ * a JSONL or CSV file is one file for every profile, so its lock covers the whole file.
+ */
+export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> {
+  const started = options.now()
+  const kind = sinkKindOf(options.sinkPath)
+  const summary: SyncRunSummary = {sink: kind, path: options.sinkPath, pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0, seconds: 0, profiles: [], failed: []}
+  const single = options.profiles.length === 1
+  const perProfile = async (sink: Sink, profile: string) => {
+    const client = await options.clientFor(profile)
+    try {
+      return await syncProfile(client.bookings, sink, profile, {
+        full: options.full,
+        propertyIds: options.propertyIds,
+        now: options.now,
+        onPage: (fetched) => options.onPage?.(profile, fetched),
+      })
+    } finally {
+      await client.close()
+    }
+  }
+  const all = async (lockProfile: (profile: string) => Promise<ProfileSyncSummary>) => {
+    for (const profile of options.profiles) {
+      try {
+        const result = await lockProfile(profile)
+        summary.profiles.push(result)
+        for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) summary[key] += result[key]
+      } catch (error) {
+        if (single) throw error
+        options.onFailure?.(profile, error)
+        const known = error instanceof PmsError ? error : undefined
+        summary.failed.push({
+          profile,
+          exit_code: known?.exitCode ?? ExitCode.failure,
+          error: {code: known?.code ?? 'unexpected', message: error instanceof Error ? error.message : String(error)},
+        })
+      }
+    }
+  }
+  if (kind === 'sqlite') {
+    const sink = await openSink(options.sinkPath, options.csvRender)
+    try {
+      await all((profile) => withSyncLock(options.configDir, profile, options.sinkPath, () => perProfile(sink, profile)))
+    } finally {
+      await sink.close()
+    }
+  } else {
+    await withSyncLock(options.configDir, undefined, options.sinkPath, async () => {
+      const sink = await openSink(options.sinkPath, options.csvRender)
+      try {
+        await all((profile) => perProfile(sink, profile))
+      } finally {
+        await sink.close()
+      }
+    })
+  }
+  summary.seconds = Math.round((options.now() - started) / 10) / 100
+  return summary
+}
+
+export function summaryLine(summary: SyncRunSummary): string {
+  const profiles = summary.profiles.map((p) => p.profile)
+  const who = profiles.length === 1 ? `profile ${profiles[0]}` : `${profiles.length} profiles`
+  const failed = summary.failed.length > 0 ? `; ${summary.failed.length} failed (${summary.failed.map((f) => f.profile).join(', ')})` : ''
+  return `Synced bookings of ${who} into ${summary.path}: ${summary.pages} ${summary.pages === 1 ? 'page' : 'pages'}, ${summary.fetched} fetched, ${summary.inserted} inserted, ${summary.updated} updated, ${summary.removed} removed in ${summary.seconds.toFixed(2)} s${failed}\n`
+}
+
+/**
+ * 0 when every profile synced; 5 when some did and some failed; when every profile failed, their
+ * common exit code (all needing a login: 3), else 5.
+ */
+export function syncExitCode(summary: SyncRunSummary): number {
+  if (summary.failed.length === 0) return ExitCode.ok
+  const codes = new Set(summary.failed.map((failure) => failure.exit_code))
+  if (summary.profiles.length === 0 && codes.size === 1) return [...codes][0] as number
+  return ExitCode.partial
+}

@@ -1,0 +1,97 @@
+import {existsSync, readFileSync} from 'node:fs'
+import {parse} from 'csv-parse/sync'
+import {SinkInvalidError} from '../errors.js'
+import {writeFileAtomicSync} from '../../fs/atomic-write.js'
+import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
+import {BOOKING_ROW_COLUMNS, bookingRow, rowKey, type BookingRow} from '../rows.js'
+import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+
+/** A row as its CSV cells: every column of BOOKING_ROW_COLUMNS, empty for null. */
+export type CsvCells = Record<(typeof BOOKING_ROW_COLUMNS)[number], string>
+
+/** Renders the snapshot; the CLI hands in the project's one CSV writer. */
+export type CsvRender = (rows: readonly CsvCells[]) => string
+
+function cellsOf(row: BookingRow): CsvCells {
+  const cells = {} as CsvCells
+  for (const column of BOOKING_ROW_COLUMNS) cells[column] = row[column] === null ? '' : String(row[column])
+  return cells
+}
+
+/** Equal apart from when they were written. */
+function sameBooking(a: CsvCells, b: CsvCells): boolean {
+  return BOOKING_ROW_COLUMNS.every((column) => column === 'synced_at' || a[column] === b[column])
+}
+
+/**
+ * CSV: a full snapshot for spreadsheets. The rows of the previous snapshot are read back, the
+ * walk's changes applied, and the whole file replaced at once (temporary file, then rename) once
+ * the walk ends; then the cursor is written beside it. A run killed before the rename leaves the
+ * old snapshot and the old cursor; one killed between the two fetches the same changes again.
+ */
+export function openCsvSink(path: string, render: CsvRender): Sink {
+  const state = openFileState(path)
+  const rows = new Map<string, CsvCells>()
+  if (existsSync(path)) {
+    try {
+      const records = parse(readFileSync(path, 'utf8'), {columns: true, skip_empty_lines: true}) as CsvCells[]
+      for (const record of records) rows.set(rowKey(record.profile, record.id), record)
+    } catch (error) {
+      throw new SinkInvalidError(`Cannot read the snapshot ${path}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
+    }
+  }
+  return new CsvSink(path, render, state, rows)
+}
+
+class CsvSink implements Sink {
+  readonly kind = 'csv' as const
+
+  constructor(
+    readonly path: string,
+    private readonly render: CsvRender,
+    private readonly state: FileState,
+    private readonly rows: Map<string, CsvCells>,
+  ) {}
+
+  cursor(profile: string, scope: string): string | undefined {
+    return this.state.cursors[cursorKey(profile, scope)]?.updated_since
+  }
+
+  async commit(commit: SinkCommit): Promise<CommitCounts> {
+    const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
+    for (const booking of commit.bookings) {
+      const key = rowKey(commit.profile, booking.id)
+      const cells = cellsOf(bookingRow(commit.profile, booking, commit.syncedAt))
+      const before = this.rows.get(key)
+      if (before && sameBooking(before, cells)) continue
+      if (before) counts.updated++
+      else counts.inserted++
+      this.rows.set(key, cells)
+    }
+    const end = commit.end
+    if (!end) return counts
+    if (end.seen) {
+      const inScope = end.propertyIds ? new Set(end.propertyIds) : undefined
+      for (const cells of this.rows.values()) {
+        if (cells.profile !== commit.profile || cells.removed_at !== '' || end.seen.has(cells.id)) continue
+        if (inScope && !inScope.has(cells.property_id)) continue
+        cells.removed_at = commit.syncedAt
+        cells.synced_at = commit.syncedAt
+        counts.removed++
+      }
+    }
+    const sorted = [...this.rows.values()].sort((a, b) => (a.profile === b.profile ? (a.id < b.id ? -1 : 1) : a.profile < b.profile ? -1 : 1))
+    // A snapshot for other tools: readable like a file they would write themselves.
+    writeFileAtomicSync(this.path, this.render(sorted), {mode: 0o644})
+    const key = cursorKey(commit.profile, commit.scope)
+    this.state.cursors[key] = {
+      updated_since: end.nextUpdatedSince,
+      synced_at: commit.syncedAt,
+      full_synced_at: end.seen ? commit.syncedAt : (this.state.cursors[key]?.full_synced_at ?? null),
+    }
+    writeFileState(this.path, this.state)
+    return counts
+  }
+
+  async close(): Promise<void> {}
+}

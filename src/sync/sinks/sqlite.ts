@@ -1,0 +1,162 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import {SinkInvalidError} from '../errors.js'
+import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
+import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+
+/** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
+const SCHEMA_VERSION = 1
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS bookings (
+  profile TEXT NOT NULL,
+  id TEXT NOT NULL,
+  property_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  check_in TEXT,
+  check_out TEXT,
+  adults INTEGER NOT NULL,
+  children INTEGER NOT NULL,
+  infants INTEGER NOT NULL,
+  channel_code TEXT NOT NULL,
+  channel_name TEXT NOT NULL,
+  channel_reference TEXT,
+  guest_name TEXT,
+  guest_email TEXT,
+  guest_phone TEXT,
+  currency TEXT,
+  total REAL,
+  paid REAL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  removed_at TEXT,
+  synced_at TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (profile, id)
+);
+CREATE INDEX IF NOT EXISTS bookings_by_property ON bookings (profile, property_id);
+CREATE TABLE IF NOT EXISTS sync_state (
+  profile TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  updated_since TEXT NOT NULL,
+  synced_at TEXT NOT NULL,
+  full_synced_at TEXT,
+  PRIMARY KEY (profile, scope)
+);
+`
+
+/**
+ * The default sink: one SQLite file. better-sqlite3 is imported here, on first use, so that no
+ * other command pays for loading it. Each page is one transaction; the last page's transaction
+ * also stores the cursor (and, with --full, the removals), so a kill at any moment leaves either
+ * the old cursor or the new one with every row it covers.
+ */
+export async function openSqliteSink(path: string): Promise<Sink> {
+  const {default: Database} = await import('better-sqlite3')
+  let db: BetterSqlite3.Database | undefined
+  try {
+    db = new Database(path, {timeout: 5000})
+    db.pragma('journal_mode = WAL')
+    // In WAL mode, NORMAL keeps every commit through a killed process; a power cut may undo the last
+    // commits, rows and cursor together (they share a transaction), which the next run fetches again.
+    db.pragma('synchronous = NORMAL')
+    const version = db.pragma('user_version', {simple: true}) as number
+    if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
+    db.exec(SCHEMA)
+    db.pragma(`user_version = ${SCHEMA_VERSION}`)
+  } catch (error) {
+    db?.close()
+    if (error instanceof SinkInvalidError) throw error
+    // Not a database (another program's file), or one whose tables are not ours.
+    throw new SinkInvalidError(`${path} cannot be used as the bookings database: ${(error as Error).message}`, 'choose a new file for --to (.jsonl and .csv pick the other sinks)', error)
+  }
+  return new SqliteSink(db, path)
+}
+
+class SqliteSink implements Sink {
+  readonly kind = 'sqlite' as const
+  private readonly readCursor: BetterSqlite3.Statement<[string, string], {updated_since: string}>
+  private readonly readRecords: BetterSqlite3.Statement<[string, string], {id: string; record: string; removed_at: string | null}>
+  private readonly upsert: BetterSqlite3.Statement
+  private readonly liveIds: BetterSqlite3.Statement<[string], {id: string; property_id: string}>
+  private readonly markRemoved: BetterSqlite3.Statement<[string, string, string, string]>
+  private readonly saveCursor: BetterSqlite3.Statement
+  private readonly commitPage: (commit: SinkCommit) => CommitCounts
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    readonly path: string,
+  ) {
+    const columns = [...BOOKING_ROW_COLUMNS, 'record']
+    this.readCursor = db.prepare('SELECT updated_since FROM sync_state WHERE profile = ? AND scope = ?')
+    // One read per page (the page's ids as a JSON array) rather than one per booking.
+    this.readRecords = db.prepare('SELECT id, record, removed_at FROM bookings WHERE profile = ? AND id IN (SELECT value FROM json_each(?))')
+    this.upsert = db.prepare(
+      `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+       ON CONFLICT (profile, id) DO UPDATE SET ${columns
+         .filter((c) => c !== 'profile' && c !== 'id')
+         .map((c) => `${c} = excluded.${c}`)
+         .join(', ')}`,
+    )
+    this.liveIds = db.prepare('SELECT id, property_id FROM bookings WHERE profile = ? AND removed_at IS NULL')
+    this.markRemoved = db.prepare('UPDATE bookings SET removed_at = ?, synced_at = ? WHERE profile = ? AND id = ?')
+    this.saveCursor = db.prepare(
+      `INSERT INTO sync_state (profile, scope, updated_since, synced_at, full_synced_at) VALUES (@profile, @scope, @updated_since, @synced_at, @full_synced_at)
+       ON CONFLICT (profile, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
+         full_synced_at = COALESCE(excluded.full_synced_at, sync_state.full_synced_at)`,
+    )
+    this.commitPage = db.transaction((commit: SinkCommit): CommitCounts => {
+      const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
+      const stored = new Map<string, {record: string; removed_at: string | null}>()
+      if (commit.bookings.length > 0) {
+        for (const row of this.readRecords.all(commit.profile, JSON.stringify(commit.bookings.map((b) => b.id)))) stored.set(row.id, row)
+      }
+      for (const booking of commit.bookings) {
+        const record = JSON.stringify(booking)
+        const before = stored.get(booking.id)
+        // The same record again (an inclusive updated_since brings the last change back) is left alone.
+        if (before && before.record === record && before.removed_at === null) continue
+        if (before) counts.updated++
+        else counts.inserted++
+        // A booking met twice in one page counts once.
+        stored.set(booking.id, {record, removed_at: null})
+        const row = bookingRow(commit.profile, booking, commit.syncedAt)
+        this.upsert.run(...BOOKING_ROW_COLUMNS.map((column) => row[column]), record)
+      }
+      const end = commit.end
+      if (end) {
+        if (end.seen) counts.removed = this.removeUnseen(commit.profile, end.seen, end.propertyIds, commit.syncedAt)
+        this.saveCursor.run({
+          profile: commit.profile,
+          scope: commit.scope,
+          updated_since: end.nextUpdatedSince,
+          synced_at: commit.syncedAt,
+          full_synced_at: end.seen ? commit.syncedAt : null,
+        })
+      }
+      return counts
+    })
+  }
+
+  cursor(profile: string, scope: string): string | undefined {
+    return this.readCursor.get(profile, scope)?.updated_since
+  }
+
+  async commit(commit: SinkCommit): Promise<CommitCounts> {
+    return this.commitPage(commit)
+  }
+
+  private removeUnseen(profile: string, seen: ReadonlySet<string>, propertyIds: readonly string[] | undefined, at: string): number {
+    const inScope = propertyIds ? new Set(propertyIds) : undefined
+    let removed = 0
+    for (const row of this.liveIds.all(profile)) {
+      if (seen.has(row.id) || (inScope && !inScope.has(row.property_id))) continue
+      this.markRemoved.run(at, at, profile, row.id)
+      removed++
+    }
+    return removed
+  }
+
+  async close(): Promise<void> {
+    this.db.close()
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The promise of `pms bookings sync` to a cron job: a run killed at any moment loses nothing and
+ * doubles nothing. Twenty runs are SIGKILLed at random moments while the sandbox keeps changing
+ * bookings; then one run finishes and the sink must equal the listing.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {Booking} from '../../src/contract/bookings.js'
+import {apiListing, changeBookings, liveRecords, replayJsonl, sqliteBookings} from './support/bookings.js'
+import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
+import {connect, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const KILLS = 20
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('pms bookings sync killed at random moments', () => {
+  let sandbox: StartedSandbox
+  let token: string
+  let env: Record<string, string>
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--bookings', '30000', '--rate-limits', 'off'], {timeoutMs: 60_000})
+    token = (await connect(sandbox.appUrl)).access_token
+    // The sandbox enforces no limit, so runs go at full speed and the kills land in walks and writes, not in waits.
+    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off'}
+  }, 90_000)
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  /** Creates, changes, cancels and removes bookings until stopped; returns the ids it removed. */
+  function keepChanging(): {stop(): Promise<Set<string>>} {
+    let running = true
+    const removed = new Set<string>()
+    const loop = (async () => {
+      while (running) {
+        const roll = Math.random()
+        const action = roll < 0.3 ? 'create' : roll < 0.75 ? 'change' : roll < 0.9 ? 'cancel' : 'remove'
+        try {
+          const result = await changeBookings(sandbox.appUrl, {action})
+          if (action === 'remove') removed.add(result.booking_id)
+        } catch {
+          // "No booking fits" for a cancel when all are cancelled: the next roll does something else.
+        }
+        await sleep(5 + Math.random() * 20)
+      }
+    })()
+    return {
+      async stop() {
+        running = false
+        await loop
+        return removed
+      },
+    }
+  }
+
+  /** Starts a sync and SIGKILLs it after a random delay unless it ended first; resolves with how it ended. */
+  function runAndMaybeKill(args: string[], configDir: string): Promise<{killed: boolean; code: number | null}> {
+    const child = spawn(process.execPath, [PMS_BIN, 'bookings', 'sync', ...args], {
+      env: {...process.env, ...env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
+      stdio: 'ignore',
+    })
+    const exited = new Promise<{killed: boolean; code: number | null}>((resolve) => child.once('exit', (code, signal) => resolve({killed: signal === 'SIGKILL', code})))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 200 + Math.random() * 1800)
+    return exited.finally(() => clearTimeout(timer))
+  }
+
+  /** One run that is let finish (75 only while a lock of a run killed before naming itself goes stale). */
+  async function finish(args: string[], configDir: string) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const result = await runPms(['bookings', 'sync', '--json', ...args], {env, configDir, timeoutMs: 120_000})
+      if (result.code !== 75) return result
+      await sleep(1000)
+    }
+    throw new Error('the sync stayed locked')
+  }
+
+  async function crashLoop(file: string, configDir: string) {
+    const changes = keepChanging()
+    const outcomes: Array<{killed: boolean; code: number | null}> = []
+    for (let i = 0; i < KILLS; i++) {
+      // Half of the runs read everything (--full), so that kills also land in long walks and removals.
+      outcomes.push(await runAndMaybeKill(['--to', file, ...(Math.random() < 0.5 ? ['--full'] : [])], configDir))
+    }
+    const removed = await changes.stop()
+    // Every run either was killed or ended cleanly (0), or met a killed run's lock (75): never a failure.
+    expect(outcomes.filter((o) => !o.killed && o.code !== 0 && o.code !== 75)).toEqual([])
+    expect(outcomes.filter((o) => o.killed).length).toBeGreaterThanOrEqual(KILLS / 2)
+    return removed
+  }
+
+  /** An incremental run, after all that, must already hold every booking of the listing in its current version. */
+  function expectHoldsListing(held: Map<string, Booking>, listing: Map<string, Booking>, removed: Set<string>) {
+    const live = new Map([...held].filter(([id]) => !removed.has(id)))
+    expect(live.size).toBe(listing.size)
+    expect(live).toEqual(listing)
+  }
+
+  it('SQLite: after 20 kills, one incremental run holds the listing exactly; a --full run then marks the removed ones', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pms-crash-')), 'bookings.sqlite')
+    const configDir = tempConfigDir()
+    const removed = await crashLoop(file, configDir)
+    const last = await finish(['--to', file], configDir)
+    expect(last.code, last.stderr).toBe(0)
+    const listing = await apiListing(sandbox.appUrl, token)
+    expectHoldsListing(liveRecords(sqliteBookings(file)), listing, removed)
+    // Keyed by id: a booking can be in the file once only; check the table says so too.
+    expect(sqliteBookings(file).size).toBe(new Set(sqliteBookings(file).keys()).size)
+    const full = await finish(['--to', file, '--full'], configDir)
+    expect(full.code, full.stderr).toBe(0)
+    expect(liveRecords(sqliteBookings(file))).toEqual(listing)
+  }, 300_000)
+
+  it('JSONL: after 20 kills, replaying the file after one incremental run gives the listing; no line is doubled', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pms-crash-')), 'feed.jsonl')
+    const configDir = tempConfigDir()
+    const removed = await crashLoop(file, configDir)
+    const last = await finish(['--to', file], configDir)
+    expect(last.code, last.stderr).toBe(0)
+    const listing = await apiListing(sandbox.appUrl, token)
+    expectHoldsListing(replayJsonl(file), listing, removed)
+    const full = await finish(['--to', file, '--full'], configDir)
+    expect(full.code, full.stderr).toBe(0)
+    expect(replayJsonl(file)).toEqual(listing)
+    // Each line is a change: the same version of a booking never appears twice.
+    const {readFileSync} = await import('node:fs')
+    const versions = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as {removed_at: string | null; booking: Booking})
+      .filter((line) => line.removed_at === null)
+      .map((line) => `${line.booking.id} ${JSON.stringify(line.booking)}`)
+    expect(versions.length).toBe(new Set(versions).size)
+  }, 300_000)
+})

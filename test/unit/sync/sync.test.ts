@@ -1,0 +1,302 @@
+import {appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import Database from 'better-sqlite3'
+import {describe, expect, it} from 'vitest'
+import type {BookingsQuery} from '../../../src/client/index.js'
+import type {Booking, BookingsPage} from '../../../src/contract/bookings.js'
+import {syncProfile, type BookingPages} from '../../../src/sync/engine.js'
+import {runSync, summaryLine, syncExitCode, type ProfileClient, type SyncRunSummary} from '../../../src/sync/index.js'
+import type {Sink} from '../../../src/sync/sink.js'
+import {openCsvSink} from '../../../src/sync/sinks/csv.js'
+import {openJsonlSink} from '../../../src/sync/sinks/jsonl.js'
+import {openSqliteSink} from '../../../src/sync/sinks/sqlite.js'
+
+const PROPERTY_A = '11111111-1111-4111-8111-111111111111'
+const PROPERTY_B = '22222222-2222-4222-8222-222222222222'
+
+function booking(n: number, updatedAt: number, fields: Partial<Booking> = {}): Booking {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    property_id: n % 2 === 0 ? PROPERTY_A : PROPERTY_B,
+    status: 'confirmed',
+    check_in: '2027-01-10',
+    check_out: '2027-01-12',
+    occupancy: {adults: 2, children: 0, infants: 0},
+    sales_channel: {code: 'airbnb', name: 'Airbnb'},
+    channel_reference: `R${n}`,
+    guest: {name: `Guest ${n}`, email: null, phone: null},
+    price: {currency: 'EUR', total: 100 + n, paid: 0},
+    created_at: new Date(updatedAt).toISOString(),
+    updated_at: new Date(updatedAt).toISOString(),
+    ...fields,
+  }
+}
+
+/**
+ * GET /bookings as docs/contract-gaps.md row 11 describes it, in memory: ordered by updated_at then
+ * id, `updated_since` inclusive, `next_updated_since` the instant the walk began; pages of 2.
+ */
+class FakeService implements BookingPages {
+  now = Date.parse('2026-11-22T10:00:00.000Z')
+  readonly bookings = new Map<string, Booking>()
+  readonly queries: BookingsQuery[] = []
+  /** Throws when this many pages have been served (a killed run or a failing service). */
+  failAfterPages: number | undefined
+
+  put(b: Booking): void {
+    this.bookings.set(b.id, b)
+  }
+  change(id: string, fields: Partial<Booking>): void {
+    this.now += 1000
+    this.put({...(this.bookings.get(id) as Booking), ...fields, updated_at: new Date(this.now).toISOString()})
+  }
+  listing(): Booking[] {
+    return [...this.bookings.values()].sort((a, b) => (a.id < b.id ? -1 : 1))
+  }
+  async *pages(query: BookingsQuery): AsyncIterable<BookingsPage> {
+    this.queries.push(query)
+    const startedAt = new Date(this.now).toISOString()
+    const since = query.updatedSince === undefined ? -Infinity : Date.parse(query.updatedSince)
+    const rows = [...this.bookings.values()]
+      .filter((b) => Date.parse(b.updated_at) >= since && (!query.propertyIds || query.propertyIds.includes(b.property_id)))
+      .sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1))
+    let served = 0
+    for (let i = 0; i === 0 || i < rows.length; i += 2) {
+      if (this.failAfterPages !== undefined && served >= this.failAfterPages) throw new Error('killed')
+      served++
+      const last = i + 2 >= rows.length
+      yield {data: rows.slice(i, i + 2), next_cursor: last ? null : `c${i + 2}`, next_updated_since: startedAt}
+    }
+  }
+}
+
+type Kind = 'sqlite' | 'jsonl' | 'csv'
+const csvRender = (rows: readonly Record<string, string>[]) => {
+  const header = Object.keys(rows[0] ?? {profile: ''})
+  return [header.join(','), ...rows.map((row) => header.map((h) => JSON.stringify(row[h])).join(','))].join('\n') + '\n'
+}
+
+function open(kind: Kind, path: string): Promise<Sink> | Sink {
+  if (kind === 'sqlite') return openSqliteSink(path)
+  if (kind === 'jsonl') return openJsonlSink(path)
+  return openCsvSink(path, csvRender)
+}
+
+/** What the sink holds for a profile: live bookings by id (the record, or the CSV's booking id and status). */
+function contents(kind: Kind, path: string, profile = 'p'): Map<string, {updated_at: string; removed: boolean}> {
+  const out = new Map<string, {updated_at: string; removed: boolean}>()
+  if (kind === 'sqlite') {
+    const db = new Database(path, {readonly: true})
+    const rows = db.prepare('SELECT id, updated_at, removed_at, record FROM bookings WHERE profile = ?').all(profile) as Array<{id: string; updated_at: string; removed_at: string | null; record: string}>
+    db.close()
+    for (const row of rows) {
+      expect((JSON.parse(row.record) as Booking).updated_at).toBe(row.updated_at)
+      out.set(row.id, {updated_at: row.updated_at, removed: row.removed_at !== null})
+    }
+  } else if (kind === 'jsonl') {
+    for (const line of readFileSync(path, 'utf8').split('\n').filter(Boolean)) {
+      const entry = JSON.parse(line) as {profile: string; removed_at: string | null; booking: Booking}
+      if (entry.profile === profile) out.set(entry.booking.id, {updated_at: entry.booking.updated_at, removed: entry.removed_at !== null})
+    }
+  } else {
+    const [header, ...lines] = readFileSync(path, 'utf8').trim().split('\n')
+    const names = (header as string).split(',')
+    for (const line of lines) {
+      const cells = line.split(',').map((cell) => JSON.parse(cell) as string)
+      const row = Object.fromEntries(names.map((name, i) => [name, cells[i]])) as Record<string, string>
+      if (row.profile === profile) out.set(row.id as string, {updated_at: row.updated_at as string, removed: row.removed_at !== ''})
+    }
+  }
+  return out
+}
+
+function expectEqualsListing(kind: Kind, path: string, service: FakeService): void {
+  const held = contents(kind, path)
+  const live = [...held].filter(([, row]) => !row.removed).map(([id, row]) => [id, row.updated_at] as const)
+  expect(new Map(live)).toEqual(new Map(service.listing().map((b) => [b.id, b.updated_at])))
+}
+
+async function sync(kind: Kind, path: string, service: FakeService, options: {full?: boolean; propertyIds?: string[]} = {}) {
+  const sink = await open(kind, path)
+  try {
+    return await syncProfile(service, sink, 'p', {now: () => service.now, ...options})
+  } finally {
+    await sink.close()
+  }
+}
+
+const tempFile = (name: string) => join(mkdtempSync(join(tmpdir(), 'pms-sync-')), name)
+
+describe.each<Kind>(['sqlite', 'jsonl', 'csv'])('bookings sync into %s', (kind) => {
+  const file = () => tempFile(`bookings.${kind}`)
+
+  it('a first walk reads everything; the next passes the last page\'s next_updated_since as updated_since and fetches only what changed', async () => {
+    const service = new FakeService()
+    for (let n = 1; n <= 5; n++) service.put(booking(n, service.now - 10_000 + n))
+    const path = file()
+    const first = await sync(kind, path, service)
+    expect(first).toMatchObject({pages: 3, fetched: 5, inserted: 5, updated: 0, full: true, updated_since: null})
+    expect(service.queries[0]).toMatchObject({updatedSince: undefined, limit: 500})
+    expectEqualsListing(kind, path, service)
+
+    service.change(booking(2, 0).id, {status: 'cancelled'})
+    const second = await sync(kind, path, service)
+    expect(service.queries[1]?.updatedSince).toBe(first.next_updated_since)
+    expect(second).toMatchObject({fetched: 1, inserted: 0, updated: 1})
+    expectEqualsListing(kind, path, service)
+    // Cancelled bookings stay with their status.
+    expect(contents(kind, path).get(booking(2, 0).id)?.removed).toBe(false)
+  })
+
+  it('a booking that comes back (updated_since is inclusive) is upserted, never doubled', async () => {
+    const service = new FakeService()
+    service.put(booking(1, service.now))
+    const path = file()
+    await sync(kind, path, service)
+    const again = await sync(kind, path, service)
+    expect(again).toMatchObject({fetched: 1, inserted: 0, updated: 0, unchanged: 1})
+    if (kind === 'jsonl') expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1)
+    expectEqualsListing(kind, path, service)
+  })
+
+  it('a walk that stops before its last page keeps the previous cursor, and the next run loses nothing', async () => {
+    const service = new FakeService()
+    for (let n = 1; n <= 6; n++) service.put(booking(n, service.now - 10_000 + n))
+    const path = file()
+    await sync(kind, path, service)
+    const cursor = service.queries.length
+    for (let n = 1; n <= 6; n++) service.change(booking(n, 0).id, {channel_reference: `changed ${n}`})
+    service.failAfterPages = 1
+    await expect(sync(kind, path, service)).rejects.toThrow('killed')
+    service.failAfterPages = undefined
+    const resumed = await sync(kind, path, service)
+    // The failed walk stored nothing: the run after it starts from the same updated_since.
+    expect(service.queries[cursor + 1]?.updatedSince).toBe(service.queries[cursor]?.updatedSince)
+    expect(resumed.fetched).toBe(6)
+    expectEqualsListing(kind, path, service)
+  })
+
+  it('--full marks the bookings that left the listing as removed (the contract sends no event), and one that comes back is live again', async () => {
+    const service = new FakeService()
+    for (let n = 1; n <= 4; n++) service.put(booking(n, service.now - 10_000 + n))
+    const path = file()
+    await sync(kind, path, service)
+    service.bookings.delete(booking(3, 0).id)
+    const incremental = await sync(kind, path, service)
+    expect(incremental.removed).toBe(0)
+    const full = await sync(kind, path, service, {full: true})
+    expect(full).toMatchObject({removed: 1, fetched: 3, inserted: 0, updated: 0})
+    expect(service.queries.at(-1)?.updatedSince).toBeUndefined()
+    expect(contents(kind, path).get(booking(3, 0).id)?.removed).toBe(true)
+    expectEqualsListing(kind, path, service)
+    expect((await sync(kind, path, service, {full: true})).removed).toBe(0)
+
+    service.now += 1000
+    service.put(booking(3, service.now))
+    const back = await sync(kind, path, service)
+    expect(back).toMatchObject({updated: 1})
+    expectEqualsListing(kind, path, service)
+  })
+
+  it('--property keeps a cursor of its own, and its --full removes only bookings of those Properties', async () => {
+    const service = new FakeService()
+    for (let n = 1; n <= 4; n++) service.put(booking(n, service.now - 10_000 + n))
+    const path = file()
+    await sync(kind, path, service)
+    const scoped = await sync(kind, path, service, {propertyIds: [PROPERTY_A]})
+    expect(service.queries.at(-1)).toMatchObject({propertyIds: [PROPERTY_A], updatedSince: undefined})
+    expect(scoped.fetched).toBe(2)
+    service.bookings.delete(booking(1, 0).id)
+    const full = await sync(kind, path, service, {full: true, propertyIds: [PROPERTY_A]})
+    // Booking 1 is on Property B: outside the walk, so not known to be gone.
+    expect(full.removed).toBe(0)
+  })
+})
+
+describe('file sinks', () => {
+  it('JSONL: lines past the committed length (a run killed before it stored its cursor) are cut off on open, then fetched again', async () => {
+    const service = new FakeService()
+    service.put(booking(1, service.now))
+    const path = tempFile('feed.jsonl')
+    await sync('jsonl', path, service)
+    const committed = readFileSync(path, 'utf8')
+    appendFileSync(path, '{"profile":"p","synced_at":"x","removed_at":null,"booking":{"id":"half')
+    const sink = openJsonlSink(path)
+    await sink.close()
+    expect(readFileSync(path, 'utf8')).toBe(committed)
+  })
+
+  it.each<Kind>(['jsonl', 'csv'])('%s: a file not written by the sync (no state beside it) is refused, not overwritten', (kind) => {
+    const path = tempFile(`mine.${kind}`)
+    writeFileSync(path, 'precious\n')
+    expect(() => open(kind, path)).toThrow(expect.objectContaining({code: 'sink_invalid', exitCode: 2}))
+    expect(readFileSync(path, 'utf8')).toBe('precious\n')
+    expect(existsSync(`${path}.state.json`)).toBe(false)
+  })
+
+  it('SQLite: a file that is not a database is refused (sink_invalid, exit 2), not overwritten', async () => {
+    const path = tempFile('notes.txt')
+    writeFileSync(path, 'precious notes that are not a database at all, long enough to have a header\n'.repeat(4))
+    await expect(openSqliteSink(path)).rejects.toMatchObject({code: 'sink_invalid', exitCode: 2})
+    expect(readFileSync(path, 'utf8')).toMatch(/^precious/)
+  })
+})
+
+describe('runSync over several profiles', () => {
+  const clientOf = (service: FakeService): ProfileClient => ({bookings: service, close: async () => undefined})
+
+  it('each profile keeps its own cursor and rows; one failing profile does not stop the others and the run says which', async () => {
+    const one = new FakeService()
+    one.put(booking(1, one.now))
+    const two = new FakeService()
+    two.put(booking(2, two.now))
+    const path = tempFile('all.sqlite')
+    const failures: string[] = []
+    const summary = await runSync({
+      sinkPath: path,
+      profiles: ['broken', 'one', 'two'],
+      full: false,
+      configDir: mkdtempSync(join(tmpdir(), 'pms-config-')),
+      now: () => one.now,
+      clientFor: async (profile) => {
+        if (profile === 'broken') throw Object.assign(new Error('login needed'), {})
+        return clientOf(profile === 'one' ? one : two)
+      },
+      csvRender,
+      onFailure: (profile) => failures.push(profile),
+    })
+    expect(failures).toEqual(['broken'])
+    expect(summary.profiles.map((p) => p.profile)).toEqual(['one', 'two'])
+    expect(summary.failed).toEqual([{profile: 'broken', exit_code: 1, error: {code: 'unexpected', message: 'login needed'}}])
+    expect([...contents('sqlite', path, 'one').keys()]).toEqual([booking(1, 0).id])
+    expect([...contents('sqlite', path, 'two').keys()]).toEqual([booking(2, 0).id])
+  })
+})
+
+describe('the exit code and summary line of a run', () => {
+  const run = (synced: string[], failed: Array<[string, number]>): SyncRunSummary => ({
+    sink: 'sqlite',
+    path: 'b.sqlite',
+    pages: 1,
+    fetched: 1,
+    inserted: 1,
+    updated: 0,
+    removed: 0,
+    seconds: 0.5,
+    profiles: synced.map((profile) => ({profile, full: true, updated_since: null, next_updated_since: 'x', pages: 1, fetched: 1, inserted: 1, updated: 0, unchanged: 0, removed: 0, seconds: 0.5})),
+    failed: failed.map(([profile, exit_code]) => ({profile, exit_code, error: {code: 'c', message: 'm'}})),
+  })
+
+  it('0 when every profile synced; 5 when some synced and some failed; all failed alike: their code; all failed differently: 5', () => {
+    expect(syncExitCode(run(['a'], []))).toBe(0)
+    expect(syncExitCode(run(['a'], [['b', 3]]))).toBe(5)
+    expect(syncExitCode(run([], [['a', 3], ['b', 3]]))).toBe(3)
+    expect(syncExitCode(run([], [['a', 3], ['b', 75]]))).toBe(5)
+  })
+
+  it('one line: pages, fetched, inserted, updated, removed, seconds, and the profiles that failed', () => {
+    expect(summaryLine(run(['a'], []))).toBe('Synced bookings of profile a into b.sqlite: 1 page, 1 fetched, 1 inserted, 0 updated, 0 removed in 0.50 s\n')
+    expect(summaryLine(run(['a', 'b'], [['c', 3]]))).toMatch(/^Synced bookings of 2 profiles into b\.sqlite: .*; 1 failed \(c\)\n$/)
+  })
+})
