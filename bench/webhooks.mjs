@@ -2,38 +2,23 @@
 // by the independent standardwebhooks package, every one new (so each id is remembered on disk) and
 // appended to a JSONL file. The figure is printed, not asserted.
 // Run after `npm run build`: node bench/webhooks.mjs [--seconds 5] [--connections 16]
-import {spawn} from 'node:child_process'
 import {randomBytes, randomUUID} from 'node:crypto'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
 import {Webhook} from 'standardwebhooks'
 import {Pool} from 'undici'
+import {option, startPms} from './support.mjs'
 
-const args = process.argv.slice(2)
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(args[index + 1])
-}
 const seconds = option('seconds', 5)
 const connections = option('connections', 16)
-const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'pms-bench-webhooks-'))
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const out = join(dir, 'events.jsonl')
 
-// The listener runs in its own process, as users run it, so the load generator does not share its thread.
-const child = spawn(process.execPath, [bin, 'webhooks', 'listen', '--port', '0', '--json', '--out', out], {
-  stdio: ['ignore', 'pipe', 'ignore'],
-  env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_WEBHOOK_SECRET: secret, PMS_CONFIG_DIR: dir},
-})
-const line = await new Promise((resolve, reject) => {
-  child.once('exit', (code) => reject(new Error(`pms webhooks listen exited with ${code}`)))
-  createInterface({input: child.stdout}).once('line', resolve)
-})
-const {url} = JSON.parse(line)
+// Every request answered writes a line on stderr: ignored here, as a service manager would log it.
+const {child, info} = await startPms(['webhooks', 'listen', '--port', '0', '--json', '--out', out], {stderr: 'ignore', env: {PMS_WEBHOOK_SECRET: secret, PMS_CONFIG_DIR: dir}})
+const {url} = info
 const target = new URL(url)
 
 const signer = new Webhook(secret)
