@@ -200,6 +200,16 @@ describe('pms webhooks listen', () => {
     expect(JSON.parse(lines(runs).at(-1)!)).toEqual([late.id])
   })
 
+  it('answers at once and does the work after the answer: a slow command never holds a delivery up', async () => {
+    listener = await startListen(['--port', '0', '--exec', 'sleep 3'], {secret})
+    const events = Array.from({length: 2}, () => signedEvent(secret))
+    const started = Date.now()
+    for (const event of events) expect((await deliver(listener.url, event)).status).toBe(200)
+    // Two runs of three seconds each, one after the other; every answer came long before.
+    expect(Date.now() - started).toBeLessThan(2500)
+    expect(listener.stderr()).not.toContain('\texec\t')
+  })
+
   it('--forward-to POSTs the same raw body and signature headers, which standardwebhooks verifies downstream', async () => {
     const receiver = await startReceiver()
     try {
