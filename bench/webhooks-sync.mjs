@@ -5,7 +5,7 @@
 // printed, not asserted. The copy is the JSONL change feed (one line per booking written), which
 // this script can read without a SQLite binding; the SQLite file of the recipe differs only in the sink.
 // Run after `npm run build`: node bench/webhooks-sync.mjs [--debounce 5] [--burst 20]
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
