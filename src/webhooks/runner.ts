@@ -25,7 +25,9 @@ export type Launch = (command: string, stdin: string, events: number) => Promise
 /** The command through the shell, stdout and stderr shared with `pms`, the events on stdin. */
 export const launchShell: Launch = (command, stdin, events) =>
   new Promise((resolve) => {
-    const child = spawn(command, {shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: {...process.env, PMS_WEBHOOK_EVENTS: String(events)}})
+    // The signing secret is the listener's alone: the command gets verified events, never the key.
+    const {PMS_WEBHOOK_SECRET: _secret, ...env} = process.env
+    const child = spawn(command, {shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: {...env, PMS_WEBHOOK_EVENTS: String(events)}})
     // A command that does not read its stdin closes it early: that is no failure.
     child.stdin.on('error', () => undefined)
     child.stdin.end(stdin)
