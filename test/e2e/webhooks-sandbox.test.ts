@@ -43,12 +43,10 @@ describe('sandbox App Events into pms webhooks listen', () => {
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {duplicate_delivery: 1})
     await connect(sandbox.appUrl)
     const raised: string[] = []
-    for (let index = 0; index < 5; index++) {
-      const result = await runPms(['sandbox', 'trigger', 'booking_created', '--admin-url', sandbox.appUrl, '--json'])
-      expect(result.code).toBe(0)
-      raised.push(...(JSON.parse(result.stdout) as {events: Array<{id: string}>}).events.map((event) => event.id))
-    }
-    for (const trigger of ['booking_changed', 'booking_cancelled']) {
+    const result = await runPms(['sandbox', 'trigger', 'booking_created', '--admin-url', sandbox.appUrl, '--json'])
+    expect(result.code).toBe(0)
+    raised.push(...(JSON.parse(result.stdout) as {events: Array<{id: string}>}).events.map((event) => event.id))
+    for (const trigger of ['booking_created', 'booking_created', 'booking_created', 'booking_changed', 'booking_cancelled']) {
       const answer = await sandboxAdmin<{events: Array<{id: string}>}>(sandbox.appUrl, '/_sandbox/events', {trigger})
       raised.push(...answer.events.map((event) => event.id))
     }
@@ -76,7 +74,7 @@ describe('sandbox App Events into pms webhooks listen', () => {
       expect(listener.stderr()).toMatch(new RegExp(`\\t${id}\\tbooking\\.(created|updated|cancelled)\\taccepted\\t`))
       expect(listener.stderr()).toMatch(new RegExp(`\\t${id}\\tbooking\\.(created|updated|cancelled)\\tduplicate\\t`))
     }
-  })
+   }, 120_000)
 
   it('a listener with another secret refuses the sandbox deliveries with 401, which the sandbox retries', async () => {
     const port = await freePort()
@@ -90,5 +88,5 @@ describe('sandbox App Events into pms webhooks listen', () => {
       await wrong.stop()
       await other.stop()
     }
-  })
+   }, 60_000)
 })

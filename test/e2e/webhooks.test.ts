@@ -148,7 +148,7 @@ describe('pms webhooks listen', () => {
     expect(log.filter((line) => line.includes('\trefused 400\ttimestamp_too_old'))).toHaveLength(10)
     expect(log.filter((line) => line.includes('\trefused 400\ttimestamp_too_new'))).toHaveLength(10)
     expect(listener.stderr()).not.toContain(secret.slice(6))
-  })
+   }, 60_000)
 
   it('remembers webhook-ids on disk across a restart: a duplicate after the restart is answered 200 and not written again', async () => {
     const dir = tempDir()
@@ -198,7 +198,7 @@ describe('pms webhooks listen', () => {
     await until(() => listener!.stderr().includes('\taccepted\t'), 10_000, 'the accepted line')
     expect(await listener.stop()).toBe(0)
     expect(JSON.parse(lines(runs).at(-1)!)).toEqual([late.id])
-  })
+   }, 60_000)
 
   it('answers at once and does the work after the answer: a slow command never holds a delivery up', async () => {
     listener = await startListen(['--port', '0', '--exec', 'sleep 3'], {secret})
