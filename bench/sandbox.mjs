@@ -2,32 +2,17 @@
 // GET /bookings?limit=500 pages per second it answers, and how long its largest single answers take
 // (a 20000-entry dry run, a 100 Properties x 366 nights read), rate limits off.
 // Run after `npm run build`: node bench/sandbox.mjs [--seconds 5] [--connections 16] [--bookings 100000]
-import {spawn} from 'node:child_process'
-import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
 import {Pool} from 'undici'
+import {option, startPms} from './support.mjs'
 
-const args = process.argv.slice(2)
-const option = (name, fallback) => {
-  const index = args.indexOf(`--${name}`)
-  return index === -1 ? fallback : Number(args[index + 1])
-}
 const seconds = option('seconds', 5)
 const connections = option('connections', 16)
 const bookings = option('bookings', 100_000)
-const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 
 // The sandbox runs in its own process, as users run it, so the load generator does not share its thread.
 const spawnedAt = process.hrtime.bigint()
-const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--rate-limits', 'off', '--bookings', String(bookings)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
-})
-const line = await new Promise((resolve, reject) => {
-  child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)))
-  createInterface({input: child.stdout}).once('line', resolve)
-})
-const {app_url: appUrl} = JSON.parse(line)
+const {child, info} = await startPms(['sandbox', 'start', '--port', '0', '--json', '--rate-limits', 'off', '--bookings', String(bookings)])
+const {app_url: appUrl} = info
 const startSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9
 console.log(`sandbox start with ${bookings} bookings: ${startSeconds.toFixed(2)} s (process spawn to listening)`)
 

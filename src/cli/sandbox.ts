@@ -1,5 +1,6 @@
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import type {RunContext} from './base-command.js'
+import {untilSignal} from './signals.js'
 
 export interface SandboxRunOptions {
   port: number
@@ -133,16 +134,4 @@ export function webhookNotice(webhook: {url: string | null; events: string[] | n
     lines.push('Note: the sandbox accepts this loopback URL; the service accepts only https on port 443 with a public domain name.\n')
   }
   return lines.join('')
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolve()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
 }

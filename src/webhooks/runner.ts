@@ -1,0 +1,111 @@
+/**
+ * `--exec CMD [--debounce SECONDS]`: runs a shell command for accepted events, never two runs at
+ * once. The command reads the events on stdin as JSON Lines, one App Event per line.
+ *
+ * Without a debounce every event gets a run of its own, one after the other. With one, events are
+ * gathered until none has come for that many seconds, and the command runs once for all of them: a
+ * burst of booking events becomes one `pms bookings sync`. Events that come while the command runs
+ * wait for the next run. So that a stream that never goes quiet still gets its runs, events never
+ * wait more than ten debounce periods after the first of them.
+ */
+import {spawn} from 'node:child_process'
+
+export interface RunOutcome {
+  events: number
+  /** Exit code, null when a signal ended the command. */
+  code: number | null
+  signal: NodeJS.Signals | null
+  ms: number
+  /** Why the command could not run at all. */
+  error?: string
+}
+
+export type Launch = (command: string, stdin: string, events: number) => Promise<Omit<RunOutcome, 'events' | 'ms'>>
+
+/** The command through the shell, stdout and stderr shared with `pms`, the events on stdin. */
+export const launchShell: Launch = (command, stdin, events) =>
+  new Promise((resolve) => {
+    // The signing secret is the listener's alone: the command gets verified events, never the key.
+    const {PMS_WEBHOOK_SECRET: _secret, ...env} = process.env
+    const child = spawn(command, {shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: {...env, PMS_WEBHOOK_EVENTS: String(events)}})
+    // A command that does not read its stdin closes it early: that is no failure.
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(stdin)
+    child.once('error', (error) => resolve({code: null, signal: null, error: error.message}))
+    child.once('close', (code, signal) => resolve({code, signal}))
+  })
+
+export interface RunnerOptions {
+  command: string
+  /** 0: one run per event. */
+  debounceMs: number
+  launch?: Launch
+  onRun(outcome: RunOutcome): void
+}
+
+const MAX_WAIT_PERIODS = 10
+
+export class CommandRunner {
+  private readonly pending: string[] = []
+  private running: Promise<void> | undefined
+  private timer: NodeJS.Timeout | undefined
+  /** When the oldest waiting event came (debounce only). */
+  private firstAt: number | undefined
+  /** The quiet period is over (or there is none): what waits may run once the command is free. */
+  private due = false
+  private readonly launch: Launch
+
+  constructor(private readonly options: RunnerOptions) {
+    this.launch = options.launch ?? launchShell
+  }
+
+  /** One accepted event, as one line of JSON. */
+  push(eventJson: string): void {
+    this.pending.push(eventJson)
+    if (this.options.debounceMs === 0) {
+      this.due = true
+      this.kick()
+      return
+    }
+    const now = Date.now()
+    this.firstAt ??= now
+    clearTimeout(this.timer)
+    const wait = Math.min(this.options.debounceMs, this.firstAt + MAX_WAIT_PERIODS * this.options.debounceMs - now)
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.due = true
+      this.kick()
+    }, Math.max(0, wait))
+  }
+
+  /** Runs what waits now, without waiting for quiet, and resolves once the command is idle (on shutdown). */
+  async drain(): Promise<void> {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    for (;;) {
+      if (this.pending.length > 0) this.due = true
+      this.kick()
+      if (this.running === undefined) return
+      await this.running
+    }
+  }
+
+  private kick(): void {
+    if (this.running !== undefined || !this.due || this.pending.length === 0) return
+    const batch = this.options.debounceMs === 0 ? this.pending.splice(0, 1) : this.pending.splice(0)
+    if (this.pending.length === 0) {
+      this.due = false
+      this.firstAt = undefined
+    }
+    this.running = this.execute(batch).finally(() => {
+      this.running = undefined
+      this.kick()
+    })
+  }
+
+  private async execute(batch: string[]): Promise<void> {
+    const started = Date.now()
+    const outcome = await this.launch(this.options.command, batch.map((line) => line + '\n').join(''), batch.length)
+    this.options.onRun({events: batch.length, ...outcome, ms: Date.now() - started})
+  }
+}
