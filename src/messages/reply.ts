@@ -59,7 +59,8 @@ export async function sendReply(client: PmsClient, journal: AttemptJournal, job:
     }
     try {
       const message = await client.messages.send(job.bookingId, job.request, {idempotencyKey: attempt.key, photos: job.photos})
-      await journal.finish(attempt, message.id, message.delivery_status ?? 'sent')
+      // The answer is known: nothing is left to recover.
+      await journal.forget(attempt)
       return {message, resumed, idempotency_key: attempt.key}
     } catch (error) {
       if (!(error instanceof PmsError)) throw error
