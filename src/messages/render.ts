@@ -33,17 +33,6 @@ export function localTime(iso: string, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
 }
 
-export interface ThreadRow {
-  booking_id: string
-  property: string
-  sales_channel: string
-  author: string
-  preview: string
-  unread: number
-  closed: boolean
-  updated_at: string
-}
-
 /** The newest first, each booking once (a thread may come twice while paging: the later copy wins). */
 export function latestFirst(threads: Iterable<MessageThread>): MessageThread[] {
   const byBooking = new Map<string, MessageThread>()
