@@ -24,6 +24,38 @@ export interface ReplyReport {
   sms?: {encoding: string; units: number; segments: number; cost_eur: number}
 }
 
+/** On a terminal without a text: the last messages, a choice of channel and an editor for the text. */
+async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Channel): Promise<{channel: Channel; text: string}> {
+  const [{createClient: create}, {readConversation}, {renderConversation}, prompts] = await Promise.all([
+    import('./session.js'),
+    import('../messages/service.js'),
+    import('../messages/render.js'),
+    import('@inquirer/prompts'),
+  ])
+  const client = await create(ctx)
+  try {
+    const view = await readConversation(client, bookingId)
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}))
+  } finally {
+    await client.close()
+  }
+  const output = {output: process.stderr}
+  const chosen = await prompts.select<Channel>(
+    {
+      message: 'Reply by',
+      default: channel,
+      choices: [
+        {name: 'platform (the booking channel)', value: 'platform'},
+        {name: 'email', value: 'email'},
+        {name: 'sms (0.10 EUR a segment)', value: 'sms'},
+      ],
+    },
+    output,
+  )
+  const text = await prompts.editor({message: 'Reply text (an editor opens)', waitForUserInput: false}, output)
+  return {channel: chosen, text: text.replace(/\r?\n$/, '')}
+}
+
 async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
   if (flags.text !== undefined) return flags.text
   if (flags.file !== undefined) {
@@ -63,6 +95,8 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       import('../rates/journal.js'),
     ])
   assertId(bookingId, 'booking')
+  const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
+  if (onTerminal) flags = {...flags, ...(await composeOnTerminal(ctx, bookingId, flags.channel))}
   const text = await replyText(ctx, flags)
   const photoPaths = flags.photo ?? []
   const request = checkReply({channel: flags.channel, text, subject: flags.subject, photoPaths})
@@ -112,4 +146,100 @@ export function renderReply(report: ReplyReport): string {
   if (report.resumed) lines.push('This was the earlier unanswered attempt: the service answered the message it had already sent, or sent it once now.')
   if (report.sms) lines.push(`${report.sms.segments} SMS segment(s), ${report.sms.cost_eur.toFixed(2)} EUR.`)
   return lines.join('\n') + '\n'
+}
+
+/**
+ * The interactive round of unread threads: choose one, read it, reply, close, next. A loop of
+ * prompts needs a person at a terminal, so off one it stops and names the commands to script.
+ */
+export async function runInbox(ctx: RunContext): Promise<{replied: number; closed: number}> {
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
+    throw new UsageError('pms messages inbox needs a terminal to ask on', {
+      code: 'terminal_required',
+      suggestion:
+        'in scripts use pms messages threads --unread, pms messages read BOOKING, pms messages reply BOOKING --text ... and pms messages close BOOKING',
+    })
+  }
+  const [{listThreads, readConversation, changeThread}, {renderConversation, authorName, previewLine}, prompts] = await Promise.all([
+    import('../messages/service.js'),
+    import('../messages/render.js'),
+    import('@inquirer/prompts'),
+  ])
+  const output = {output: process.stderr}
+  const done = {replied: 0, closed: 0}
+  const skipped = new Set<string>()
+  for (;;) {
+    const client = await createClient(ctx)
+    let threads
+    try {
+      threads = (await listThreads(client, {unread: true})).filter((t) => !skipped.has(t.booking_id))
+    } finally {
+      await client.close()
+    }
+    if (threads.length === 0) {
+      ctx.io.err('No unread conversations left.\n')
+      return done
+    }
+    const booking = await prompts.select<string>(
+      {
+        message: `${threads.length} unread conversation(s): which one?`,
+        choices: [
+          ...threads.slice(0, 30).map((t) => ({
+            name: `${t.sales_channel.name.padEnd(12)} ${String(t.unread_count).padStart(2)} unread  ${authorName(t.latest_message.author)}: ${previewLine(t.latest_message.preview, 50)}`,
+            value: t.booking_id,
+          })),
+          {name: 'Quit', value: ''},
+        ],
+      },
+      output,
+    )
+    if (booking === '') return done
+    let open = true
+    while (open) {
+      const reader = await createClient(ctx)
+      try {
+        ctx.io.err(renderConversation(await readConversation(reader, booking)))
+      } finally {
+        await reader.close()
+      }
+      const action = await prompts.select<'reply' | 'close' | 'next' | 'quit'>(
+        {
+          message: 'What now?',
+          choices: [
+            {name: 'Reply', value: 'reply'},
+            {name: 'Close (mark read)', value: 'close'},
+            {name: 'Next conversation', value: 'next'},
+            {name: 'Quit', value: 'quit'},
+          ],
+        },
+        output,
+      )
+      if (action === 'quit') return done
+      if (action === 'next') {
+        skipped.add(booking)
+        open = false
+      } else if (action === 'close') {
+        const client = await createClient(ctx)
+        try {
+          await changeThread(client, booking, 'close')
+        } finally {
+          await client.close()
+        }
+        done.closed += 1
+        ctx.io.err(`Closed the conversation of booking ${booking}.\n`)
+        open = false
+      } else {
+        try {
+          const report = await runReply(ctx, booking, {channel: 'platform', yes: false})
+          ctx.io.err(renderReply(report))
+          done.replied += 1
+        } catch (error) {
+          // A refused or failed reply is told and the round goes on: the host decides what next.
+          if (!(error instanceof PmsError)) throw error
+          const {renderError} = await import('./render-error.js')
+          ctx.io.err(renderError(error).text)
+        }
+      }
+    }
+  }
 }
