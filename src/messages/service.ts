@@ -3,14 +3,13 @@ import {join} from 'node:path'
 import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Message, MessageAttachment, MessageThread, MessageThreadState} from '../contract/messages.js'
+import {uuid} from '../contract/registry.js'
 import {streamToFile} from './download.js'
 import {latestFirst, type ConversationView} from './render.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** Booking and message ids are uuids: anything else is refused before it costs a call. */
 export function assertId(id: string, what: 'booking' | 'message'): void {
-  if (!UUID.test(id)) {
+  if (!uuid().safeParse(id).success) {
     throw new UsageError(`"${id}" is not a ${what} id: ids are uuids`, {
       code: 'invalid_argument',
       suggestion: what === 'booking' ? 'copy the booking id from pms messages threads' : 'copy the message id from pms messages read BOOKING',

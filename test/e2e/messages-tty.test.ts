@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
-import {connect, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 /** One tmux server per test file: a terminal of its own, driven by keys, read from the screen. */
 const SOCKET = `pms-messages-${process.pid}`
@@ -84,6 +84,19 @@ describe('pms messages on a terminal (tmux)', () => {
     const screen = await screenShows(/EXIT=\d+/)
     expect(screen).toContain('Nothing was sent')
     expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
+  }, 60_000)
+
+  it('delivery_failed not_sent on a terminal offers to send again; yes sends it once, under a new attempt', async () => {
+    const stamp = `n${Date.now()}`
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'not_sent'})
+    start(['messages', 'reply', thread, '--text', stamp], stamp)
+    await screenShows(/Send it again\?/)
+    expect(tmux('capture-pane', '-p', '-S', '-200')).toContain('certainly did not leave')
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    tmux('send-keys', 'y', 'Enter')
+    const screen = await screenShows(/EXIT=\d+/)
+    expect(screen).toContain('EXIT=0')
+    expect((await texts()).filter((t) => t === stamp)).toHaveLength(1)
   }, 60_000)
 
   it('inbox lists the unread threads, reads one, closes it and quits', async () => {
