@@ -4,7 +4,8 @@
  * GSM-7 (characters of the extension table take two septets); anything else turns the whole text
  * into UCS-2, where a character outside the Basic Multilingual Plane (most emoji) takes two units.
  * One segment holds 160 septets or 70 units; a longer text is split into parts of 153 or 67
- * (the rest carries the concatenation header).
+ * (the rest carries the concatenation header); a two-septet character or an emoji is never split
+ * between parts.
  */
 import {SMS_PRICE_EUR_PER_SEGMENT} from '../contract/limits.js'
 
@@ -32,22 +33,29 @@ export const SMS_LIMITS: Record<SmsEncoding, {single: number; part: number}> = {
 }
 
 export function countSms(text: string): SmsCount {
-  let septets = 0
-  let gsm = true
-  for (const char of text) {
-    if (BASIC.has(char)) septets += 1
-    else if (EXTENSION.has(char)) septets += 2
-    else {
-      gsm = false
-      break
-    }
-  }
+  const chars = [...text]
+  const gsm = chars.every((char) => BASIC.has(char) || EXTENSION.has(char))
   const encoding: SmsEncoding = gsm ? 'GSM-7' : 'UCS-2'
-  // UCS-2 on the wire is UTF-16: a JavaScript string's length counts exactly those units.
-  const units = gsm ? septets : text.length
+  // UCS-2 on the wire is UTF-16: a character's JavaScript length counts exactly its units.
+  const sizes = chars.map((char) => (gsm ? (EXTENSION.has(char) ? 2 : 1) : char.length))
+  const units = sizes.reduce((sum, size) => sum + size, 0)
   const limits = SMS_LIMITS[encoding]
-  const segments = units === 0 ? 0 : units <= limits.single ? 1 : Math.ceil(units / limits.part)
+  const segments = units === 0 ? 0 : units <= limits.single ? 1 : parts(sizes, limits.part)
   return {encoding, units, segments, cost_eur: Math.round(segments * SMS_PRICE_EUR_PER_SEGMENT * 100) / 100}
+}
+
+/** Parts of a long text: an escape pair or a surrogate pair is never split, so it may open a new part early. */
+function parts(sizes: number[], room: number): number {
+  let count = 1
+  let used = 0
+  for (const size of sizes) {
+    if (used + size > room) {
+      count += 1
+      used = 0
+    }
+    used += size
+  }
+  return count
 }
 
 export function describeSms(count: SmsCount): string {

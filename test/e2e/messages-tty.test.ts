@@ -106,7 +106,10 @@ describe('pms messages on a terminal (tmux)', () => {
     await screenShows(/What now\?/)
     expect(tmux('capture-pane', '-p', '-S', '-200')).toMatch(/Conversation of booking [0-9a-f-]{36}/)
     tmux('send-keys', 'Down', 'Enter')
-    await screenShows(/Closed the conversation of booking/)
+    const closed = /Closed the conversation of booking ([0-9a-f-]{36})/.exec(await screenShows(/Closed the conversation of booking [0-9a-f-]{36}/))![1]!
+    const threads = await fetch(`${sandbox.appUrl}/api/v1/message-threads?limit=500`, {headers: {authorization: `Bearer ${token}`}})
+    const state = ((await threads.json()) as {data: Array<{booking_id: string; is_closed: boolean; unread_count: number}>}).data.find((t) => t.booking_id === closed)
+    expect(state).toMatchObject({is_closed: true, unread_count: 0})
     await screenShows(/Closed the conversation of booking[\s\S]*which one\?/)
     tmux('send-keys', 'Up', 'Enter')
     const screen = await screenShows(/EXIT=\d+/)

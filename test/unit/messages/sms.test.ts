@@ -21,6 +21,8 @@ describe('SMS segments: GSM-7 single 160 / parts of 153, UCS-2 single 70 / parts
     ['an emoji takes two UCS-2 units', '😀', 'UCS-2', 2, 1],
     ['one emoji turns a 160-letter text into UCS-2: 162 units, 3 parts', 'a'.repeat(160) + '😀', 'UCS-2', 162, 3],
     ['35 emoji are 70 units: one segment', '😀'.repeat(35), 'UCS-2', 70, 1],
+    ['a euro sign is never split between parts: 306 septets that would fit two parts need three', 'a'.repeat(152) + '€' + 'a'.repeat(152), 'GSM-7', 306, 3],
+    ['an emoji is never split between parts: 134 units that would fit two parts need three', 'ж'.repeat(66) + '😀' + 'ж'.repeat(66), 'UCS-2', 134, 3],
   ]
   it.each(table)('%s', (_name, text, encoding, units, segments) => {
     const count = countSms(text)
