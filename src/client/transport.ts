@@ -35,7 +35,8 @@ export interface TransportRequest {
   /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one, or with `retry: 'safe'`. */
   idempotencyKey?: string
   /**
-   * 'safe': the request stores and sends nothing on the service (a dry run), so a lost answer, a 5xx
+   * 'safe': the request stores and sends nothing on the service (a dry run), or the contract calls
+   * it idempotent (closing a Message Thread), so a lost answer, a 5xx
    * or a network error is retried with back-off like a GET, without an Idempotency-Key. Pacing
    * still follows the method (a dry run stays a write).
    */

@@ -38,14 +38,14 @@ export function batchDigest(service: string, request: unknown): string {
   return createHash('sha256').update(service).update('\n').update(JSON.stringify(request)).digest('base64url')
 }
 
-/** A key of its own for every attempt. */
-export function newAttemptKey(): string {
-  return `pms-batch-${randomUUID()}`.slice(0, IDEMPOTENCY_KEY_MAX_LENGTH)
+/** A key of its own for every attempt; the prefix says what kind of request it names (batch, message). */
+export function newAttemptKey(prefix = 'pms-batch'): string {
+  return `${prefix}-${randomUUID()}`.slice(0, IDEMPOTENCY_KEY_MAX_LENGTH)
 }
 
-/** Where a profile's attempts live under the config directory. */
-export function journalPath(configDir: string, profile: string): string {
-  return join(configDir, 'rates', `attempts-${profile}.json`)
+/** Where a profile's attempts live under the config directory; `area` keeps each kind of request in its own file. */
+export function journalPath(configDir: string, profile: string, area = 'rates'): string {
+  return join(configDir, area, `attempts-${profile}.json`)
 }
 
 export class AttemptJournal {
@@ -82,8 +82,8 @@ export class AttemptJournal {
   }
 
   /** A new attempt with a new key, saved before it is returned (and so before its first POST). */
-  async begin(batch: string, now: number): Promise<Attempt> {
-    const attempt: Attempt = {key: newAttemptKey(), batch, at: now}
+  async begin(batch: string, now: number, keyPrefix?: string): Promise<Attempt> {
+    const attempt: Attempt = {key: newAttemptKey(keyPrefix), batch, at: now}
     this.attempts.set(attempt.key, attempt)
     await this.save()
     return attempt

@@ -49,7 +49,8 @@ export class MessageThreadsResource {
   }
 
   private async changeState(bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
-    const answer = await this.transport.send({method: 'POST', path: `/bookings/${segment(bookingId)}/message-thread/${action}`})
+    // Idempotent (contract): a lost answer or a 5xx is retried like a read.
+    const answer = await this.transport.send({method: 'POST', path: `/bookings/${segment(bookingId)}/message-thread/${action}`, retry: 'safe'})
     return parseAnswer(MessageThreadStateSchema, answer.body, `POST /bookings/{booking_id}/message-thread/${action}`)
   }
 }

@@ -72,13 +72,20 @@ export class MessagesResource {
   }
 
   /** Downloads an attachment (counts as a read). */
-  async attachment(bookingId: string, messageId: string, index: number | string): Promise<Attachment> {
-    const answer = await this.transport.send({
-      method: 'GET',
-      path: `/bookings/${segment(bookingId)}/messages/${segment(messageId)}/attachments/${segment(index)}`,
-      headers: {accept: '*/*'},
-      stream: true,
-    })
+  attachment(bookingId: string, messageId: string, index: number | string): Promise<Attachment> {
+    return this.download(`/bookings/${segment(bookingId)}/messages/${segment(messageId)}/attachments/${segment(index)}`)
+  }
+
+  /**
+   * Downloads the `url` given in an attachment, as the contract asks, rather than a path rebuilt
+   * from ids; the transport sends the token only to the service's own origin.
+   */
+  attachmentAt(url: string): Promise<Attachment> {
+    return this.download(url)
+  }
+
+  private async download(path: string): Promise<Attachment> {
+    const answer = await this.transport.send({method: 'GET', path, headers: {accept: '*/*'}, stream: true})
     return {contentType: answer.headers['content-type'] ?? null, body: answer.stream ? brokenAsNetworkError(answer.stream) : emptyBody()}
   }
 }

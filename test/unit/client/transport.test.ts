@@ -142,8 +142,16 @@ describe('retry rules', () => {
 
   it('a POST without Idempotency-Key is never retried after a network error', async () => {
     const {server, client} = await setup(() => 'destroy')
-    await expect(client.messageThreads.close('b1')).rejects.toBeInstanceOf(NetworkError)
+    await expect(client.request({method: 'POST', path: '/restriction-batches', body: {entries: []}})).rejects.toBeInstanceOf(NetworkError)
     expect(server.requests).toHaveLength(1)
+  })
+
+  it('closing and reopening a Message Thread are idempotent (contract), so a 500 and a lost answer are retried like a read', async () => {
+    const state = {status: 200, body: {booking_id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c01', is_closed: true, unread_count: 0}}
+    const {server, client} = await setup((_req, i) => (i === 0 ? apiError(500, 'internal_error') : i === 1 ? 'destroy' : state))
+    await expect(client.messageThreads.close('7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c01')).resolves.toMatchObject({is_closed: true})
+    expect(server.requests).toHaveLength(3)
+    expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([undefined, undefined, undefined])
   })
 
   it('a POST with an Idempotency-Key is retried on 500 and network errors with the same key', async () => {

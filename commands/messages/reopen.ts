@@ -1,0 +1,23 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class MessagesReopen extends BaseCommand<typeof MessagesReopen> {
+  static override summary = "Reopen a booking's conversation: every message marked unread"
+  static override description = 'Idempotent: running it again changes nothing, so a lost answer or a 5xx is retried. A booking without messages answers closed with nothing unread.'
+  static override examples = ['<%= config.bin %> messages reopen 3f1c...']
+  static override args = {booking: Args.string({description: 'Booking id (uuid)', required: true})}
+
+  async run(): Promise<void> {
+    const [{createClient}, {changeThread}, {renderThreadState}] = await Promise.all([
+      import('../../src/cli/session.js'),
+      import('../../src/messages/service.js'),
+      import('../../src/messages/render.js'),
+    ])
+    const client = await createClient(this.ctx)
+    try {
+      this.emit(await changeThread(client, this.args.booking, 'reopen'), renderThreadState)
+    } finally {
+      await client.close()
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class MessagesReply extends BaseCommand<typeof MessagesReply> {
+  static override summary = "Send a reply to a booking's guest, once"
+  static override description = [
+    'The text comes from --text, --file or stdin. Checked before anything is sent: at most 10000 characters, a --subject of at most 255 (email only), at most 5 --photo files (JPEG, PNG, WebP or AVIF, 10 MB each, under 4.5 MB in all, platform only).',
+    'SMS: the segments and their cost (0.10 EUR each) are shown and must be confirmed (--yes off a terminal).',
+    'The Idempotency-Key of the send is kept under the config directory until the answer is known: running the same reply again after a lost answer or a crash resends under that key, and the guest gets it once.',
+  ].join('\n\n')
+  static override examples = [
+    '<%= config.bin %> messages reply 3f1c... --text "Check-in is from 15:00."',
+    '<%= config.bin %> messages reply 3f1c... --channel email --subject "Your stay" --file reply.txt',
+    'echo "See you soon" | <%= config.bin %> messages reply 3f1c... --channel sms --yes',
+    '<%= config.bin %> messages reply 3f1c... --text "The view" --photo view.jpg --photo room.png',
+  ]
+  static override args = {booking: Args.string({description: 'Booking id (uuid)', required: true})}
+  static override flags = {
+    text: Flags.string({description: 'The reply text', exclusive: ['file']}),
+    file: Flags.string({description: 'Read the reply text from this file', exclusive: ['text']}),
+    channel: Flags.string({description: 'Where the reply goes', options: ['platform', 'email', 'sms'], default: 'platform'}),
+    subject: Flags.string({description: 'Email subject (email only; default: the name of the Property)'}),
+    photo: Flags.string({description: 'A photo to send with the text (platform only; repeat up to 5 times)', multiple: true}),
+    yes: Flags.boolean({description: 'Send an SMS without asking to confirm its cost', default: false}),
+  }
+
+  async run(): Promise<void> {
+    const {runReply, renderReply} = await import('../../src/cli/messages.js')
+    const report = await runReply(this.ctx, this.args.booking, {...this.flags, channel: this.flags.channel as 'platform' | 'email' | 'sms'})
+    this.emit(report, renderReply)
+  }
+}

@@ -1,0 +1,245 @@
+/** What pms messages reply does around the send: gathering the text, the SMS confirmation, the journal, the report. */
+import {readFile} from 'node:fs/promises'
+import {ApiError, PmsError, UsageError} from '../client/errors.js'
+import type {Message} from '../contract/messages.js'
+import type {Channel} from '../messages/compose.js'
+import type {RunContext} from './base-command.js'
+import {confirm} from './confirm.js'
+import {createClient} from './session.js'
+
+export interface ReplyFlags {
+  text?: string
+  file?: string
+  channel: Channel
+  subject?: string
+  photo?: string[]
+  yes: boolean
+}
+
+export interface ReplyReport {
+  booking_id: string
+  message: Message
+  resumed: boolean
+  idempotency_key: string
+  sms?: {encoding: string; units: number; segments: number; cost_eur: number}
+}
+
+/** On a terminal without a text: the last messages, a choice of channel and an editor for the text. */
+async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Channel): Promise<{channel: Channel; text: string}> {
+  const [{createClient: create}, {readConversation}, {renderConversation}, prompts] = await Promise.all([
+    import('./session.js'),
+    import('../messages/service.js'),
+    import('../messages/render.js'),
+    import('@inquirer/prompts'),
+  ])
+  const client = await create(ctx)
+  try {
+    const view = await readConversation(client, bookingId)
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}))
+  } finally {
+    await client.close()
+  }
+  const output = {output: process.stderr}
+  const chosen = await prompts.select<Channel>(
+    {
+      message: 'Reply by',
+      default: channel,
+      choices: [
+        {name: 'platform (the booking channel)', value: 'platform'},
+        {name: 'email', value: 'email'},
+        {name: 'sms (0.10 EUR a segment)', value: 'sms'},
+      ],
+    },
+    output,
+  )
+  const text = await prompts.editor({message: 'Reply text (an editor opens)', waitForUserInput: false}, output)
+  return {channel: chosen, text: text.replace(/\r?\n$/, '')}
+}
+
+async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
+  if (flags.text !== undefined) return flags.text
+  if (flags.file !== undefined) {
+    return readFile(flags.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--file ${flags.file} cannot be read (${error.code ?? error.message})`, {suggestion: 'check the path given to --file'})
+    })
+  }
+  if (ctx.io.stdinIsTTY) {
+    throw new UsageError('No reply text given', {suggestion: 'give the text with --text "..." or --file FILE, or pipe it on stdin'})
+  }
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+  // A trailing newline of `echo` or a file is not part of the message.
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+}
+
+/** The command line that sends the same reply again, for advice after a failure. */
+function replyCommand(bookingId: string, flags: ReplyFlags): string {
+  const parts = ['pms messages reply', bookingId, '--channel', flags.channel]
+  if (flags.file !== undefined) parts.push('--file', flags.file)
+  else if (flags.text !== undefined) parts.push('--text', JSON.stringify(flags.text))
+  else parts.push('< (the same text on stdin)')
+  if (flags.subject !== undefined) parts.push('--subject', JSON.stringify(flags.subject))
+  for (const photo of flags.photo ?? []) parts.push('--photo', photo)
+  if (flags.channel === 'sms') parts.push('--yes')
+  return parts.join(' ')
+}
+
+export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyFlags): Promise<ReplyReport> {
+  const [{checkReply, loadPhotos}, {countSms, describeSms}, {sendReply}, {assertId, readConversation}, {renderConversation}, journalModule] =
+    await Promise.all([
+      import('../messages/compose.js'),
+      import('../messages/sms.js'),
+      import('../messages/reply.js'),
+      import('../messages/service.js'),
+      import('../messages/render.js'),
+      import('../rates/journal.js'),
+    ])
+  assertId(bookingId, 'booking')
+  const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
+  if (onTerminal) flags = {...flags, ...(await composeOnTerminal(ctx, bookingId, flags.channel))}
+  const text = await replyText(ctx, flags)
+  const photoPaths = flags.photo ?? []
+  const request = checkReply({channel: flags.channel, text, subject: flags.subject, photoPaths})
+  const photos = await loadPhotos(photoPaths)
+  const sms = flags.channel === 'sms' ? countSms(text) : undefined
+  if (sms) {
+    ctx.io.err(describeSms(sms) + '\n')
+    const go = await confirm(ctx.io, `Send this SMS for ${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
+    if (!go) throw new PmsError('Nothing was sent', {code: 'cancelled', exitCode: 1})
+  }
+  const client = await createClient(ctx)
+  try {
+    const profile = ctx.profile ?? 'default'
+    const journal = await journalModule.AttemptJournal.open(journalModule.journalPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), (reason) =>
+      ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
+    )
+    const command = replyCommand(bookingId, flags)
+    const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
+    try {
+      const result = await sendReply(
+        client,
+        journal,
+        {bookingId, request, photos, connectionKey: `${client.baseUrl}#${profile}`, command},
+        {
+          note: (line) => ctx.io.err(line),
+          askResend: interactive ? () => confirm(ctx.io, 'Send it again?', {yes: false}) : undefined,
+        },
+        () => ctx.clock.now(),
+      )
+      return {booking_id: bookingId, ...result, ...(sms ? {sms} : {})}
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
+        // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
+        const view = await readConversation(client, bookingId).catch(() => undefined)
+        if (view) ctx.io.err(renderConversation(view))
+      }
+      throw error
+    }
+  } finally {
+    await client.close()
+  }
+}
+
+export function renderReply(report: ReplyReport): string {
+  const m = report.message
+  const lines = [`Sent to the guest by ${m.channel ?? 'the chosen channel'}: message ${m.id} (${m.delivery_status ?? 'status unknown'}).`]
+  if (report.resumed) lines.push('This was the earlier unanswered attempt: the service answered the message it had already sent, or sent it once now.')
+  if (report.sms) lines.push(`${report.sms.segments} SMS segment(s), ${report.sms.cost_eur.toFixed(2)} EUR.`)
+  return lines.join('\n') + '\n'
+}
+
+/**
+ * The interactive round of unread threads: choose one, read it, reply, close, next. A loop of
+ * prompts needs a person at a terminal, so off one it stops and names the commands to script.
+ */
+export async function runInbox(ctx: RunContext): Promise<{replied: number; closed: number}> {
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
+    throw new UsageError('pms messages inbox needs a terminal to ask on', {
+      code: 'terminal_required',
+      suggestion:
+        'in scripts use pms messages threads --unread, pms messages read BOOKING, pms messages reply BOOKING --text ... and pms messages close BOOKING',
+    })
+  }
+  const [{listThreads, readConversation, changeThread}, {renderConversation, authorName, previewLine}, prompts] = await Promise.all([
+    import('../messages/service.js'),
+    import('../messages/render.js'),
+    import('@inquirer/prompts'),
+  ])
+  const output = {output: process.stderr}
+  const done = {replied: 0, closed: 0}
+  const skipped = new Set<string>()
+  for (;;) {
+    const client = await createClient(ctx)
+    let threads
+    try {
+      threads = (await listThreads(client, {unread: true})).filter((t) => !skipped.has(t.booking_id))
+    } finally {
+      await client.close()
+    }
+    if (threads.length === 0) {
+      ctx.io.err('No unread conversations left.\n')
+      return done
+    }
+    const booking = await prompts.select<string>(
+      {
+        message: `${threads.length} unread conversation(s): which one?`,
+        choices: [
+          ...threads.slice(0, 30).map((t) => ({
+            name: `${t.sales_channel.name.padEnd(12)} ${String(t.unread_count).padStart(2)} unread  ${authorName(t.latest_message.author)}: ${previewLine(t.latest_message.preview, 50)}`,
+            value: t.booking_id,
+          })),
+          {name: 'Quit', value: ''},
+        ],
+      },
+      output,
+    )
+    if (booking === '') return done
+    let open = true
+    while (open) {
+      const reader = await createClient(ctx)
+      try {
+        ctx.io.err(renderConversation(await readConversation(reader, booking)))
+      } finally {
+        await reader.close()
+      }
+      const action = await prompts.select<'reply' | 'close' | 'next' | 'quit'>(
+        {
+          message: 'What now?',
+          choices: [
+            {name: 'Reply', value: 'reply'},
+            {name: 'Close (mark read)', value: 'close'},
+            {name: 'Next conversation', value: 'next'},
+            {name: 'Quit', value: 'quit'},
+          ],
+        },
+        output,
+      )
+      if (action === 'quit') return done
+      if (action === 'next') {
+        skipped.add(booking)
+        open = false
+      } else if (action === 'close') {
+        const client = await createClient(ctx)
+        try {
+          await changeThread(client, booking, 'close')
+        } finally {
+          await client.close()
+        }
+        done.closed += 1
+        ctx.io.err(`Closed the conversation of booking ${booking}.\n`)
+        open = false
+      } else {
+        try {
+          const report = await runReply(ctx, booking, {channel: 'platform', yes: false})
+          ctx.io.err(renderReply(report))
+          done.replied += 1
+        } catch (error) {
+          // A refused or failed reply is told and the round goes on: the host decides what next.
+          if (!(error instanceof PmsError)) throw error
+          const {renderError} = await import('./render-error.js')
+          ctx.io.err(renderError(error).text)
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/** Threads and conversations as text: pure functions of what the service answered. */
+import type {Message, MessageAuthor, MessageThread} from '../contract/messages.js'
+
+export function authorName(author: MessageAuthor): string {
+  switch (author.type) {
+    case 'guest':
+      return 'Guest'
+    case 'host':
+      return 'Host'
+    case 'assistant':
+      return 'Assistant'
+    case 'automation':
+      return 'Automation'
+    case 'app':
+      return author.app_name ? `App ${author.app_name}` : 'App'
+    default:
+      // Version 1 may add author types: shown as they come.
+      return author.type
+  }
+}
+
+/** "2026-11-22 14:05" in the given IANA time zone; UTC when the zone is unknown to this Node.js. */
+export function localTime(iso: string, timeZone: string): string {
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return iso
+  let format: Intl.DateTimeFormat
+  try {
+    format = new Intl.DateTimeFormat('en-CA', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'})
+  } catch {
+    return iso.replace('T', ' ').slice(0, 16) + ' UTC'
+  }
+  const parts = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]))
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
+}
+
+/** The newest first, each booking once (a thread may come twice while paging: the later copy wins). */
+export function latestFirst(threads: Iterable<MessageThread>): MessageThread[] {
+  const byBooking = new Map<string, MessageThread>()
+  for (const thread of threads) {
+    const seen = byBooking.get(thread.booking_id)
+    if (!seen || thread.updated_at >= seen.updated_at) byBooking.set(thread.booking_id, thread)
+  }
+  return [...byBooking.values()].sort(
+    (a, b) => b.latest_message.created_at.localeCompare(a.latest_message.created_at) || b.updated_at.localeCompare(a.updated_at),
+  )
+}
+
+export function previewLine(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? flat.slice(0, max - 1) + '…' : flat
+}
+
+export interface ConversationView {
+  booking_id: string
+  time_zone: string
+  messages: Message[]
+}
+
+const DELIVERY: Record<string, string> = {pending: 'pending (not confirmed yet)', sent: 'sent', rejected: 'REJECTED: did not reach the guest'}
+
+/** Oldest first, like a chat: guest messages on the left, outbound ones indented. */
+export function renderConversation(view: ConversationView): string {
+  if (view.messages.length === 0) return `No messages on booking ${view.booking_id}.\n`
+  const lines: string[] = [`Conversation of booking ${view.booking_id} (times in ${view.time_zone})`, '']
+  for (const message of view.messages) {
+    const outbound = message.direction === 'outbound' || (message.direction === undefined && message.author.type !== 'guest')
+    const pad = outbound ? '        ' : ''
+    const head = [authorName(message.author), message.channel ?? 'unknown channel', localTime(message.created_at, view.time_zone)]
+    if (outbound && message.delivery_status && message.delivery_status !== 'received') head.push(DELIVERY[message.delivery_status] ?? message.delivery_status)
+    lines.push(`${pad}${outbound ? '> ' : '< '}${head.join(' · ')}`)
+    if (message.subject) lines.push(`${pad}  Subject: ${message.subject}`)
+    for (const line of message.text.split('\n')) lines.push(`${pad}  ${line}`)
+    for (const attachment of message.attachments) {
+      lines.push(`${pad}  [${attachment.index}] ${attachment.file_name ?? 'photo'}${attachment.content_type ? ` (${attachment.content_type})` : ''}  message ${message.id}`)
+    }
+    lines.push('')
+  }
+  return lines.join('\n')
+}
+
+export function renderThreadState(state: {booking_id: string; is_closed: boolean; unread_count: number}): string {
+  return `Conversation of booking ${state.booking_id}: ${state.is_closed ? 'closed' : 'open'}, ${state.unread_count} unread.\n`
+}
+
+export function renderSaved(files: {saved: {file: string; bytes: number}[]; failed: {index: number; message_id: string; code: string; error: string}[]}): string {
+  const lines = files.saved.map((s) => `Saved ${s.file} (${s.bytes} bytes)`)
+  for (const f of files.failed) lines.push(`Not saved: attachment ${f.index} of message ${f.message_id}: ${f.error} (${f.code})`)
+  if (lines.length === 0) lines.push('No attachments to save.')
+  return lines.join('\n') + '\n'
+}

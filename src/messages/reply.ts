@@ -1,0 +1,106 @@
+/**
+ * Sending a reply so that it reaches the guest once. The Idempotency-Key names this attempt and is
+ * kept in the profile's attempt journal before the first POST: the transport resends under it
+ * after a lost answer or a 5xx, and a later run of the same reply (same booking, channel, text,
+ * subject, photos) that finds the attempt unanswered sends it again under the same key, so the
+ * service answers the message it sent instead of sending a second one. The journal entry goes as
+ * soon as the answer is known.
+ */
+import {createHash} from 'node:crypto'
+import {ApiError, ExitCode, NetworkError, PmsError} from '../client/errors.js'
+import type {PmsClient} from '../client/index.js'
+import type {Photo} from '../client/resources/messages.js'
+import type {Message, SendMessageRequest} from '../contract/messages.js'
+import {type Attempt, type AttemptJournal, batchDigest} from '../rates/journal.js'
+import {refusalError} from './refusals.js'
+
+export const MESSAGE_KEY_PREFIX = 'pms-message'
+
+export interface ReplyUi {
+  /** Talk on stderr (resuming an attempt, a failed send). */
+  note(text: string): void
+  /** Asked after a send that certainly did not leave; undefined off a terminal. */
+  askResend?: () => Promise<boolean>
+}
+
+export interface ReplyJob {
+  bookingId: string
+  request: SendMessageRequest
+  photos: Photo[]
+  /** Names the service and profile, so that attempts of another connection are never resumed. */
+  connectionKey: string
+  /** The command line that sends this reply again, for the advice after a failure. */
+  command: string
+}
+
+export interface ReplyResult {
+  message: Message
+  /** The reply was an unanswered attempt of an earlier run, sent again under its key. */
+  resumed: boolean
+  idempotency_key: string
+}
+
+/** Names one reply's content on this machine only (never sent as a key). */
+export function replyDigest(job: Pick<ReplyJob, 'bookingId' | 'request' | 'photos' | 'connectionKey'>): string {
+  const photos = job.photos.map((p) => ({name: p.fileName, type: p.contentType, sha256: createHash('sha256').update(p.data).digest('base64url')}))
+  return batchDigest(job.connectionKey, {booking_id: job.bookingId, ...job.request, photos})
+}
+
+export async function sendReply(client: PmsClient, journal: AttemptJournal, job: ReplyJob, ui: ReplyUi, now: () => number): Promise<ReplyResult> {
+  const digest = replyDigest(job)
+  for (;;) {
+    const earlier = journal.latest(digest)
+    const resumed = earlier !== undefined && earlier.id === undefined
+    const attempt: Attempt = resumed ? earlier : await journal.begin(digest, now(), MESSAGE_KEY_PREFIX)
+    if (resumed) {
+      ui.note(
+        `Resuming the send of this reply started at ${new Date(attempt.at).toISOString()} whose answer never came: sent again under the same Idempotency-Key, the guest gets it once.\n`,
+      )
+    }
+    try {
+      const message = await client.messages.send(job.bookingId, job.request, {idempotencyKey: attempt.key, photos: job.photos})
+      // The answer is known: nothing is left to recover.
+      await journal.forget(attempt)
+      return {message, resumed, idempotency_key: attempt.key}
+    } catch (error) {
+      if (!(error instanceof PmsError)) throw error
+      if (outcomeUnknown(error)) {
+        // Kept: the next run of the same reply asks the service again under the same key.
+        throw new PmsError(`${error.message}; the reply may or may not have reached the guest`, {
+          code: error.code,
+          exitCode: ExitCode.tempFailure,
+          details: error.details,
+          cause: error,
+          suggestion: `run the same command again (${job.command}): it sends under the same Idempotency-Key, so the guest gets the reply once`,
+        })
+      }
+      // Anything else is an answer: the attempt is over (a retry under its key would only replay it).
+      await journal.forget(attempt)
+      if (error instanceof ApiError && error.code === 'delivery_failed' && deliveryOutcome(error) === 'not_sent') {
+        ui.note('The reply certainly did not leave (delivery_failed, not_sent): it is safe to send it again.\n')
+        if (ui.askResend && (await ui.askResend())) continue
+        throw new PmsError('The reply was not delivered and certainly did not leave', {
+          code: 'delivery_failed',
+          exitCode: ExitCode.tempFailure,
+          details: error.details,
+          cause: error,
+          suggestion: `send it again later: ${job.command}`,
+        })
+      }
+      throw refusalError(error, job.request.channel)
+    }
+  }
+}
+
+export function deliveryOutcome(error: ApiError): string | undefined {
+  const details = error.details
+  return typeof details === 'object' && details !== null ? String((details as Record<string, unknown>).delivery_outcome ?? '') || undefined : undefined
+}
+
+/** No answer came (network, a 5xx or 409 that outlasted the retries): the service may have sent the reply. */
+function outcomeUnknown(error: PmsError): boolean {
+  if (error instanceof NetworkError) return !error.neverSent
+  if (!(error instanceof ApiError)) return error.code === 'rate_limited'
+  if (error.code === 'delivery_failed') return false
+  return error.code === 'idempotency_key_in_use' || error.status === 429 || error.status >= 500
+}

@@ -1,0 +1,163 @@
+/** The calls behind pms messages: each reads or writes through the client and answers plain data. */
+import {join} from 'node:path'
+import {ApiError, PmsError, UsageError} from '../client/errors.js'
+import type {PmsClient} from '../client/index.js'
+import type {Message, MessageAttachment, MessageThread, MessageThreadState} from '../contract/messages.js'
+import {uuid} from '../contract/registry.js'
+import {streamToFile} from './download.js'
+import {latestFirst, type ConversationView} from './render.js'
+
+/** Booking and message ids are uuids: anything else is refused before it costs a call. */
+export function assertId(id: string, what: 'booking' | 'message'): void {
+  if (!uuid().safeParse(id).success) {
+    throw new UsageError(`"${id}" is not a ${what} id: ids are uuids`, {
+      code: 'invalid_argument',
+      suggestion: what === 'booking' ? 'copy the booking id from pms messages threads' : 'copy the message id from pms messages read BOOKING',
+    })
+  }
+}
+
+export interface ThreadsQuery {
+  unread: boolean
+  propertyIds?: string[]
+  since?: string
+  limit?: number
+}
+
+export async function listThreads(client: PmsClient, query: ThreadsQuery): Promise<MessageThread[]> {
+  const all: MessageThread[] = []
+  for await (const thread of client.messageThreads.list({propertyIds: query.propertyIds, updatedSince: query.since})) all.push(thread)
+  const threads = latestFirst(all).filter((t) => !query.unread || t.unread_count > 0)
+  return query.limit === undefined ? threads : threads.slice(0, query.limit)
+}
+
+export async function conversation(client: PmsClient, bookingId: string): Promise<Message[]> {
+  assertId(bookingId, 'booking')
+  const messages: Message[] = []
+  try {
+    for await (const message of client.messages.list(bookingId, {limit: 500})) messages.push(message)
+  } catch (error) {
+    throw bookingNotFound(error, bookingId)
+  }
+  return messages
+}
+
+/**
+ * The Property's time zone, found through the booking's thread and the Property. Either read may
+ * be refused (a Permission the App lacks): times are then shown in UTC, which the heading says.
+ */
+export async function bookingTimeZone(client: PmsClient, bookingId: string): Promise<string> {
+  try {
+    for await (const thread of client.messageThreads.list({limit: 500})) {
+      if (thread.booking_id === bookingId) return (await client.properties.get(thread.property_id)).timezone
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+  }
+  return 'UTC'
+}
+
+export async function readConversation(client: PmsClient, bookingId: string): Promise<ConversationView> {
+  const messages = await conversation(client, bookingId)
+  const timeZone = messages.length === 0 ? 'UTC' : await bookingTimeZone(client, bookingId)
+  return {booking_id: bookingId, time_zone: timeZone, messages}
+}
+
+export async function changeThread(client: PmsClient, bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
+  assertId(bookingId, 'booking')
+  try {
+    return await (action === 'close' ? client.messageThreads.close(bookingId) : client.messageThreads.reopen(bookingId))
+  } catch (error) {
+    throw bookingNotFound(error, bookingId)
+  }
+}
+
+export interface SavedAttachment {
+  message_id: string
+  index: number
+  file: string
+  bytes: number
+}
+
+export interface FailedAttachment {
+  message_id: string
+  index: number
+  code: string
+  error: string
+}
+
+/** The file of one attachment, by its `url`, written whole or not at all. */
+export async function downloadAttachment(client: PmsClient, attachment: MessageAttachment, file: string): Promise<number> {
+  const download = await client.messages.attachmentAt(attachment.url)
+  return streamToFile(download.body, file)
+}
+
+export function findAttachment(messages: Message[], messageId: string, index: number): MessageAttachment {
+  const message = messages.find((m) => m.id === messageId)
+  if (!message) {
+    throw new UsageError(`Message ${messageId} is not in this booking's conversation`, {
+      code: 'invalid_argument',
+      suggestion: 'copy the message id shown beside the attachment by pms messages read BOOKING',
+    })
+  }
+  const attachment = message.attachments.find((a) => a.index === index)
+  if (!attachment) {
+    const indexes = message.attachments.map((a) => a.index).join(', ') || 'none'
+    throw new UsageError(`Message ${messageId} has no attachment ${index} (its attachments: ${indexes})`, {
+      code: 'invalid_argument',
+      suggestion: 'use an index shown in brackets by pms messages read BOOKING',
+    })
+  }
+  return attachment
+}
+
+/** Every attachment of the conversation into `dir`; a failed one is reported and leaves no file. */
+export async function saveAttachments(
+  client: PmsClient,
+  messages: Message[],
+  dir: string,
+): Promise<{saved: SavedAttachment[]; failed: FailedAttachment[]}> {
+  const saved: SavedAttachment[] = []
+  const failed: FailedAttachment[] = []
+  for (const message of messages) {
+    for (const attachment of message.attachments) {
+      const file = join(dir, attachmentFileName(message.id, attachment))
+      try {
+        saved.push({message_id: message.id, index: attachment.index, file, bytes: await downloadAttachment(client, attachment, file)})
+      } catch (error) {
+        if (!(error instanceof PmsError)) throw error
+        failed.push({message_id: message.id, index: attachment.index, code: error.code, error: error.message})
+      }
+    }
+  }
+  return {saved, failed}
+}
+
+/** Unique per message and index; the guest's file name only as a tail stripped of path separators. */
+export function attachmentFileName(messageId: string, attachment: MessageAttachment): string {
+  const name = (attachment.file_name ?? '').replace(/[/\\\0]/g, '_').replace(/^\.+/, '')
+  return `${messageId.slice(0, 8)}-${attachment.index}${name ? '-' + name : ''}`
+}
+
+function bookingNotFound(error: unknown, bookingId: string): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'not_found') return error
+  return new ApiError({
+    status: error.status,
+    code: error.code,
+    message: `Booking ${bookingId} was not found in the Connection Scope`,
+    details: error.details,
+    body: error.body,
+    headers: error.headers,
+    suggestion: 'check the id with pms messages threads: a booking outside the Property Access looks missing too',
+  })
+}
+
+/** --save-attachments names an existing directory: checked before any call. */
+export async function assertDirectory(dir: string): Promise<void> {
+  const {stat} = await import('node:fs/promises')
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  )
+  if (!isDir) throw new UsageError(`--save-attachments ${dir} is not a directory`, {suggestion: `create it first (mkdir -p ${dir})`})
+}

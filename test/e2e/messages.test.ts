@@ -1,0 +1,281 @@
+import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {runPms, tempConfigDir} from './support/pms.js'
+import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+interface Cases {
+  thread: string
+  attachments: {booking_id: string; message_id: string; indexes: Record<string, number>}
+  without_messages: string
+  platform_no_messaging: string
+  no_guest_phone: string
+  account_without_email_sender_or_sms_billing: {account_id: string; booking_id: string}
+}
+
+interface Message {
+  id: string
+  text: string
+  author: {type: string; app_name?: string}
+  channel?: string
+  delivery_status?: string
+  attachments: Array<{index: number}>
+}
+
+/** The smallest PNG: a signature and enough bytes to be recognised as one. */
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)])
+
+describe('pms messages against the sandbox', () => {
+  let sandbox: StartedSandbox
+  let env: Record<string, string>
+  let cases: Cases
+  let token: string
+
+  beforeAll(async () => {
+    sandbox = await startSandbox()
+    token = (await connect(sandbox.appUrl)).access_token
+    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
+    cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: Cases}).cases
+  }, 60_000)
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+  afterEach(async () => {
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    // Each test starts with the send and write windows empty.
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 61})
+  })
+
+  /** The conversation as the service holds it, read directly (not through the binary under test). */
+  async function messagesOf(bookingId: string): Promise<Message[]> {
+    const response = await fetch(`${sandbox.appUrl}/api/v1/bookings/${bookingId}/messages?limit=500`, {headers: {authorization: `Bearer ${token}`}})
+    expect(response.status).toBe(200)
+    return ((await response.json()) as {data: Message[]}).data
+  }
+
+  const pms = (args: string[], options: {configDir?: string; input?: string} = {}) => runPms(['messages', ...args], {env, ...options})
+
+  it('threads --json lists each booking once, latest message first; --unread keeps threads with unread messages; --limit cuts', async () => {
+    const all = await pms(['threads', '--json'])
+    expect(all.code, all.stderr).toBe(0)
+    const threads = JSON.parse(all.stdout) as Array<{booking_id: string; unread_count: number; latest_message: {created_at: string}}>
+    expect(new Set(threads.map((t) => t.booking_id)).size).toBe(threads.length)
+    const times = threads.map((t) => t.latest_message.created_at)
+    expect(times).toEqual([...times].sort().reverse())
+    const unread = JSON.parse((await pms(['threads', '--unread', '--json'])).stdout) as typeof threads
+    expect(unread.length).toBeGreaterThan(0)
+    expect(unread.every((t) => t.unread_count > 0)).toBe(true)
+    const limited = await pms(['threads', '--limit', '2'])
+    expect(limited.code).toBe(0)
+    expect(limited.stdout.trim().split('\n')).toHaveLength(2)
+    expect(limited.stdout.split('\n')[0]).toContain(threads[0]!.booking_id)
+  })
+
+  it('read shows the conversation oldest first with author, channel, local time and attachment indexes', async () => {
+    const read = await pms(['read', cases.attachments.booking_id])
+    expect(read.code, read.stderr).toBe(0)
+    expect(read.stdout).toMatch(/times in [A-Za-z_]+\/[A-Za-z_]+/)
+    expect(read.stdout).toMatch(/< Guest · platform · \d{4}-\d\d-\d\d \d\d:\d\d/)
+    expect(read.stdout).toContain(`[0] lamp.png (image/png)  message ${cases.attachments.message_id}`)
+    // Files that cannot be downloaded are left out, so indexes skip (contract: MessageAttachment).
+    expect(read.stdout).not.toContain('[1] ')
+    const json = JSON.parse((await pms(['read', cases.thread, '--json'])).stdout) as {messages: Message[]; time_zone: string}
+    expect(json.messages.length).toBeGreaterThan(0)
+    expect(json.time_zone).not.toBe('')
+  })
+
+  it('read --save-attachments saves the photos whole; a broken, gone or unavailable file is named and leaves no file (exit 5)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachments-'))
+    const read = await pms(['read', cases.attachments.booking_id, '--save-attachments', dir, '--json'])
+    expect(read.code, read.stderr).toBe(5)
+    const result = JSON.parse(read.stdout) as {attachments: {saved: Array<{index: number}>; failed: Array<{index: number; code: string}>}}
+    expect(result.attachments.saved.map((s) => s.index)).toEqual([0, 2])
+    expect(Object.fromEntries(result.attachments.failed.map((f) => [f.index, f.code]))).toEqual({4: 'not_found', 5: 'attachment_unavailable', 6: 'download_incomplete'})
+    const files = readdirSync(dir)
+    expect(files).toHaveLength(2)
+    expect(files.every((f) => !f.endsWith('.part'))).toBe(true)
+  })
+
+  it("attachment -o downloads by the attachment's url; a transfer that breaks leaves no file and exits 75", async () => {
+    const {booking_id: booking, message_id: message} = cases.attachments
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-'))
+    const ok = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
+    const broken = await pms(['attachment', booking, message, '6', '-o', join(dir, 'cut.png')])
+    expect(broken.code).toBe(75)
+    expect(readdirSync(dir)).toEqual(['lamp.png'])
+    const missing = await pms(['attachment', booking, message, '1', '-o', join(dir, 'x.pdf')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('has no attachment 1')
+  })
+
+  it('close and reopen answer the read state; a booking without messages answers closed with nothing unread', async () => {
+    const closed = await pms(['close', cases.thread, '--json'])
+    expect(closed.code, closed.stderr).toBe(0)
+    expect(JSON.parse(closed.stdout)).toEqual({booking_id: cases.thread, is_closed: true, unread_count: 0})
+    const reopened = JSON.parse((await pms(['reopen', cases.thread, '--json'])).stdout) as {is_closed: boolean; unread_count: number}
+    expect(reopened.is_closed).toBe(false)
+    expect(reopened.unread_count).toBeGreaterThan(0)
+    const empty = await pms(['close', cases.without_messages])
+    expect(empty.stdout).toContain('closed, 0 unread')
+  })
+
+  it('close is idempotent (contract), so a lost answer is retried like a read and still ends in an answer', async () => {
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
+    for (let i = 0; i < 4; i++) {
+      const closed = await pms(['close', cases.thread, '--json'])
+      expect(closed.code, closed.stderr).toBe(0)
+    }
+    const posts = (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path.endsWith('/message-thread/close'))
+    expect(posts.length).toBeGreaterThan(5)
+  })
+
+  describe('reply', () => {
+    it('sends on platform by default and answers the message', async () => {
+      const text = `Bikes can go in the shed ${Date.now()}`
+      const sent = await pms(['reply', cases.thread, '--text', text, '--json'])
+      expect(sent.code, sent.stderr).toBe(0)
+      expect(JSON.parse(sent.stdout)).toMatchObject({booking_id: cases.thread, message: {text, channel: 'platform', author: {type: 'app'}}})
+      expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+    })
+
+    it('reads the text from stdin and from --file', async () => {
+      const fromStdin = `From stdin ${Date.now()}`
+      expect((await pms(['reply', cases.thread], {input: fromStdin + '\n'})).code).toBe(0)
+      const file = join(mkdtempSync(join(tmpdir(), 'pms-reply-')), 'reply.txt')
+      writeFileSync(file, 'From a file\nsecond line')
+      expect((await pms(['reply', cases.thread, '--file', file, '--channel', 'email', '--subject', 'Your stay'])).code).toBe(0)
+      const texts = (await messagesOf(cases.thread)).map((m) => m.text)
+      expect(texts).toContain(fromStdin)
+      expect(texts).toContain('From a file\nsecond line')
+    })
+
+    it('photos go through multipart on platform: the text and each photo reach the guest (contract: Photos)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pms-photos-'))
+      writeFileSync(join(dir, 'a.png'), PNG)
+      writeFileSync(join(dir, 'b.png'), Buffer.concat([PNG, Buffer.alloc(10, 2)]))
+      const text = `Two photos ${Date.now()}`
+      const sent = await pms(['reply', cases.thread, '--text', text, '--photo', join(dir, 'a.png'), '--photo', join(dir, 'b.png'), '--json'])
+      expect(sent.code, sent.stderr).toBe(0)
+      const messages = await messagesOf(cases.thread)
+      const at = messages.findIndex((m) => m.text === text)
+      expect(at).toBeGreaterThanOrEqual(0)
+      expect(messages.slice(at + 1).filter((m) => m.attachments.length > 0).length).toBe(2)
+    })
+
+    it('refuses before any call what the contract lets a client check, naming the flag', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pms-photos-'))
+      writeFileSync(join(dir, 'a.png'), PNG)
+      writeFileSync(join(dir, 'doc.txt'), 'not an image')
+      const before = (await sandboxRequests(sandbox.appUrl)).length
+      const refusals: Array<[string[], string]> = [
+        [['--text', 'x'.repeat(10_001)], '--text'],
+        [['--text', 'hi', '--channel', 'email', '--subject', 's'.repeat(256)], '--subject'],
+        [['--text', 'hi', '--subject', 'Hello'], '--subject'],
+        [['--text', 'hi', '--channel', 'email', '--photo', join(dir, 'a.png')], '--photo'],
+        [['--text', 'hi', ...Array.from({length: 6}, () => ['--photo', join(dir, 'a.png')]).flat()], '--photo'],
+        [['--text', 'hi', '--photo', join(dir, 'doc.txt')], '--photo'],
+        [['--text', '   '], '--text'],
+      ]
+      for (const [args, flag] of refusals) {
+        const refused = await pms(['reply', cases.thread, ...args])
+        expect(refused.code, args.join(' ')).toBe(2)
+        expect(refused.stderr, args.join(' ')).toContain(flag)
+      }
+      expect((await sandboxRequests(sandbox.appUrl)).length).toBe(before)
+    })
+
+    it('SMS shows segments and cost and, off a terminal, sends nothing without --yes', async () => {
+      const text = `Hi € ${Date.now()}`
+      const refused = await pms(['reply', cases.thread, '--channel', 'sms', '--text', text])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('SMS: 1 segment (GSM-7')
+      expect(refused.stderr).toContain('0.10 EUR')
+      expect(refused.stderr).toContain('--yes')
+      expect((await messagesOf(cases.thread)).some((m) => m.text === text)).toBe(false)
+      const sent = await pms(['reply', cases.thread, '--channel', 'sms', '--text', text, '--yes', '--json'])
+      expect(sent.code, sent.stderr).toBe(0)
+      expect(JSON.parse(sent.stdout).sms).toMatchObject({segments: 1, cost_eur: 0.1})
+    })
+
+    it('every 422 refusal is a sentence of what the host can do (contract: send rule 3)', async () => {
+      const noMessaging = await pms(['reply', cases.platform_no_messaging, '--text', 'hi'])
+      expect(noMessaging.code).toBe(2)
+      expect(noMessaging.stderr).toContain('reply by email instead (--channel email)')
+      const noPhone = await pms(['reply', cases.no_guest_phone, '--channel', 'sms', '--text', 'hi', '--yes'])
+      expect(noPhone.code).toBe(2)
+      expect(noPhone.stderr).toContain('The guest has no phone number')
+      const other = cases.account_without_email_sender_or_sms_billing
+      const otherEnv = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl, {account_id: other.account_id})).access_token}
+      const billing = await runPms(['messages', 'reply', other.booking_id, '--channel', 'sms', '--text', 'hi', '--yes'], {env: otherEnv})
+      expect(billing.code).toBe(2)
+      expect(billing.stderr).toContain('cannot be billed for SMS')
+    })
+
+    it('delivery_failed not_sent: exit 75 naming the command to send again; nothing reached the guest', async () => {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'not_sent'})
+      const text = `Not sent ${Date.now()}`
+      const failed = await pms(['reply', cases.thread, '--text', text])
+      expect(failed.code).toBe(75)
+      expect(failed.stderr).toContain('safe to send it again')
+      expect(failed.stderr).toContain(`pms messages reply ${cases.thread}`)
+      expect((await messagesOf(cases.thread)).some((m) => m.text === text)).toBe(false)
+    })
+
+    it('delivery_failed unknown: shows the conversation and never sends again by itself', async () => {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'unknown'})
+      const text = `Fate unknown ${Date.now()}`
+      const before = (await sandboxRequests(sandbox.appUrl)).length
+      const failed = await pms(['reply', cases.thread, '--text', text])
+      expect(failed.code).toBe(75)
+      expect(failed.stderr).toContain(`Conversation of booking ${cases.thread}`)
+      expect(failed.stderr).toContain('pending')
+      const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST')
+      expect(posts.map((r) => r.status)).toEqual([502])
+      expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+    })
+
+    it('a run whose every answer was lost exits 75; running it again resumes under the same Idempotency-Key and the guest gets it once', async () => {
+      const configDir = tempConfigDir()
+      const text = `Lost answers ${Date.now()}`
+      const before = (await sandboxRequests(sandbox.appUrl)).length
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
+      const lost = await pms(['reply', cases.thread, '--text', text], {configDir})
+      expect(lost.code).toBe(75)
+      expect(lost.stderr).toContain('run the same command again')
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+      const again = await pms(['reply', cases.thread, '--text', text, '--json'], {configDir})
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stderr).toContain('Resuming the send of this reply')
+      expect(JSON.parse(again.stdout).resumed).toBe(true)
+      expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+      // Four attempts of the lost run and one of the rerun, all under one key.
+      const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
+      expect(posts.length).toBeGreaterThanOrEqual(5)
+      expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
+      // The answer is known: the attempt left the journal.
+      expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
+    })
+
+    it('with answers dropped after sending, 20 replies each reach the guest exactly once', async () => {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
+      const texts = Array.from({length: 20}, (_, i) => `Reply ${i} ${Date.now()}`)
+      for (const text of texts) {
+        const configDir = tempConfigDir()
+        let result = await pms(['reply', cases.thread, '--text', text], {configDir})
+        for (let run = 0; result.code === 75 && run < 10; run++) {
+          expect(result.stderr).toContain('run the same command again')
+          result = await pms(['reply', cases.thread, '--text', text], {configDir})
+        }
+        expect(result.code, result.stderr).toBe(0)
+        // Keeps the send limit (30 a minute) out of the way.
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 10})
+      }
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+      const messages = await messagesOf(cases.thread)
+      for (const text of texts) expect(messages.filter((m) => m.text === text), text).toHaveLength(1)
+    }, 300_000)
+  })
+})
