@@ -19,7 +19,7 @@ export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
     out: (text) => (ctx.json ? undefined : io.out(text)),
     talk: (text) => io.err(text),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
-    confirm: (question) => confirm(io, question, {yes}),
+    confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
   }
 }

@@ -1,6 +1,7 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
+import {PromptCancelledError} from './confirm.js'
 import {processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
@@ -94,6 +95,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
     }
     const rendered = renderError(error, {debug: ctx.debug})
+    // Ctrl-C or Esc at a prompt is an answer, not a failure: one plain line saying what it left behind.
+    if (error instanceof PromptCancelledError && !ctx.json) {
+      ctx.io.err(`${error.message}.\n`)
+      return this.exit(rendered.exitCode)
+    }
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
     else ctx.io.err(rendered.text)
     return this.exit(rendered.exitCode)

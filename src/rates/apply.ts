@@ -34,7 +34,8 @@ export interface ApplyUi {
   talk(text: string): void
   /** `timeLeft` (ms) is what the bar shows as time left. */
   progress(label: string, total: number, timeLeft?: () => number | undefined): ApplyProgress
-  confirm(question: string): Promise<boolean>
+  /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
+  confirm(question: string, cancelled: string): Promise<boolean>
   paint: Paint
 }
 
@@ -213,8 +214,8 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 
   const journal = options.journal ?? AttemptJournal.memory()
   const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
-  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts)))) {
-    ui.talk('Nothing was sent.\n')
+  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
+    ui.talk(`${notSubmitted(false, plan, options)}.\n`)
     return result
   }
   result.batches = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
@@ -271,6 +272,15 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
   return {...previewed, counts}
+}
+
+/**
+ * What a refusal or Ctrl-C at the question leaves behind, truthfully: the dry runs were write
+ * calls the service answered, but they store nothing, so no value changed.
+ */
+function notSubmitted(cancelled: boolean, plan: Plan, options: ApplyOptions): string {
+  const previews = options.preview ? ` (the ${plural(plan.batchCount, 'dry run', 'dry runs')} before the question only previewed the changes)` : ''
+  return `${cancelled ? 'Cancelled; nothing submitted' : 'Not submitted'}, no value changed${previews}`
 }
 
 /** The question before anything is stored: what will be sent, and which batches will not be and why. */

@@ -117,11 +117,23 @@ describe('applying a plan', () => {
     expect(talked[0]).toBe('Planned 1 batch (no fewer possible: 1) for 1 Property, 1 entry, 3 night x field values.\n')
   })
 
-  it('sends nothing when the confirmation is declined', async () => {
+  it('a declined confirmation submits nothing and says so truthfully: the dry runs were sent but store nothing', async () => {
     const {client, calls} = fakeClient()
-    const result = await applyPlan(client, plan(), names, options(), ui(false))
+    const talked: string[] = []
+    const cancelled: string[] = []
+    const u = {...ui(false), talk: (text: string) => void talked.push(text)}
+    const result = await applyPlan(client, plan(), names, options(), {
+      ...u,
+      confirm: async (q, c) => {
+        cancelled.push(c)
+        return u.confirm(q, c)
+      },
+    })
     expect(calls.map((c) => c.kind)).toEqual(['preview'])
     expect(result.submitted).toBe(false)
+    expect(talked.at(-1)).toBe('Not submitted, no value changed (the 1 dry run before the question only previewed the changes).\n')
+    expect(talked.join('')).not.toContain('Nothing was sent')
+    expect(cancelled).toEqual(['Cancelled; nothing submitted, no value changed (the 1 dry run before the question only previewed the changes)'])
   })
 
   it('--no-preview submits without dry runs and shows the planned counts', async () => {
