@@ -76,17 +76,18 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
 
 /**
  * The one CSV writer of pms (properties list, restrictions get, rates export): RFC 4180 with a heading
- * line and CRLF line ends, as spreadsheets write. A field is quoted when it holds a comma, a quote or a
+ * line and LF line ends, which awk, sed and every spreadsheet of today read (`crlf` for older
+ * spreadsheet tools that want CRLF, as RFC 4180 writes). A field is quoted when it holds a comma, a quote or a
  * line break, and also a `;` or a tab (the other delimiters `rates import` detects, so that a file read
  * back keeps its cells) or a leading or trailing space (which the reader would otherwise trim).
  * Values are written as they are, a leading `=`, `+`, `-` or `@` included: docs/csv-format.md says why.
  */
-const CSV_OPTIONS = {record_delimiter: 'windows', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
+const CSV_OPTIONS = {record_delimiter: 'unix', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
 
-export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>): string {
+export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>, options: {crlf?: boolean} = {}): string {
   const records = [columns.map((c) => c.header)]
   for (const row of rows) records.push(columns.map((c) => cell(c.value(row))))
-  return stringify(records, CSV_OPTIONS)
+  return stringify(records, {...CSV_OPTIONS, record_delimiter: options.crlf ? 'windows' : 'unix'})
 }
 
 /** One field as the writer spells it. */

@@ -108,6 +108,32 @@ describe('rates import against the sandbox', () => {
     expect(preview.properties[0]!.changed).toEqual([])
   })
 
+  it('export writes LF; a --crlf export edited with LF rows (as awk or sed leave them) imports, and so does a CR-only file', async () => {
+    const lf = join(dir, 'export-lf.csv')
+    const crlf = join(dir, 'export-crlf.csv')
+    const args = ['rates', 'export', '--from', d(2), '--to', d(60), '--property', property.id]
+    expect((await runPms([...args, '-o', lf], {env: await world.env()})).code).toBe(0)
+    expect((await runPms([...args, '--crlf', '-o', crlf], {env: await world.env()})).code).toBe(0)
+    const lfText = readFileSync(lf, 'utf8')
+    expect(lfText).not.toContain('\r')
+    expect(readFileSync(crlf, 'utf8')).toBe(lfText.replaceAll('\n', '\r\n'))
+
+    // awk '{print}' on the rows: the CRLF header stays, the edited rows end with LF alone.
+    const [header, ...rows] = readFileSync(crlf, 'utf8').split('\r\n')
+    const edited = rows.filter(Boolean).map((row) => row.replace(`${d(5)},${d(7)},100.00`, `${d(5)},${d(7)},110.00`))
+    expect(edited.join('\n')).toContain('110.00')
+    const mixed = csv('export-edited.csv', `${header}\r\n${edited.join('\n')}\n`)
+    const changed = await runPms(['rates', 'import', mixed, '--dry-run', '--json'], {env: await world.env()})
+    expect(changed.code, changed.stderr).toBe(0)
+    const preview = JSON.parse(changed.stdout) as {properties: {changes: {changed: number; refused: number}}[]}
+    expect(preview.properties[0]!.changes).toMatchObject({changed: 3, refused: 0})
+
+    const cr = csv('export-cr.csv', lfText.replaceAll('\n', '\r'))
+    const same = await runPms(['rates', 'import', cr, '--dry-run', '--json'], {env: await world.env()})
+    expect(same.code, same.stderr).toBe(0)
+    expect((JSON.parse(same.stdout) as typeof preview).properties[0]!.changes).toMatchObject({changed: 0, refused: 0})
+  })
+
   it('a file touching a Manual Override shows the refusal with its reason in words', async () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/host', {action: 'set_manual_override', property_id: property.id, field: 'rate', from: d(20), to: d(21)})
     const file = csv('override.csv', `property_id,from,to,rate\n${property.id},${d(19)},${d(22)},150.00\n`)

@@ -86,8 +86,9 @@ describe('CSV', () => {
     expect(csvField(' padded')).toBe('" padded"')
   })
 
-  it('writes a heading line and CRLF line ends; a tab is quoted since the import reads tab-delimited files too', () => {
-    expect(toCsv(columns, rows)).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,"Tab\there",\r\n')
+  it('writes a heading line and LF line ends (CRLF when asked); a tab is quoted since the import reads tab-delimited files too', () => {
+    expect(toCsv(columns, rows)).toBe('ID,Name,Count\na,Sea view,3\nb,"Tab\there",\n')
+    expect(toCsv(columns, rows, {crlf: true})).toBe('ID,Name,Count\r\na,Sea view,3\r\nb,"Tab\there",\r\n')
   })
 
   it('quotes the other delimiters the import detects (; and tab) and every line break', () => {
