@@ -201,13 +201,14 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     changes = previewed.batches
     counts = previewed.counts
   } else {
-    ui.talk(renderPlanSummary(result.batches, plan.lowerBound))
+    ui.talk(renderPlanSummary(result.batches))
   }
   if (options.dryRun) {
+    const found = counts ? ` ${changesText(counts)}.` : ''
     ui.talk(
       counts?.changed === 0
-        ? 'Dry run: nothing was written, and submitting this file would change nothing.\n'
-        : 'Dry run: nothing was written. Run the same command without --dry-run to submit.\n',
+        ? `Dry run:${found} Nothing was written, and submitting this file would change nothing.\n`
+        : `Dry run:${found} Nothing was written. Run the same command without --dry-run to submit.\n`,
     )
     return result
   }
@@ -218,9 +219,10 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     ui.talk(`${notSubmitted(false, plan, options)}.\n`)
     return result
   }
-  result.batches = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  const submitted = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
-  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, plan.lowerBound))
+  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
   ui.talk(submissionText(result.batches))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
@@ -242,16 +244,37 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 /** The plan in one line, and how long the write limit makes it take when it needs more than one window. */
 function announcePlan(plan: Plan, options: ApplyOptions, window: WriteWindow, ui: ApplyUi): void {
   const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
-  ui.talk(
-    `Planned ${plural(plan.batchCount, 'batch', 'batches')} (no fewer possible: ${plan.lowerBound}) for ${plural(plan.totals.properties, 'Property', 'Properties')}, ` +
-      `${plural(plan.totals.entries, 'entry', 'entries')}, ${plan.totals.changes} night x field values.\n`,
-  )
+  ui.talk(`${planLine(plan)}\n`)
   if (writes > window.limit) {
     ui.talk(
       `That is ${writes} write calls${options.dryRun || !options.preview ? '' : ` (${plan.batchCount} dry runs, ${plan.batchCount} submissions)`}; ` +
         `the write limit of ${window.limit} per ${window.windowMs / 1000} s makes it take at least ${durationText(window.timeLeft(0, writes))}.\n`,
     )
   }
+}
+
+/**
+ * `Planned 2 batches for 120 Properties: 131 entries, 3,960 nightly values (no fewer batches possible).`
+ * A nightly value is one field of one night, what the contract counts as a change of a batch;
+ * "changes" is kept for the values that really change, as the dry runs tell.
+ */
+export function planLine(plan: Pick<Plan, 'batchCount' | 'lowerBound' | 'totals'>): string {
+  const bound = plan.batchCount === plan.lowerBound ? 'no fewer batches possible' : `the limits allow ${plan.lowerBound}`
+  return (
+    `Planned ${plural(plan.batchCount, 'batch', 'batches')} for ${plural(plan.totals.properties, 'Property', 'Properties')}: ` +
+    `${plural(plan.totals.entries, 'entry', 'entries')}, ${nightlyValues(plan.totals.changes)} (${bound}).`
+  )
+}
+
+function nightlyValues(n: number): string {
+  return plural(n, 'nightly value', 'nightly values')
+}
+
+/** `142 nightly values, 9 of them change, 3 refused`: what the dry runs found, in one phrase. */
+export function changesText(counts: {changed: number; unchanged: number; refused: number}): string {
+  const total = counts.changed + counts.unchanged + counts.refused
+  const change = total === 1 ? (counts.changed === 1 ? 'it changes' : 'it does not change') : counts.changed === 0 ? 'none of them changes' : `${counts.changed} of them change`
+  return `${nightlyValues(total)}, ${change}${counts.refused > 0 ? `, ${counts.refused} refused` : ''}`
 }
 
 /**
@@ -290,9 +313,7 @@ function confirmQuestion(plan: Plan, decisions: readonly BatchDecision[], counts
   const followed = decisions.filter((d) => d.kind === 'follow').length
   const notSent = [...(skipped > 0 ? [`${skipped} with nothing to change`] : []), ...(followed > 0 ? [`${followed} still in flight from an earlier run, followed`] : [])]
   const subject = `Submit ${plural(sent, 'batch', 'batches')}${notSent.length > 0 ? ` (not sent: ${notSent.join('; ')})` : ''}`
-  return counts
-    ? `${subject}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
-    : `${subject} (${plan.totals.changes} night x field values)?`
+  return counts ? `${subject}: ${changesText(counts)}?` : `${subject} (${nightlyValues(plan.totals.changes)})?`
 }
 
 /** Submission in plan order; Ctrl-C stops it and says which batches were stored. */

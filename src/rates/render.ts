@@ -181,7 +181,7 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing to change`
   if (quietCount > 0) rows.push([quietLabel, ...keys.map((key) => quiet[key])])
   if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
-  const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
+  const out: string[] = [textTable(['Property', 'values', 'changes', 'unchanged', 'refused'], rows, paint).trimEnd()]
 
   const runsOf = (p: PreviewProperty) =>
     folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
@@ -265,20 +265,32 @@ export interface PlannedBatchSummary extends BatchLoad {
   outcome?: BatchOutcome
   /** For `recovered` and `followed`: when the earlier run made its attempt. */
   earlier_at?: string
+  /** Of the batch's nightly values (`changes`, as the contract counts a batch), those its dry run found to change. */
+  changed?: number
 }
 
 export type BatchOutcome = 'submitted' | 'recovered' | 'followed' | 'nothing_to_change'
 
 const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)', nothing_to_change: ''}
 
-/** The plan in numbers: one line per batch, and the lower bound it is measured against. */
-export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
+/**
+ * The batches in numbers, one line each: `values` are the nightly values a batch sends, `changes`
+ * (when dry runs told) those that change, the same number the question before submitting gives.
+ */
+export function renderPlanSummary(batches: readonly PlannedBatchSummary[]): string {
   const status = (b: PlannedBatchSummary) => (b.outcome === 'nothing_to_change' ? 'nothing to change' : `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`)
   const shown = batches.some((b) => b.outcome)
-  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(shown ? [b.id ?? '-', status(b)] : [])])
-  const headers = ['batch', 'properties', 'entries', 'changes', ...(shown ? ['id', 'status'] : [])]
-  const count = plural(batches.length, 'batch', 'batches')
-  return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
+  const changed = batches.some((b) => b.changed !== undefined)
+  const rows = batches.map((b) => [
+    b.index + 1,
+    b.properties,
+    b.entries,
+    b.changes,
+    ...(changed ? [b.changed ?? '-'] : []),
+    ...(shown ? [b.id ?? '-', status(b)] : []),
+  ])
+  const headers = ['batch', 'Properties', 'entries', 'values', ...(changed ? ['changes'] : []), ...(shown ? ['id', 'status'] : [])]
+  return textTable(headers, rows)
 }
 
 /** `3 Properties`, or `3 other Properties` when some are listed above the line. */

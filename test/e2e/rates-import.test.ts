@@ -88,7 +88,7 @@ describe('rates import against the sandbox', () => {
     expect(summary.trim().split(/\s+/).slice(-4)).toEqual(['3', '3', '0', '0'])
     expect(result.stdout).toContain(`  ${run(d(5), d(7)).padEnd(22)}  rate 100.00 -> 135.00`)
     expect(result.stdout).not.toContain('min_stay')
-    expect(result.stderr).toContain('Dry run: nothing was written.')
+    expect(result.stderr).toMatch(/Dry run: \d+ nightly values?, .*\. Nothing was written\./)
     expect(await world.batchPosts()).toHaveLength(before + 1)
     expect(await keyedPosts()).toHaveLength(1)
   })

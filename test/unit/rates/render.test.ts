@@ -37,9 +37,9 @@ describe('rendering a dry run', () => {
     expect(text).toContain('  2026-12-31..2027-01-01  min_stay (unset) -> 3\n')
   })
 
-  it('starts with a summary per Property: submitted, changed, unchanged, refused', () => {
+  it('starts with a summary per Property: values sent, changes, unchanged, refused', () => {
     const [header, row] = renderPreview(sample, names).split('\n')
-    expect(header!.split(/\s{2,}/)).toEqual(['Property', 'submitted', 'changed', 'unchanged', 'refused'])
+    expect(header!.split(/\s{2,}/)).toEqual(['Property', 'values', 'changes', 'unchanged', 'refused'])
     expect(row!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, '12', '9', '1', '2'])
   })
 
@@ -334,12 +334,20 @@ describe('the plan summary after submitting', () => {
         {index: 2, properties: 1, entries: 2, changes: 4, outcome: 'nothing_to_change'},
         {index: 3, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
       ],
-      4,
     )
     const lines = text.split('\n')
     expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing (earlier run)'])
     expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
     expect(lines[3]!.split(/\s{2,}/).slice(-2)).toEqual(['-', 'nothing to change'])
     expect(lines[4]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'id', 'status'])
+    expect(text).not.toContain('allow')
+  })
+
+  it('"changes" is the number of values the dry run found to change, as in the question; "values" what the batch sends', () => {
+    const text = renderPlanSummary([{index: 0, properties: 3, entries: 28, changes: 139, changed: 9, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'submitted'}])
+    const [header, row] = text.split('\n')
+    expect(header!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'changes', 'id', 'status'])
+    expect(row!.trim().split(/\s{2,}/).slice(0, 5)).toEqual(['1', '3', '28', '139', '9'])
   })
 })
