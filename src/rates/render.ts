@@ -15,6 +15,12 @@ export const plain: Paint = (_style, text) => text
 /** Names of Properties by id, for labels; an unknown id is shown alone. */
 export type Names = ReadonlyMap<string, string>
 
+/** `Sea View (10000000)`: for table rows that must fit a terminal; the whole id shows where the detail follows. */
+function shortLabel(names: Names, id: string): string {
+  const name = names.get(id)
+  return name ? `${name} (${id.slice(0, 8)})` : id
+}
+
 export function propertyLabel(names: Names, id: string): string {
   const name = names.get(id)
   return name ? `${name} (${id})` : id
@@ -38,9 +44,20 @@ export function failureInWords(code: string): string {
   return FAILURES[code] ?? code
 }
 
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain): string {
+/**
+ * Columns padded to their widest cell; numbers right-aligned. With `fit`, the first column (the
+ * labels) is cut with `…` so that the table fits that many columns, down to 12 characters.
+ */
+export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain, fit?: number): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
+  const total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+  if (fit !== undefined && total > fit && widths[0]! > 12) {
+    widths[0] = Math.max(12, widths[0]! - (total - fit))
+    rows = rows.map((row) => {
+      const label = String(row[0] ?? '')
+      return label.length > widths[0]! ? [label.slice(0, widths[0]! - 1) + '…', ...row.slice(1)] : row
+    })
+  }
   const line = (cells: (string | number)[]) =>
     cells
       .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i]!) : String(cell).padEnd(widths[i]!)))
@@ -141,7 +158,22 @@ function runLine(item: {from: string; to: string; field: string}, words: string,
   const from = dayOf(item.from)
   const to = dayOf(item.to)
   const when = Number.isNaN(from) || Number.isNaN(to) ? `${item.from}..${item.to}` : runText(from, to)
-  return `  ${when.padEnd(22)}  ${paint(colour, item.field)}: ${words}`
+  const lead = `  ${when.padEnd(22)}  `
+  return `${lead}${paint(colour, item.field)}: ${wrapWords(words, REPORT_WIDTH - lead.length - item.field.length - 2, ' '.repeat(lead.length + 2))}`
+}
+
+/** Words broken into lines of at most `width` characters, later lines after `indent`. */
+function wrapWords(text: string, width: number, indent: string): string {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  lines.push(line)
+  return lines.join(`\n${indent}`)
 }
 
 /** Refused fields per Property with their reason in words, in a dry run and in a report alike. */
@@ -201,6 +233,9 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   return out.join('\n') + '\n'
 }
 
+/** The outcome report fits a terminal of this width (the labels are cut to fit). */
+const REPORT_WIDTH = 80
+
 export const REPORT_COUNTS = ['submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'] as const
 
 function statusPaint(status: string, paint: Paint): string {
@@ -215,7 +250,10 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
   // `pending` only says something while the batch is in flight; a final report is narrower without it.
   const inFlight = count(report.changes as Record<string, unknown>, 'pending') > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, 'pending') > 0)
-  const keys = REPORT_COUNTS.filter((key) => key !== 'pending' || inFlight)
+  // Counts that are 0 everywhere say nothing; without them the report fits 80 columns. `submitted`
+  // and `applied` always show, so that a report of nothing applied says so.
+  const anywhere = (key: string) => count(report.changes as Record<string, unknown>, key) > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, key) > 0)
+  const keys = REPORT_COUNTS.filter((key) => (key !== 'pending' || inFlight) && (key === 'submitted' || key === 'applied' || anywhere(key)))
   const countsOf = (p: {changes: unknown}) => keys.map((key) => count(p.changes as Record<string, unknown>, key))
   // As in the dry-run summary: past a screenful, Properties that completed with nothing refused,
   // failed or cancelled share one line, so the ones that need a look stand out.
@@ -231,15 +269,16 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
       counts.forEach((n, i) => (quietSums[i]! += n))
       continue
     }
-    rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
+    rows.push([shortLabel(names, p.property_id), p.status, ...counts])
   }
   // "other" only when some Property is listed above the line.
-  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing refused or failed`
+  // Short, so that the label is not cut to fit: "no trouble" is nothing refused, failed or cancelled.
+  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: no trouble`
   if (quietCount > 0) rows.push([quietLabel, 'completed', ...quietSums])
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
-  out.push(textTable(['Property', 'status', ...keys], rows, paint).trimEnd())
+  out.push(textTable(['Property', 'status', ...keys], rows, paint, REPORT_WIDTH).trimEnd())
   out.push(...refusalSection(report.properties, names, paint))
   const failed = report.properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {

@@ -113,24 +113,31 @@ describe('rendering an outcome report', () => {
     ],
   }
 
-  it('counts applied, unchanged, superseded, refused, failed and cancelled per Property', () => {
+  it('counts per Property; counts that are 0 everywhere (and pending, once final) are left out, so that the report fits 80 columns', () => {
     const lines = renderReport(report, names).split('\n')
     expect(lines[0]).toBe(`Batch ${report.id}: partially_failed`)
-    // A final report: nothing is pending, so the column is left out (the table fits a terminal).
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled'])
-    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, 'completed', '8', '6', '0', '0', '2', '0', '0'])
-    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '0', '0', '2', '2', '0'])
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'refused', 'failed'])
+    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A.slice(0, 8)})`, 'completed', '8', '6', '2', '0'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '2', '2'])
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
+  })
+
+  it('cuts long Property labels with … so that the report fits 80 columns', () => {
+    const long = new Map([[A, 'A very long Property name that goes on and on, Lisbon 12']])
+    const lines = renderReport({...report, changes: counts({submitted: 10, applied: 2, unchanged: 4, refused: 2, failed: 2})}, long).split('\n')
+    for (const line of lines.slice(0, 5)) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(lines[2]).toMatch(/^A very long P…\s+completed/)
   })
 
   it('shows what is still pending while the batch is in flight', () => {
     const inFlight = {...report, status: 'processing', changes: {...report.changes, pending: 3}}
     const lines = renderReport(inFlight, names).split('\n')
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'])
-    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'processing', '10', '6', '0', '0', '2', '2', '0', '3'])
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'refused', 'failed', 'pending'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'processing', '10', '6', '2', '2', '3'])
   })
 
-  it('lists refusals and failures as runs of dates with words', () => {
-    const text = renderReport(report, names)
+  it('lists refusals and failures as runs of dates with words, wrapped to 80 columns', () => {
+    const text = renderReport(report, names).replace(/\n {28}/g, ' ')
     expect(text).toContain('2026-12-01..02          availability: closed because a linked Property is booked or closed')
     expect(text).toContain('2026-12-01..02          rate: the Sales Channels stayed unavailable through every retry')
   })
@@ -241,7 +248,7 @@ describe('long summaries', () => {
     expect(text).not.toContain('other Properties')
   })
 
-  it('past 20 Properties the outcome report counts completed Properties with nothing refused or failed on one line', () => {
+  it('past 20 Properties the outcome report counts completed Properties with no trouble on one line', () => {
     const counts = {submitted: 31, pending: 0, applied: 31, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}
     const ok = (i: number) => ({property_id: `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`, status: 'completed', changes: counts, refused_fields: [], failures: []})
     const report: BatchReport = {
@@ -257,8 +264,8 @@ describe('long summaries', () => {
       ],
     }
     const text = renderReport(report, names)
-    expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+0/)
-    expect(text).toMatch(/25 other Properties: nothing refused or failed\s+completed\s+775\s+775/)
+    expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+31/)
+    expect(text).toMatch(/25 other Properties: no trouble\s+completed\s+775\s+775\s+0/)
     expect(text.split('\n').some((line) => line.startsWith('40000000'))).toBe(false)
   })
 
@@ -275,7 +282,7 @@ describe('long summaries', () => {
       properties: Array.from({length: 25}, (_, i) => ok(i)),
     }
     const text = renderReport(report, names)
-    expect(text).toMatch(/^25 Properties: nothing refused or failed\s+completed\s+775\s+775/m)
+    expect(text).toMatch(/^25 Properties: no trouble\s+completed\s+775\s+775/m)
     expect(text).not.toContain('other')
   })
 })
