@@ -46,8 +46,8 @@ describe('tables', () => {
     const lines = text.trimEnd().split('\n')
     for (const line of lines.slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(40)
     expect(lines).toHaveLength(4)
-    expect(lines[1]).toMatch(/^028869c5…  website -1%, bookingc… +1$/)
-    expect(lines[2]).toMatch(/^028869c6…  Harbour +2$/)
+    expect(lines[1]).toMatch(/^028869c5… {2}website -1%, bookingc… +1$/)
+    expect(lines[2]).toMatch(/^028869c6… {2}Harbour +2$/)
     expect(lines[3]).toBe('2 Properties (ids shortened and text cut to fit; --wide shows all)')
   })
 
