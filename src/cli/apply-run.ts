@@ -13,9 +13,11 @@ import {paint} from './output.js'
 import {CLEAR_LINE, createProgress} from './progress.js'
 import {durationText} from '../text/words.js'
 
-export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
+export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
   const {io, clock} = ctx
   return {
+    // A screenful of the diff where it meets a terminal; whole in pipes, files and with --full-diff.
+    diffLines: (toStdout) => (fullDiff || !(toStdout ? io.stdoutIsTTY : io.stderrIsTTY) ? undefined : Math.max(10, (io.rows ?? 24) - 4)),
     out: (text) => (ctx.json ? undefined : io.out(text)),
     talk: (text) => io.err(text),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
@@ -96,7 +98,7 @@ export async function applyCommand(
         watchInterrupt,
         pacing,
       },
-      applyUi(ctx, flags.yes),
+      applyUi(ctx, flags.yes, flags.fullDiff),
     )
     if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
     if (result.exit_code !== 0) process.exitCode = result.exit_code

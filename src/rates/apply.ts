@@ -15,7 +15,7 @@ import {batchList} from './errors.js'
 import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
-import {type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
+import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
 import {type BatchChanges, isFinal, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
 import {type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
@@ -37,6 +37,8 @@ export interface ApplyUi {
   /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
   confirm(question: string, cancelled: string): Promise<boolean>
   paint: Paint
+  /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
+  diffLines?(toStdout: boolean): number | undefined
 }
 
 export interface ApplyOptions {
@@ -291,10 +293,25 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   } finally {
     bar.done()
   }
-  ;(options.dryRun ? ui.out : ui.talk)(renderPreview(previewed.preview, names, ui.paint, runs))
+  const maxLines = ui.diffLines?.(options.dryRun)
+  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs), maxLines, ui.paint)
+  ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
+  // The summary scrolled away above a screenful of changes: say it again next to the question.
+  if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
   return {...previewed, counts}
+}
+
+/** `Summary: 3 of 120 Properties change, 1 has refusals.` */
+function diffSummary(preview: RestrictionBatchPreview): string {
+  const changing = preview.properties.filter((p) => p.changes.changed > 0).length
+  const refusing = preview.properties.filter((p) => p.changes.refused > 0).length
+  const total = preview.properties.length
+  return (
+    `Summary: ${changing} of ${plural(total, 'Property', 'Properties')} ${changing === 1 ? 'changes' : 'change'}` +
+    `${refusing > 0 ? `, ${refusing} ${refusing === 1 ? 'has' : 'have'} refused values` : ''}.`
+  )
 }
 
 /**

@@ -233,6 +233,29 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   return out.join('\n') + '\n'
 }
 
+/**
+ * A diff cut for a terminal: the summary's rows past MAX_SUMMARY_ROWS told as one line (its
+ * heading and Total kept), then `maxLines` lines of changes and refusals and one more line saying
+ * how many were left out and how to see them all. `cut` counts the lines of changes left out.
+ */
+export function capDiff(diff: string, maxLines: number | undefined, paint: Paint = plain): {text: string; cut: number} {
+  const lines = diff.trimEnd().split('\n')
+  const head = lines.indexOf('') + 1
+  if (maxLines === undefined || head === 0) return {text: diff, cut: 0}
+  const summary = lines.slice(0, head - 1)
+  // Heading, rows, Total: rows past the limit become one line.
+  const rows = summary.length - 2
+  const summaryCut = rows > MAX_SUMMARY_ROWS ? rows - MAX_SUMMARY_ROWS : 0
+  const shortSummary =
+    summaryCut > 0 ? [...summary.slice(0, 1 + MAX_SUMMARY_ROWS), paint('dim', `... ${plural(summaryCut, 'more Property', 'more Properties')}`), summary.at(-1)!] : summary
+  const rest = lines.slice(head)
+  const cut = Math.max(0, rest.length - maxLines)
+  if (cut === 0 && summaryCut === 0) return {text: diff, cut: 0}
+  const kept = [...shortSummary, '', ...rest.slice(0, maxLines)]
+  if (cut > 0) kept.push(paint('dim', `... ${cut} more ${cut === 1 ? 'line' : 'lines'}: \`--dry-run --json\` or \`--full-diff\` shows all`))
+  return {text: kept.join('\n') + '\n', cut: cut + summaryCut}
+}
+
 /** The outcome report fits a terminal of this width (the labels are cut to fit). */
 const REPORT_WIDTH = 80
 

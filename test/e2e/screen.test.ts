@@ -44,7 +44,78 @@ function csvFile(name: string, properties: readonly string[], rate: string): str
 
 const batchPosts = async () => (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path === '/api/v1/restriction-batches' && r.idempotency_key)
 
+function widest(text: string): number {
+  return Math.max(...text.split('\n').map((line) => line.length))
+}
+
+describe('properties list on a terminal', () => {
+  for (const columns of [80, 160]) {
+    it(`at ${columns} columns prints one line per Property, sorted by name, no borders, and a count line`, async () => {
+      const screen = terminal(['properties', 'list'], columns)
+      expect(await screen.exitCode()).toBe(0)
+      const shown = await screen.waitFor('120 Properties', {history: true})
+      const lines = shown.split('\n')
+      const heading = lines.findIndex((line) => /^id\s+name\s+currency\s+timezone\s+pricing_modifiers$/.test(line))
+      expect(heading, shown).toBeGreaterThanOrEqual(0)
+      const rows = lines.slice(heading + 1, heading + 121)
+      expect(rows).toHaveLength(120)
+      expect(shown).not.toMatch(/[┌│├└]/)
+      // Nothing wraps: every line fits the width (capture-pane -J would join a wrapped line).
+      expect(widest(shown)).toBeLessThanOrEqual(columns)
+      const names = rows.map((row) => row.split(/\s{2,}/)[1]!)
+      expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, undefined, {numeric: true, sensitivity: 'base'})))
+      if (columns === 80) {
+        expect(rows[0]).toMatch(/^[0-9a-f]{8,35}…  /)
+        expect(lines[heading + 121]).toBe('120 Properties (ids shortened and text cut to fit; --wide shows all)')
+      }
+      // Names are read whole where there is room for them.
+      if (columns === 160) expect(names.every((name) => !name.endsWith('…'))).toBe(true)
+    })
+  }
+
+  it('--wide shows every id whole', async () => {
+    const screen = terminal(['properties', 'list', '--wide'], 80)
+    expect(await screen.exitCode()).toBe(0)
+    const shown = await screen.waitFor('120 Properties', {history: true})
+    for (const id of ids.slice(0, 5)) expect(shown).toContain(id)
+  })
+})
+
+describe('a dry run of 120 Properties on a terminal', () => {
+  for (const columns of [80, 160]) {
+    it(`at ${columns} columns shows the plan once, the summary, a screenful of changes and how to see the rest`, async () => {
+      const file = join(dir, `all-${columns}.csv`)
+      writeFileSync(file, `property_id,from,to,rate\n${ids.map((id) => `${id},${dayFromToday(30)},${dayFromToday(45)},173`).join('\n')}\n`)
+      const screen = terminal(['rates', 'import', file, '--dry-run'], columns)
+      expect(await screen.exitCode(120_000)).toBe(0)
+      const shown = await screen.waitFor('Dry run:', {history: true})
+      expect(shown.match(/Planned /g)).toHaveLength(1)
+      expect(shown).toMatch(/Planned 2 batches for 120 Properties: 120 entries, 1,?920 nightly values/)
+      expect(shown).toMatch(/^Property\s+values\s+changes\s+unchanged\s+refused$/m)
+      expect(shown).toMatch(/^\.\.\. \d+ more lines: `--dry-run --json` or `--full-diff` shows all$/m)
+      expect(shown).toMatch(/Dry run: 1,?920 nightly values, \d+ of them change, \d+ refused\. Nothing was written\./)
+      expect(shown.split('\n').length).toBeLessThan(80)
+    })
+  }
+})
+
 describe('the confirmation prompt of rates import on a terminal', () => {
+  it('after a long diff repeats the summary just before the question; Ctrl-C then exits 130 with nothing submitted', async () => {
+    const before = (await batchPosts()).length
+    const file = join(dir, 'all-prompt.csv')
+    writeFileSync(file, `property_id,from,to,rate\n${ids.map((id) => `${id},${dayFromToday(30)},${dayFromToday(45)},174`).join('\n')}\n`)
+    const screen = terminal(['rates', 'import', file], 80)
+    const shown = await screen.waitFor(/Submit 2 batches: .*\?/, {timeoutMs: 120_000})
+    const lines = shown.split('\n')
+    const question = lines.findIndex((line) => line.includes('Submit 2 batches'))
+    expect(lines[question - 1]).toMatch(/^Summary: \d+ of 120 Properties change/)
+    expect(shown).toContain('more lines: `--dry-run --json` or `--full-diff` shows all')
+    screen.keys('C-c')
+    expect(await screen.exitCode()).toBe(130)
+    expect(await screen.waitFor('Cancelled', {history: true})).toContain('Cancelled; nothing submitted, no value changed (the 2 dry runs before the question only previewed the changes).')
+    expect(await batchPosts()).toHaveLength(before)
+  })
+
   for (const [key, name] of [
     ['C-c', 'Ctrl-C'],
     ['Escape', 'Esc'],

@@ -3,7 +3,7 @@ import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../.
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
+import {capDiff, changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'
 
 const names = new Map([
@@ -329,6 +329,30 @@ describe('choosing what to read and export', () => {
     expect(exportRangeNote(parseRange('2026-11-23', '2028-11-20'), now)).toBeUndefined()
     expect(exportRangeNote(parseRange('2026-11-01', '2026-11-30'), now)).toContain('export from 2026-11-23 to at most 2028-11-20')
     expect(exportRangeNote(parseRange('2026-12-01', '2028-12-31'), now)).toContain('cannot be imported back')
+  })
+})
+
+describe('a long diff on a terminal', () => {
+  const diff = ['Property  values', 'A         3', '', 'Changes', 'A', '  2026-12-01  rate 1 -> 2', '  2026-12-02  rate 1 -> 3', 'Refused (not written)', 'B', '  x'].join('\n') + '\n'
+
+  it('keeps the summary and a screenful of changes, then says how many lines were left out and how to see them', () => {
+    const capped = capDiff(diff, 3)
+    expect(capped.cut).toBe(4)
+    expect(capped.text).toBe(['Property  values', 'A         3', '', 'Changes', 'A', '  2026-12-01  rate 1 -> 2', '... 4 more lines: `--dry-run --json` or `--full-diff` shows all'].join('\n') + '\n')
+  })
+
+  it('tells the summary rows past 20 as one line, keeping the heading and the Total', () => {
+    const summary = ['Property  values', ...Array.from({length: 25}, (_, i) => `P${i}  1`), 'Total  25']
+    const capped = capDiff([...summary, '', 'Changes'].join('\n') + '\n', 10)
+    const lines = capped.text.trimEnd().split('\n')
+    expect(lines.slice(0, 2)).toEqual(['Property  values', 'P0  1'])
+    expect(lines.slice(20, 25)).toEqual(['P19  1', '... 5 more Properties', 'Total  25', '', 'Changes'])
+    expect(capped.cut).toBe(5)
+  })
+
+  it('leaves a diff that fits, and any diff without a limit, whole', () => {
+    expect(capDiff(diff, 7)).toEqual({text: diff, cut: 0})
+    expect(capDiff(diff, undefined)).toEqual({text: diff, cut: 0})
   })
 })
 
