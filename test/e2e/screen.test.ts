@@ -65,7 +65,7 @@ describe('properties list on a terminal', () => {
       const names = rows.map((row) => row.split(/\s{2,}/)[1]!)
       expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, undefined, {numeric: true, sensitivity: 'base'})))
       if (columns === 80) {
-        expect(rows[0]).toMatch(/^[0-9a-f]{8,35}…  /)
+        expect(rows[0]).toMatch(/^[0-9a-f]{8,35}… {2}/)
         expect(lines[heading + 121]).toBe('120 Properties (ids shortened and text cut to fit; --wide shows all)')
       }
       // Names are read whole where there is room for them.
