@@ -10,7 +10,7 @@ import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
 import {paint} from './output.js'
-import {CLEAR_LINE, createProgress} from './progress.js'
+import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -21,6 +21,7 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     out: (text) => (ctx.json ? undefined : io.out(text)),
     talk: (text) => io.err(text),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
+    follow: (ids) => createFollowDisplay(io, ids, clock),
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
   }

@@ -16,7 +16,7 @@ import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {type BatchChanges, isFinal, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {type BatchChanges, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
 import {type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
@@ -37,6 +37,8 @@ export interface ApplyUi {
   /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
   confirm(question: string, cancelled: string): Promise<boolean>
   paint: Paint
+  /** The waiting line while following batches (--wait). */
+  follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
   diffLines?(toStdout: boolean): number | undefined
 }
@@ -362,23 +364,18 @@ async function submitPhase(
 /** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
 async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
   ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
-  const waiting = ui.progress('batches final', ids.length)
-  const final = new Set<string>()
+  const waiting = ui.follow?.(ids)
   const interrupt = options.watchInterrupt?.()
   try {
     return await waitForBatches(client, ids, {
       clock: options.clock,
       timeoutMs: options.waitTimeoutMs,
       signal: interrupt?.signal,
-      onReport: (report) => {
-        if (isFinal(report.status) && !final.has(report.id)) {
-          final.add(report.id)
-          waiting.tick()
-        }
-      },
+      onReport: (report) => waiting?.report(report),
+      onPause: (ms) => waiting?.pause(ms),
     })
   } finally {
     interrupt?.dispose()
-    waiting.done()
+    waiting?.done()
   }
 }

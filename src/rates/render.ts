@@ -5,7 +5,7 @@
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
 import {formatDay, parseDay} from '../contract/days.js'
-import {plural} from '../text/words.js'
+import {durationText, plural} from '../text/words.js'
 import type {BatchLoad} from './planner.js'
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
@@ -367,4 +367,41 @@ function formatRun(from: number, to: number): string {
   const b = formatDay(to)
   if (a.slice(0, 8) === b.slice(0, 8)) return `${a}..${b.slice(8)}`
   return `${a}..${b}`
+}
+
+/** What the waiting line knows of one batch. */
+export interface FollowedBatch {
+  id: string
+  status?: string
+  pending?: number
+  submitted?: number
+  /** Since when `pending` has not moved (clock ms). */
+  stillSince?: number
+}
+
+/** A batch that makes no progress this long is waiting on the Sales Channels (outage handling: pause 60 s, then retries). */
+export const STALL_MS = 60_000
+
+/**
+ * The one line `batches wait` and `rates import --wait` show while following batches: each batch's
+ * status (counted by status past three), the changes pending and settled, the time waited, when the
+ * next read is, and when nothing moves for a minute, that the Sales Channels hold it up.
+ */
+export function followLine(batches: readonly FollowedBatch[], now: number, started: number, nextReadAt?: number): string {
+  const statuses =
+    batches.length <= 3
+      ? batches.map((b) => `${b.id.slice(0, 8)} ${b.status ?? 'reading'}`).join(', ')
+      : [...batches.reduce((m, b) => m.set(b.status ?? 'reading', (m.get(b.status ?? 'reading') ?? 0) + 1), new Map<string, number>())]
+          .map(([status, n]) => `${n} ${status}`)
+          .join(', ')
+  const pending = batches.reduce((sum, b) => sum + (b.pending ?? 0), 0)
+  const submitted = batches.reduce((sum, b) => sum + (b.submitted ?? 0), 0)
+  const parts = [statuses, `${pending} pending, ${submitted - pending} settled`, `waited ${durationText(now - started)}`]
+  const stalled = batches.filter((b) => b.pending && b.stillSince !== undefined && now - b.stillSince >= STALL_MS)
+  if (stalled.length > 0) {
+    const since = Math.min(...stalled.map((b) => b.stillSince!))
+    parts.push(`stalled ${durationText(now - since)}: Sales Channels unavailable? the service retries for about 15 min`)
+  }
+  if (nextReadAt !== undefined && nextReadAt > now) parts.push(`next check in ${durationText(nextReadAt - now)}`)
+  return parts.join(' · ')
 }

@@ -8,7 +8,8 @@ import {afterAll, beforeAll, describe, expect} from 'vitest'
 import {dayFromToday} from '../fixtures/rates/world.js'
 import {tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {runPms} from './support/pms.js'
 import {openTerminal, type Terminal} from './support/terminal.js'
 
 const it = itNeeds(missingTmux())
@@ -134,4 +135,37 @@ describe('the confirmation prompt of rates import on a terminal', () => {
       expect(await batchPosts()).toHaveLength(before)
     })
   }
+})
+
+describe('batches wait during a channel outage, on a terminal', () => {
+  it('shows per batch status, changes pending and settled, the time waited, the stall and the next check; batches list finds the batch again', async () => {
+    const configDir = tempConfigDir()
+    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_CONFIG_DIR: configDir}
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'channel_outage', duration_seconds: 3600})
+    const file = csvFile('outage.csv', ids.slice(10, 12), '181')
+    const submitted = await runPms(['rates', 'import', file, '--yes', '--json'], {env, configDir})
+    expect(submitted.code, submitted.stderr).toBe(0)
+    const id = (JSON.parse(submitted.stdout) as {batches: {id: string}[]}).batches[0]!.id
+
+    const listed = await runPms(['batches', 'list'], {env, configDir})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\\t(queued|processing)\\n$`))
+
+    // Both widths at once: the stall is said after a minute without progress.
+    const screens = [80, 160].map((columns) => {
+      const screen = openTerminal(['batches', 'wait', id], {columns, env})
+      open.push(screen)
+      return {columns, screen}
+    })
+    for (const {columns, screen} of screens) {
+      const shown = await screen.waitFor(/stalled \d+m\d+s/, {timeoutMs: 180_000})
+      const line = shown.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!
+      expect(line).toMatch(new RegExp(`^${id.slice(0, 8)} processing · \\d+ pending, \\d+ settled · waited \\d+m\\d{2}s · no progress`))
+      expect(line.length).toBeLessThanOrEqual(columns)
+      if (columns === 160) expect(line).toMatch(/Sales Channels unavailable\? the service retries for about 15 min · next check in \d+s$/)
+      screen.keys('C-c')
+      expect(await screen.exitCode()).toBe(130)
+      expect(await screen.waitFor('pms batches wait', {history: true})).toContain(id)
+    }
+  }, 400_000)
 })

@@ -59,9 +59,9 @@ export function missingKeyring(env: NodeJS.ProcessEnv = process.env): string | u
  * when nothing is). Skipped when something is missing, or failing with that sentence under
  * PMS_TEST_REQUIRE=all.
  */
-export function itNeeds(missing: string | undefined): (name: string, fn: TestFunction) => void {
-  if (missing === undefined) return (name, fn) => it(name, fn)
-  if (!REQUIRE_ALL) return (name, fn) => it.skip(name, fn)
+export function itNeeds(missing: string | undefined): (name: string, fn: TestFunction, timeout?: number) => void {
+  if (missing === undefined) return (name, fn, timeout) => it(name, fn, timeout)
+  if (!REQUIRE_ALL) return (name, fn, timeout) => it.skip(name, fn, timeout)
   return (name) =>
     it(name, () => {
       throw new Error(`Missing on this machine: ${missing} (PMS_TEST_REQUIRE=all makes this a failure, not a skip)`)

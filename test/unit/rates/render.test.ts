@@ -3,7 +3,7 @@ import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../.
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {capDiff, changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
+import {capDiff, changeRuns, followLine, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'
 
 const names = new Map([
@@ -380,5 +380,32 @@ describe('the plan summary after submitting', () => {
     const [header, row] = text.split('\n')
     expect(header!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'changes', 'id', 'status'])
     expect(row!.trim().split(/\s{2,}/).slice(0, 5)).toEqual(['1', '3', '28', '139', '9'])
+  })
+})
+
+describe('the waiting line of batches wait and rates import --wait', () => {
+  const id = (n: number) => `${n}0000000-0000-4000-8000-000000000000`
+  it('shows each batch status, the changes pending and settled, the time waited and the next check', () => {
+    const line = followLine(
+      [
+        {id: id(1), status: 'processing', pending: 9, submitted: 139, stillSince: 0},
+        {id: id(2), status: 'completed', pending: 0, submitted: 4, stillSince: 0},
+      ],
+      12_000,
+      0,
+      20_000,
+    )
+    expect(line).toBe('10000000 processing, 20000000 completed · 9 pending, 134 settled · waited 12s · next check in 8s')
+  })
+
+  it('past three batches counts them by status', () => {
+    const batches = [1, 2, 3, 4].map((n) => ({id: id(n), status: n === 1 ? 'queued' : 'processing', pending: 1, submitted: 1, stillSince: 0}))
+    expect(followLine(batches, 1000, 0).startsWith('1 queued, 3 processing · 4 pending, 0 settled')).toBe(true)
+  })
+
+  it('when nothing moves for a minute says the Sales Channels hold it up, and for how long', () => {
+    const line = followLine([{id: id(1), status: 'processing', pending: 9, submitted: 9, stillSince: 5_000}], 95_000, 0, 100_000)
+    expect(line).toContain('stalled 1m30s: Sales Channels unavailable? the service retries for about 15 min · next check in 5s')
+    expect(followLine([{id: id(1), status: 'processing', pending: 9, submitted: 9, stillSince: 5_000}], 30_000, 0)).not.toContain('stalled')
   })
 })
