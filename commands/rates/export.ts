@@ -11,8 +11,8 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     '<%= config.bin %> rates export --from 2026-12-01 --to 2026-12-31 --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60',
   ]
   static override flags = {
-    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
-    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    from: Flags.string({description: 'First night: YYYY-MM-DD, today, tomorrow or +Nd (days from today on this machine)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive: YYYY-MM-DD, today, tomorrow or +Nd', required: true}),
     property: Flags.string({description: 'Property id (repeat for several); every Property when left out', multiple: true}),
     output: Flags.string({char: 'o', description: 'Write the CSV to this file instead of standard output'}),
     crlf: Flags.boolean({description: 'End lines with CRLF (for older spreadsheet tools) instead of LF', default: false}),
@@ -26,7 +26,7 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
       import('../../src/rates/index.js'),
     ])
     const {io} = this.ctx
-    const range = rates.parseRange(this.flags.from, this.flags.to)
+    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     const {properties, records} = await readCalendarOf(this.ctx, this.flags.property, range)
     const rows = rates.exportRows(records, rates.namesOf(properties))
     const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows, {crlf: this.flags.crlf})

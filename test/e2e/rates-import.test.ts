@@ -134,6 +134,16 @@ describe('rates import against the sandbox', () => {
     expect((JSON.parse(same.stdout) as typeof preview).properties[0]!.changes).toMatchObject({changed: 0, refused: 0})
   })
 
+  it('date flags take today, tomorrow and +Nd: an export from +2d to +60d is the export of those dates', async () => {
+    const absolute = await runPms(['rates', 'export', '--from', d(2), '--to', d(60), '--property', property.id], {env: await world.env()})
+    const relative = await runPms(['rates', 'export', '--from', '+2d', '--to', '+60d', '--property', property.id], {env: await world.env()})
+    expect(relative.code, relative.stderr).toBe(0)
+    expect(relative.stdout).toBe(absolute.stdout)
+    const bad = await runPms(['restrictions', 'get', '--property', property.id, '--from', 'soon', '--to', 'tomorrow'], {env: await world.env()})
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--from soon is not a date in the form YYYY-MM-DD, today, tomorrow or +Nd')
+  })
+
   it('a file touching a Manual Override shows the refusal with its reason in words', async () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/host', {action: 'set_manual_override', property_id: property.id, field: 'rate', from: d(20), to: d(21)})
     const file = csv('override.csv', `property_id,from,to,rate\n${property.id},${d(19)},${d(22)},150.00\n`)

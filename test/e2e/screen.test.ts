@@ -160,7 +160,7 @@ describe('batches wait during a channel outage, on a terminal', () => {
     for (const {columns, screen} of screens) {
       const shown = await screen.waitFor(/stalled \d+m\d+s/, {timeoutMs: 180_000})
       const line = shown.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!
-      expect(line).toMatch(new RegExp(`^${id.slice(0, 8)} processing · \\d+ pending, \\d+ settled · waited \\d+m\\d{2}s · no progress`))
+      expect(line).toMatch(new RegExp(`^${id.slice(0, 8)} processing · \\d+ pending, \\d+ settled · waited \\d+m\\d{2}s · stalled \\d+m\\d{2}s`))
       expect(line.length).toBeLessThanOrEqual(columns)
       if (columns === 160) expect(line).toMatch(/Sales Channels unavailable\? the service retries for about 15 min · next check in \d+s$/)
       screen.keys('C-c')

@@ -409,3 +409,21 @@ describe('the waiting line of batches wait and rates import --wait', () => {
     expect(followLine([{id: id(1), status: 'processing', pending: 9, submitted: 9, stillSince: 5_000}], 30_000, 0)).not.toContain('stalled')
   })
 })
+
+describe('relative dates in date flags', () => {
+  const today = dayFromCivil(2026, 11, 22)
+  it('reads today, tomorrow, +Nd, -Nd and +Nw from the day given as today, and YYYY-MM-DD as before', async () => {
+    const {parseRange} = await import('../../../src/rates/calendar.js')
+    expect(parseRange('today', 'tomorrow', today)).toEqual({from: today, to: today + 1})
+    expect(parseRange('+14d', '+2w', today)).toEqual({from: today + 14, to: today + 14})
+    expect(parseRange('-3d', 'TODAY', today)).toEqual({from: today - 3, to: today})
+    expect(parseRange('2026-12-01', '+10d', today)).toEqual({from: dayFromCivil(2026, 12, 1), to: today + 10})
+  })
+
+  it('names the relative forms in the error, and a range that ends before it starts is still refused', async () => {
+    const {parseRange} = await import('../../../src/rates/calendar.js')
+    expect(() => parseRange('next week', 'today', today)).toThrow('--from next week is not a date in the form YYYY-MM-DD, today, tomorrow or +Nd')
+    expect(() => parseRange('+5d', 'today', today)).toThrow('--to today is before --from +5d')
+    expect(() => parseRange('today', 'tomorrow')).toThrow('is not a date in the form YYYY-MM-DD')
+  })
+})
