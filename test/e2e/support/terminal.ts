@@ -39,7 +39,9 @@ export function openTerminal(args: string[], options: {columns: number; rows?: n
     .map(([key, value]) => `export ${key}=${quote(value)};`)
     .join(' ')
   const script = join(dir, 'run.sh')
-  writeFileSync(script, `${exports} ${quote(process.execPath)} ${quote(PMS_BIN)} ${args.map(quote).join(' ')}; echo $? > ${quote(exitFile)}; exec sleep 600\n`)
+  // `trap : INT`: Ctrl-C reaches the command (a trap, unlike an ignored signal, is not inherited)
+  // while the shell lives on to note its exit code.
+  writeFileSync(script, `trap : INT; ${exports} ${quote(process.execPath)} ${quote(PMS_BIN)} ${args.map(quote).join(' ')}; echo $? > ${quote(exitFile)}; exec sleep 600\n`)
   const tmux = (...rest: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...rest], {encoding: 'utf8', cwd: options.cwd})
   tmux('new-session', '-d', '-x', String(options.columns), '-y', String(options.rows ?? 24), 'sh', script)
   const capture = (all: boolean) =>
