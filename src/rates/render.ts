@@ -46,16 +46,19 @@ export function failureInWords(code: string): string {
 
 /**
  * Columns padded to their widest cell; numbers right-aligned. With `fit`, the first column (the
- * labels) is cut with `…` so that the table fits that many columns, down to 12 characters.
+ * labels) is cut with `…` so that the table fits that many columns, down to 22 characters.
  */
 export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain, fit?: number): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
   const total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
-  if (fit !== undefined && total > fit && widths[0]! > 12) {
-    widths[0] = Math.max(12, widths[0]! - (total - fit))
+  if (fit !== undefined && total > fit && widths[0]! > 22) {
+    widths[0] = Math.max(22, widths[0]! - (total - fit))
     rows = rows.map((row) => {
       const label = String(row[0] ?? '')
-      return label.length > widths[0]! ? [label.slice(0, widths[0]! - 1) + '…', ...row.slice(1)] : row
+      if (label.length <= widths[0]!) return row
+      // `Name (1c979dcd)`: the name gives way, the short id stays.
+      const id = / \([0-9a-f]{8}\)$/.exec(label)?.[0] ?? ''
+      return [label.slice(0, widths[0]! - 1 - id.length) + '…' + id, ...row.slice(1)]
     })
   }
   const line = (cells: (string | number)[]) =>
