@@ -37,7 +37,8 @@ const MIN_ID = 8
 
 /**
  * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart, fitted
- * to the width (ids shortened to unique prefixes, then the widest free text cut with `…`) and a
+ * to the width (ids shortened to unique prefixes, then the widest free text cut with `…`, then
+ * the next) and a
  * count line saying what was shortened and that --wide shows everything; tab-separated plain rows
  * (no heading, nothing cut) otherwise, so pipes and `cut`/`awk` get stable fields.
  */
@@ -114,7 +115,7 @@ export function uniquePrefixLength(values: readonly string[]): number {
 
 /**
  * Column widths that fit `terminalColumns` (columns two spaces apart) by cutting the free-text
- * columns, widest first, down to MIN_TEXT; undefined when the table fits as it is, the width is
+ * columns, the widest first down to MIN_TEXT, then the next; undefined when the table fits as it is, the width is
  * unknown or no column may be cut. Ids and codes are never cut here.
  */
 export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
@@ -123,12 +124,13 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
   const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
   if (excess <= 0 || soft.length === 0) return undefined
   const widths = [...natural]
-  while (excess > 0) {
-    const room = soft.filter((i) => widths[i]! > MIN_TEXT)
-    if (room.length === 0) break
-    const widest = room.reduce((best, i) => (widths[i]! > widths[best]! ? i : best), room[0]!)
-    widths[widest] = widths[widest]! - 1
-    excess--
+  // The widest gives way alone, down to MIN_TEXT, before the next is touched: a Property list
+  // cuts its modifiers and keeps the names whole rather than cutting both to half.
+  for (const i of [...soft].sort((a, b) => natural[b]! - natural[a]!)) {
+    if (excess <= 0) break
+    const take = Math.min(excess, Math.max(0, widths[i]! - MIN_TEXT))
+    widths[i] = widths[i]! - take
+    excess -= take
   }
   return widths
 }

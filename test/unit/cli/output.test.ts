@@ -76,10 +76,12 @@ describe('tables', () => {
     expect(uniquePrefixLength(['same', 'same'])).toBe(1)
   })
 
-  it('fitWidths leaves a table that fits alone and takes room from the widest free-text column first', () => {
+  it('fitWidths leaves a table that fits alone and cuts the widest free-text column first, down to 10, before the next', () => {
     expect(fitWidths([10, 20], 80, [false, true])).toBeUndefined()
     expect(fitWidths([10, 20], undefined, [false, true])).toBeUndefined()
-    expect(fitWidths([10, 40, 30], 60, [false, true, true])).toEqual([10, 23, 23])
+    expect(fitWidths([10, 30, 40], 60, [false, true, true])).toEqual([10, 30, 16])
+    expect(fitWidths([10, 30, 40], 40, [false, true, true])).toEqual([10, 16, 10])
+    expect(fitWidths([10, 30, 40], 70, [false, true, true])).toEqual([10, 30, 26])
     expect(fitWidths([38, 40], 70, [false, true])).toEqual([38, 30])
   })
 
