@@ -20,7 +20,7 @@ export default class Logout extends BaseCommand<typeof Logout> {
       const go = await confirm(
         this.ctx.io,
         'Revoke the App Connection? This ends the connection for the account and cancels its Restriction changes not yet sent',
-        {yes: this.flags.yes},
+        {yes: this.flags.yes, cancelled: 'Cancelled; nothing was changed'},
       )
       if (!go) {
         this.ctx.io.err('Nothing was changed.\n')

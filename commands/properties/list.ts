@@ -4,14 +4,15 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
   static override summary = 'List the Properties this connection may act on'
   static override description =
-    'Walks every page of GET /properties (ordered by id). A table on a terminal, tab-separated rows in a pipe, CSV with --csv, an array with --json.'
+    'Walks every page of GET /properties (ordered by id). On a terminal a table sorted by name and fitted to the width (ids shortened to unique prefixes, long text cut with …; --wide shows everything); tab-separated rows in id order in a pipe, CSV with --csv, an array with --json.'
   static override examples = ['<%= config.bin %> properties list', '<%= config.bin %> properties list --csv > properties.csv']
   static override flags = {
     csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
+    wide: Flags.boolean({description: 'On a terminal, show every cell whole (ids and names are shortened to fit otherwise)'}),
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listProperties, propertyColumns}, {renderTable, toCsv}] = await Promise.all([
+    const [{createClient}, {listProperties, propertyColumns, propertyTable}, {renderTable, toCsv}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/properties.js'),
       import('../../src/cli/output.js'),
@@ -19,7 +20,7 @@ export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
     const client = await createClient(this.ctx)
     try {
       const properties = await listProperties(client)
-      this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows)))
+      this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows, {...propertyTable, wide: this.flags.wide})))
     } finally {
       await client.close()
     }

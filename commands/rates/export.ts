@@ -5,16 +5,17 @@ import {plural} from '../../src/text/words.js'
 export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override summary = 'Export the current rates and restrictions as CSV in the import format'
   static override description =
-    'Consecutive nights with the same values become one row (from, to). Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons. With --json: the same rows as an array of objects keyed by column, every value the CSV cell as a string (an empty string for an empty cell).'
+    'Consecutive nights with the same values become one row (from, to). Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons. With --json: the same rows as an array of objects keyed by column, every value the CSV cell as a string (an empty string for an empty cell). Lines end with LF; --crlf writes CRLF for older spreadsheet tools. Import reads either, and any mix.'
   static override examples = [
     '<%= config.bin %> rates export --from 2026-12-01 --to 2027-03-31 -o rates.csv',
     '<%= config.bin %> rates export --from 2026-12-01 --to 2026-12-31 --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60',
   ]
   static override flags = {
-    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
-    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    from: Flags.string({description: 'First night: YYYY-MM-DD, today, tomorrow or +Nd (days from today on this machine)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive: YYYY-MM-DD, today, tomorrow or +Nd', required: true}),
     property: Flags.string({description: 'Property id (repeat for several); every Property when left out', multiple: true}),
     output: Flags.string({char: 'o', description: 'Write the CSV to this file instead of standard output'}),
+    crlf: Flags.boolean({description: 'End lines with CRLF (for older spreadsheet tools) instead of LF', default: false}),
   }
 
   async run(): Promise<void> {
@@ -25,10 +26,10 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
       import('../../src/rates/index.js'),
     ])
     const {io} = this.ctx
-    const range = rates.parseRange(this.flags.from, this.flags.to)
+    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     const {properties, records} = await readCalendarOf(this.ctx, this.flags.property, range)
     const rows = rates.exportRows(records, rates.namesOf(properties))
-    const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows)
+    const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows, {crlf: this.flags.crlf})
     const note = rates.exportRangeNote(range, this.ctx.clock.now())
     if (note) io.err(note)
     if (this.flags.output) {

@@ -12,8 +12,8 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, exclusive: ['all']}),
     all: Flags.boolean({description: 'Every Property of the connection', exclusive: ['property']}),
-    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
-    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    from: Flags.string({description: 'First night: YYYY-MM-DD, today, tomorrow or +Nd (days from today on this machine)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive: YYYY-MM-DD, today, tomorrow or +Nd', required: true}),
     csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
   }
 
@@ -24,7 +24,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
       import('../../src/client/errors.js'),
       import('../../src/rates/index.js'),
     ])
-    const range = rates.parseRange(this.flags.from, this.flags.to)
+    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     if (!this.flags.all && !this.flags.property?.length) {
       throw new UsageError('name the Properties to read', {suggestion: 'pass --property ID (repeatable) or --all'})
     }

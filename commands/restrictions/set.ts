@@ -13,8 +13,8 @@ ${RERUN_TEXT}`
   ]
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, required: true}),
-    from: Flags.string({description: 'First night (YYYY-MM-DD)', required: true}),
-    to: Flags.string({description: 'Last night, inclusive (YYYY-MM-DD)', required: true}),
+    from: Flags.string({description: 'First night: YYYY-MM-DD, today, tomorrow or +Nd (days from today on this machine)', required: true}),
+    to: Flags.string({description: 'Last night, inclusive: YYYY-MM-DD, today, tomorrow or +Nd', required: true}),
     rate: Flags.string({description: 'Base nightly rate in the Property currency (0.01 to 99999999.99, two decimals at most; 120.50 or 120,50)'}),
     'min-stay': Flags.string({description: 'Minimum stay in nights (1 to 365)'}),
     'closed-to-arrival': Flags.string({description: 'true: guests cannot arrive on these dates; false lifts it (also yes/no, 1/0)'}),
@@ -25,7 +25,7 @@ ${RERUN_TEXT}`
 
   async run(): Promise<void> {
     const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/apply-run.js'), import('../../src/rates/index.js')])
-    const range = rates.parseRange(this.flags.from, this.flags.to)
+    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     const values = {
       rate: this.flags.rate,
       min_stay: this.flags['min-stay'],

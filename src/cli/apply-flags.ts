@@ -20,6 +20,7 @@ export const applyFlags = {
       'Follow or recover nothing from earlier runs: submit a new batch even where an identical one is still queued or processing (say one going to fail or be cancelled) or its answer was lost',
     exclusive: ['dry-run'],
   }),
+  'full-diff': Flags.boolean({description: 'On a terminal, show every change of the diff (it is cut to a screenful otherwise; off a terminal it is always whole)'}),
   timeout: Flags.integer({description: 'With --wait: stop following after this many seconds (exit 75); the batches keep running', min: 1, dependsOn: ['wait']}),
 }
 
@@ -41,8 +42,25 @@ export interface ApplyFlags {
   /** --timeout in seconds. */
   timeout?: number
   resubmit?: boolean
+  fullDiff?: boolean
 }
 
-export function applyFlagValues(flags: {'dry-run': boolean; yes: boolean; wait: boolean; resubmit: boolean; timeout?: number; preview?: boolean}): ApplyFlags {
-  return {dryRun: flags['dry-run'], preview: flags.preview ?? true, wait: flags.wait, yes: flags.yes, timeout: flags.timeout, resubmit: flags.resubmit}
+export function applyFlagValues(flags: {
+  'dry-run': boolean
+  yes: boolean
+  wait: boolean
+  resubmit: boolean
+  timeout?: number
+  preview?: boolean
+  'full-diff'?: boolean
+}): ApplyFlags {
+  return {
+    dryRun: flags['dry-run'],
+    preview: flags.preview ?? true,
+    wait: flags.wait,
+    yes: flags.yes,
+    timeout: flags.timeout,
+    resubmit: flags.resubmit,
+    fullDiff: flags['full-diff'],
+  }
 }

@@ -10,16 +10,19 @@ import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
 import {paint} from './output.js'
-import {CLEAR_LINE, createProgress} from './progress.js'
+import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
 import {durationText} from '../text/words.js'
 
-export function applyUi(ctx: RunContext, yes: boolean): ApplyUi {
+export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
   const {io, clock} = ctx
   return {
+    // A screenful of the diff where it meets a terminal; whole in pipes, files and with --full-diff.
+    diffLines: (toStdout) => (fullDiff || !(toStdout ? io.stdoutIsTTY : io.stderrIsTTY) ? undefined : Math.max(10, (io.rows ?? 24) - 4)),
     out: (text) => (ctx.json ? undefined : io.out(text)),
     talk: (text) => io.err(text),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
-    confirm: (question) => confirm(io, question, {yes}),
+    follow: (ids) => createFollowDisplay(io, ids, clock),
+    confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
   }
 }
@@ -96,7 +99,7 @@ export async function applyCommand(
         watchInterrupt,
         pacing,
       },
-      applyUi(ctx, flags.yes),
+      applyUi(ctx, flags.yes, flags.fullDiff),
     )
     if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
     if (result.exit_code !== 0) process.exitCode = result.exit_code

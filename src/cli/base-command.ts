@@ -1,6 +1,7 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
+import {PromptCancelledError} from './confirm.js'
 import {processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
@@ -85,17 +86,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  protected override async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+  protected override async catch(caught: Error & {exitCode?: number}): Promise<unknown> {
     // oclif's own exit (this.exit) passes through untouched.
-    if ((error as {code?: unknown}).code === 'EEXIT') throw error
+    if ((caught as {code?: unknown}).code === 'EEXIT') throw caught
+    // Ctrl-C at any other prompt (an editor, a choice): the prompt's own class, named as confirm() does.
+    const error = isPromptExit(caught) && !(caught instanceof PromptCancelledError) ? new PromptCancelledError('Cancelled at the prompt') : caught
     const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
     if ((error as {code?: unknown}).code === 'connection_revoked') {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
       await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
     }
     const rendered = renderError(error, {debug: ctx.debug})
+    // Ctrl-C or Esc at a prompt is an answer, not a failure: one plain line saying what it left behind.
+    if (error instanceof PromptCancelledError && !ctx.json) {
+      ctx.io.err(`${error.message}.\n`)
+      return this.exit(rendered.exitCode)
+    }
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
     else ctx.io.err(rendered.text)
     return this.exit(rendered.exitCode)
   }
+}
+
+function isPromptExit(error: Error): boolean {
+  return error.name === 'ExitPromptError' || error.name === 'AbortPromptError'
 }

@@ -1,11 +1,19 @@
-import {UsageError} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import type {Io} from './io.js'
+
+/** Ctrl-C or Esc at a prompt: the answer is "stop", said as what did (not) happen, exit 130. */
+export class PromptCancelledError extends PmsError {
+  constructor(message: string) {
+    super(message, {code: 'cancelled', exitCode: ExitCode.interrupted})
+  }
+}
 
 /**
  * Asks before something that cannot be undone. Off a terminal nobody can answer, so without the
- * flag the command stops and names the flag instead of hanging or guessing.
+ * flag the command stops and names the flag instead of hanging or guessing. Ctrl-C or Esc at the
+ * prompt throws PromptCancelledError with `cancelled` (what was and was not done) as its message.
  */
-export async function confirm(io: Io, question: string, options: {yes: boolean; flag?: string}): Promise<boolean> {
+export async function confirm(io: Io, question: string, options: {yes: boolean; flag?: string; cancelled?: string}): Promise<boolean> {
   if (options.yes) return true
   const flag = options.flag ?? '--yes'
   if (!io.stdinIsTTY || !io.stderrIsTTY) {
@@ -15,5 +23,20 @@ export async function confirm(io: Io, question: string, options: {yes: boolean; 
     })
   }
   const {confirm: ask} = await import('@inquirer/prompts')
-  return ask({message: question, default: false}, {output: process.stderr})
+  const escape = new AbortController()
+  // The prompt's readline emits keypress events on stdin; Esc is not an answer to a yes/no question.
+  const onKey = (_text: unknown, key?: {name?: string}) => {
+    if (key?.name === 'escape') escape.abort()
+  }
+  process.stdin.on('keypress', onKey)
+  try {
+    return await ask({message: question, default: false}, {output: process.stderr, signal: escape.signal})
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
+      throw new PromptCancelledError(options.cancelled ?? 'Cancelled; nothing was done')
+    }
+    throw error
+  } finally {
+    process.stdin.off('keypress', onKey)
+  }
 }

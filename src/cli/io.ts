@@ -11,6 +11,8 @@ export interface Io {
   readonly color: boolean
   /** Terminal width for tables, or undefined when not a terminal. */
   readonly columns?: number
+  /** Terminal height, to cap long output before a prompt; undefined when not a terminal. */
+  readonly rows?: number
 }
 
 export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
@@ -22,7 +24,8 @@ export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdinIsTTY: Boolean(process.stdin.isTTY),
     color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
-    columns: process.stdout.columns,
+    columns: process.stdout.columns ?? (process.stderr.isTTY ? process.stderr.columns : undefined),
+    rows: process.stdout.rows ?? (process.stderr.isTTY ? process.stderr.rows : undefined),
   }
 }
 

@@ -105,7 +105,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   if (sms) {
     ctx.io.err(describeSms(sms) + '\n')
     const go = await confirm(ctx.io, `Send this SMS for ${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
-    if (!go) throw new PmsError('Nothing was sent', {code: 'cancelled', exitCode: 1})
+    if (!go) throw new PmsError('Nothing was sent: the SMS was not confirmed', {code: 'declined', exitCode: 1})
   }
   const client = await createClient(ctx)
   try {

@@ -1,8 +1,7 @@
-import {createRequire} from 'node:module'
-import {stripVTControlCharacters, styleText} from 'node:util'
-import type CliTable3 from 'cli-table3'
+import {styleText} from 'node:util'
 import {stringify, type Options} from 'csv-stringify/sync'
 import type {Io} from './io.js'
+import {plural} from '../text/words.js'
 
 export type CellValue = string | number | boolean | null | undefined
 
@@ -11,82 +10,145 @@ export interface Column<R> {
   header: string
   value: (row: R) => CellValue
   align?: 'left' | 'right'
-  /** Free text that may wrap on a narrow terminal; ids and codes never do unless nothing else can. */
+  /** Free text that may be cut (with `…`) on a narrow terminal, widest first. */
   wrap?: boolean
+  /** An id: shortened to the shortest prefix unique in the column when the table does not fit. */
+  id?: boolean
+}
+
+export interface TableOptions<R> {
+  /** --wide: every cell whole, whatever the terminal width. */
+  wide?: boolean
+  /** Names the rows in the count line under a terminal table: `['Property', 'Properties']`. */
+  noun?: readonly [string, string]
+  /** Order of the rows on a terminal, where people read them (pipes keep the order given). */
+  sortBy?: (row: R) => string
 }
 
 function cell(value: CellValue): string {
   return value === null || value === undefined ? '' : String(value)
 }
 
+const GAP = '  '
+const ELLIPSIS = '…'
+/** Free text is never cut below this, nor an id below this many characters of prefix. */
+const MIN_TEXT = 10
+const MIN_ID = 8
+
 /**
- * A headed, boxed table on a terminal, fitted to its width (free-text columns wrap); tab-separated
- * plain rows (no heading) otherwise, so pipes and `cut`/`awk` get stable fields.
+ * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart, fitted
+ * to the width (ids shortened to unique prefixes, then the widest free text cut with `…`, then
+ * the next) and a
+ * count line saying what was shortened and that --wide shows everything; tab-separated plain rows
+ * (no heading, nothing cut) otherwise, so pipes and `cut`/`awk` get stable fields.
  */
-export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>, columns: Column<R>[], rows: Iterable<R>): string {
+export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>, columns: Column<R>[], rows: Iterable<R>, options: TableOptions<R> = {}): string {
   if (!io.stdoutIsTTY) {
     const lines: string[] = []
     for (const row of rows) lines.push(columns.map((c) => cell(c.value(row)).replace(/[\t\n]/g, ' ')).join('\t'))
     return lines.length > 0 ? lines.join('\n') + '\n' : ''
   }
-  const cells = [...rows].map((row) => columns.map((c) => cell(c.value(row))))
-  // cli-table3 is CommonJS and only needed on a terminal: load it on first use, off the start-up path.
-  const Table = createRequire(import.meta.url)('cli-table3') as typeof CliTable3
-  const widths = fitWidths(
-    columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => (line[i] as string).length)) + 2),
-    io.columns,
-    columns.map((c) => c.wrap === true),
-  )
-  const table = new Table({
-    head: columns.map((c) => c.header),
-    colAligns: columns.map((c) => c.align ?? 'left'),
-    style: io.color ? {head: ['cyan'], border: ['grey']} : {head: [], border: []},
-    ...(widths ? {colWidths: widths, wordWrap: true, wrapOnWordBoundary: true} : {}),
-  })
-  for (const line of cells) table.push(line)
-  // One rule under the heading and none between records, which cli-table3 cannot be told.
-  let rules = 0
-  const isRule = (line: string) => stripVTControlCharacters(line).startsWith('├')
-  const lines = table.toString().split('\n').filter((line) => !isRule(line) || rules++ === 0)
-  return lines.join('\n') + '\n'
+  const list = [...rows]
+  if (options.sortBy) {
+    const key = options.sortBy
+    list.sort((a, b) => key(a).localeCompare(key(b), undefined, {numeric: true, sensitivity: 'base'}))
+  }
+  const cells = list.map((row) => columns.map((c) => cell(c.value(row)).replace(/[\t\n]/g, ' ')))
+  const natural = columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => line[i]!.length)))
+  const fitted = options.wide ? undefined : fitTable(natural, cells, columns, io.columns)
+  const widths = fitted?.widths ?? natural
+  const show = (text: string, i: number) => {
+    const width = widths[i]!
+    const cut = text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
+    return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
+  }
+  const line = (texts: string[]) => texts.map(show).join(GAP).trimEnd()
+  const heading = line(columns.map((c) => c.header))
+  const out = [io.color ? styleText('bold', heading, {validateStream: false}) : heading, ...cells.map(line)]
+  const count = options.noun ? plural(list.length, options.noun[0], options.noun[1]) : undefined
+  const shortened = fitted ? ` (${fitted.what} to fit; --wide shows all)` : ''
+  if (count || shortened) out.push(paint(io, 'dim', `${count ?? plural(list.length, 'row')}${shortened}`))
+  return out.join('\n') + '\n'
 }
 
 /**
- * Column widths (padding included) that fit `terminalColumns` by wrapping the free-text columns,
- * widest first; undefined when the table fits as it is, the width is unknown or no column may wrap.
- * Ids and codes are never cut: a table of them overflows rather than break one across lines.
+ * Widths that fit `terminalColumns`: id columns first down to their shortest unique prefix, then
+ * free-text columns, widest first, down to MIN_TEXT. Undefined when the table fits as it is or
+ * the width is unknown; a table that cannot be fitted overflows rather than lose more.
+ */
+function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[], terminalColumns: number | undefined) {
+  const total = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + GAP.length * (widths.length - 1)
+  if (!terminalColumns || total(natural) <= terminalColumns) return undefined
+  const widths = [...natural]
+  const prefix = columns.map(() => false)
+  // An id cut to its unique prefix, with `…` to show it is not whole.
+  columns.forEach((column, i) => {
+    if (!column.id) return
+    const unique = uniquePrefixLength(cells.map((line) => line[i]!))
+    const width = Math.max(unique + 1, MIN_ID + 1, column.header.length)
+    if (width < widths[i]!) {
+      widths[i] = width
+      prefix[i] = true
+    }
+  })
+  const text = fitWidths(widths, terminalColumns, columns.map((c) => c.wrap === true)) ?? widths
+  const cut = text.some((width, i) => width < natural[i]! && !prefix[i])
+  const ids = prefix.some(Boolean)
+  const what = [ids ? 'ids shortened' : '', cut ? 'text cut' : ''].filter(Boolean).join(' and ')
+  if (!what) return undefined
+  return {widths: text, prefix, what}
+}
+
+/** Length of the shortest prefix that tells every value of a column apart. */
+export function uniquePrefixLength(values: readonly string[]): number {
+  const sorted = [...new Set(values)].sort()
+  let length = 1
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!
+    const b = sorted[i]!
+    let same = 0
+    while (same < a.length && same < b.length && a[same] === b[same]) same++
+    length = Math.max(length, same + 1)
+  }
+  return length
+}
+
+/**
+ * Column widths that fit `terminalColumns` (columns two spaces apart) by cutting the free-text
+ * columns, the widest first down to MIN_TEXT, then the next; undefined when the table fits as it is, the width is
+ * unknown or no column may be cut. Ids and codes are never cut here.
  */
 export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
   if (!terminalColumns) return undefined
-  const borders = natural.length + 1
-  let excess = natural.reduce((sum, width) => sum + width, 0) + borders - terminalColumns
+  let excess = natural.reduce((sum, width) => sum + width, 0) + GAP.length * (natural.length - 1) - terminalColumns
   const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
   if (excess <= 0 || soft.length === 0) return undefined
   const widths = [...natural]
-  const minimum = 8
-  while (excess > 0) {
-    const room = soft.filter((i) => (widths[i] as number) > minimum)
-    if (room.length === 0) break
-    const widest = room.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), room[0] as number)
-    widths[widest] = (widths[widest] as number) - 1
-    excess--
+  // The widest gives way alone, down to MIN_TEXT, before the next is touched: a Property list
+  // cuts its modifiers and keeps the names whole rather than cutting both to half.
+  for (const i of [...soft].sort((a, b) => natural[b]! - natural[a]!)) {
+    if (excess <= 0) break
+    const take = Math.min(excess, Math.max(0, widths[i]! - MIN_TEXT))
+    widths[i] = widths[i]! - take
+    excess -= take
   }
   return widths
 }
 
 /**
  * The one CSV writer of pms (properties list, restrictions get, rates export): RFC 4180 with a heading
- * line and CRLF line ends, as spreadsheets write. A field is quoted when it holds a comma, a quote or a
+ * line and LF line ends, which awk, sed and every spreadsheet of today read (`crlf` for older
+ * spreadsheet tools that want CRLF, as RFC 4180 writes). A field is quoted when it holds a comma, a quote or a
  * line break, and also a `;` or a tab (the other delimiters `rates import` detects, so that a file read
  * back keeps its cells) or a leading or trailing space (which the reader would otherwise trim).
  * Values are written as they are, a leading `=`, `+`, `-` or `@` included: docs/csv-format.md says why.
  */
-const CSV_OPTIONS = {record_delimiter: 'windows', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
+const CSV_OPTIONS = {record_delimiter: 'unix', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
 
-export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>): string {
+export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>, options: {crlf?: boolean} = {}): string {
   const records = [columns.map((c) => c.header)]
   for (const row of rows) records.push(columns.map((c) => cell(c.value(row))))
-  return stringify(records, CSV_OPTIONS)
+  return stringify(records, {...CSV_OPTIONS, record_delimiter: options.crlf ? 'windows' : 'unix'})
 }
 
 /** One field as the writer spells it. */

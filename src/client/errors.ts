@@ -12,6 +12,8 @@ export const ExitCode = {
   forbidden: 4,
   partial: 5,
   tempFailure: 75,
+  /** Ctrl-C (128 + SIGINT, as shells report it), or Esc at a prompt. */
+  interrupted: 130,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 

@@ -15,8 +15,8 @@ import {batchList} from './errors.js'
 import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
-import {type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {type BatchChanges, isFinal, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
+import {type BatchChanges, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
 import {type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
@@ -34,8 +34,13 @@ export interface ApplyUi {
   talk(text: string): void
   /** `timeLeft` (ms) is what the bar shows as time left. */
   progress(label: string, total: number, timeLeft?: () => number | undefined): ApplyProgress
-  confirm(question: string): Promise<boolean>
+  /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
+  confirm(question: string, cancelled: string): Promise<boolean>
   paint: Paint
+  /** The waiting line while following batches (--wait). */
+  follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
+  /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
+  diffLines?(toStdout: boolean): number | undefined
 }
 
 export interface ApplyOptions {
@@ -200,26 +205,28 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     changes = previewed.batches
     counts = previewed.counts
   } else {
-    ui.talk(renderPlanSummary(result.batches, plan.lowerBound))
+    ui.talk(renderPlanSummary(result.batches))
   }
   if (options.dryRun) {
+    const found = counts ? ` ${changesText(counts)}.` : ''
     ui.talk(
       counts?.changed === 0
-        ? 'Dry run: nothing was written, and submitting this file would change nothing.\n'
-        : 'Dry run: nothing was written. Run the same command without --dry-run to submit.\n',
+        ? `Dry run:${found} Nothing was written, and submitting this file would change nothing.\n`
+        : `Dry run:${found} Nothing was written. Run the same command without --dry-run to submit.\n`,
     )
     return result
   }
 
   const journal = options.journal ?? AttemptJournal.memory()
   const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
-  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts)))) {
-    ui.talk('Nothing was sent.\n')
+  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
+    ui.talk(`${notSubmitted(false, plan, options)}.\n`)
     return result
   }
-  result.batches = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  const submitted = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
-  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, plan.lowerBound))
+  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
   ui.talk(submissionText(result.batches))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
@@ -241,16 +248,37 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 /** The plan in one line, and how long the write limit makes it take when it needs more than one window. */
 function announcePlan(plan: Plan, options: ApplyOptions, window: WriteWindow, ui: ApplyUi): void {
   const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
-  ui.talk(
-    `Planned ${plural(plan.batchCount, 'batch', 'batches')} (no fewer possible: ${plan.lowerBound}) for ${plural(plan.totals.properties, 'Property', 'Properties')}, ` +
-      `${plural(plan.totals.entries, 'entry', 'entries')}, ${plan.totals.changes} night x field values.\n`,
-  )
+  ui.talk(`${planLine(plan)}\n`)
   if (writes > window.limit) {
     ui.talk(
       `That is ${writes} write calls${options.dryRun || !options.preview ? '' : ` (${plan.batchCount} dry runs, ${plan.batchCount} submissions)`}; ` +
         `the write limit of ${window.limit} per ${window.windowMs / 1000} s makes it take at least ${durationText(window.timeLeft(0, writes))}.\n`,
     )
   }
+}
+
+/**
+ * `Planned 2 batches for 120 Properties: 131 entries, 3,960 nightly values (no fewer batches possible).`
+ * A nightly value is one field of one night, what the contract counts as a change of a batch;
+ * "changes" is kept for the values that really change, as the dry runs tell.
+ */
+export function planLine(plan: Pick<Plan, 'batchCount' | 'lowerBound' | 'totals'>): string {
+  const bound = plan.batchCount === plan.lowerBound ? 'no fewer batches possible' : `the limits allow ${plan.lowerBound}`
+  return (
+    `Planned ${plural(plan.batchCount, 'batch', 'batches')} for ${plural(plan.totals.properties, 'Property', 'Properties')}: ` +
+    `${plural(plan.totals.entries, 'entry', 'entries')}, ${nightlyValues(plan.totals.changes)} (${bound}).`
+  )
+}
+
+function nightlyValues(n: number): string {
+  return plural(n, 'nightly value', 'nightly values')
+}
+
+/** `142 nightly values, 9 of them change, 3 refused`: what the dry runs found, in one phrase. */
+export function changesText(counts: {changed: number; unchanged: number; refused: number}): string {
+  const total = counts.changed + counts.unchanged + counts.refused
+  const change = total === 1 ? (counts.changed === 1 ? 'it changes' : 'it does not change') : counts.changed === 0 ? 'none of them changes' : `${counts.changed} of them change`
+  return `${nightlyValues(total)}, ${change}${counts.refused > 0 ? `, ${counts.refused} refused` : ''}`
 }
 
 /**
@@ -267,10 +295,34 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   } finally {
     bar.done()
   }
-  ;(options.dryRun ? ui.out : ui.talk)(renderPreview(previewed.preview, names, ui.paint, runs))
+  const maxLines = ui.diffLines?.(options.dryRun)
+  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs), maxLines, ui.paint)
+  ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
+  // The summary scrolled away above a screenful of changes: say it again next to the question.
+  if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
   return {...previewed, counts}
+}
+
+/** `Summary: 3 of 120 Properties change, 1 has refusals.` */
+function diffSummary(preview: RestrictionBatchPreview): string {
+  const changing = preview.properties.filter((p) => p.changes.changed > 0).length
+  const refusing = preview.properties.filter((p) => p.changes.refused > 0).length
+  const total = preview.properties.length
+  return (
+    `Summary: ${changing} of ${plural(total, 'Property', 'Properties')} ${changing === 1 ? 'changes' : 'change'}` +
+    `${refusing > 0 ? `, ${refusing} ${refusing === 1 ? 'has' : 'have'} refused values` : ''}.`
+  )
+}
+
+/**
+ * What a refusal or Ctrl-C at the question leaves behind, truthfully: the dry runs were write
+ * calls the service answered, but they store nothing, so no value changed.
+ */
+function notSubmitted(cancelled: boolean, plan: Plan, options: ApplyOptions): string {
+  const previews = options.preview ? ` (the ${plural(plan.batchCount, 'dry run', 'dry runs')} before the question only previewed the changes)` : ''
+  return `${cancelled ? 'Cancelled; nothing submitted' : 'Not submitted'}, no value changed${previews}`
 }
 
 /** The question before anything is stored: what will be sent, and which batches will not be and why. */
@@ -280,9 +332,7 @@ function confirmQuestion(plan: Plan, decisions: readonly BatchDecision[], counts
   const followed = decisions.filter((d) => d.kind === 'follow').length
   const notSent = [...(skipped > 0 ? [`${skipped} with nothing to change`] : []), ...(followed > 0 ? [`${followed} still in flight from an earlier run, followed`] : [])]
   const subject = `Submit ${plural(sent, 'batch', 'batches')}${notSent.length > 0 ? ` (not sent: ${notSent.join('; ')})` : ''}`
-  return counts
-    ? `${subject}: ${counts.changed} night x field values change, ${counts.unchanged} unchanged, ${counts.refused} refused?`
-    : `${subject} (${plan.totals.changes} night x field values)?`
+  return counts ? `${subject}: ${changesText(counts)}?` : `${subject} (${nightlyValues(plan.totals.changes)})?`
 }
 
 /** Submission in plan order; Ctrl-C stops it and says which batches were stored. */
@@ -314,23 +364,18 @@ async function submitPhase(
 /** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
 async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
   ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
-  const waiting = ui.progress('batches final', ids.length)
-  const final = new Set<string>()
+  const waiting = ui.follow?.(ids)
   const interrupt = options.watchInterrupt?.()
   try {
     return await waitForBatches(client, ids, {
       clock: options.clock,
       timeoutMs: options.waitTimeoutMs,
       signal: interrupt?.signal,
-      onReport: (report) => {
-        if (isFinal(report.status) && !final.has(report.id)) {
-          final.add(report.id)
-          waiting.tick()
-        }
-      },
+      onReport: (report) => waiting?.report(report),
+      onPause: (ms) => waiting?.pause(ms),
     })
   } finally {
     interrupt?.dispose()
-    waiting.done()
+    waiting?.done()
   }
 }

@@ -2,7 +2,7 @@
 import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL, WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
 import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../client/errors.js'
-import {formatDay, parseDay, utcDay} from '../contract/days.js'
+import {formatDay, parseDay, todayIn, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
 import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'
 
@@ -16,13 +16,38 @@ export interface NightRange {
 }
 
 /** `--from` and `--to` as day numbers, or a usage error naming the flag. */
-export function parseRange(from: string, to: string): NightRange {
+/**
+ * A night of a date flag: YYYY-MM-DD, or relative to `today` (`today`, `tomorrow`, `+14d`, `-3d`,
+ * `+2w`). The command passes today on this machine's clock in its time zone (localToday): the
+ * day the person typing means; a Property ahead of it may already be on the next day, which the
+ * writable-window check then names.
+ */
+function relativeDay(text: string, today: number | undefined): number | undefined {
+  if (today === undefined) return undefined
+  const word = text.trim().toLowerCase()
+  if (word === 'today') return today
+  if (word === 'tomorrow') return today + 1
+  const offset = /^([+-])(\d{1,4})([dw])$/.exec(word)
+  if (!offset) return undefined
+  const n = Number(offset[2]) * (offset[3] === 'w' ? 7 : 1)
+  return offset[1] === '-' ? today - n : today + n
+}
+
+/** Today's day number on this machine: its clock and its time zone. */
+export function localToday(nowMs: number): number {
+  return todayIn(Intl.DateTimeFormat().resolvedOptions().timeZone, nowMs)
+}
+
+export function parseRange(from: string, to: string, today?: number): NightRange {
   const day = (text: string, flag: string) => {
+    const relative = relativeDay(text, today)
+    if (relative !== undefined) return relative
     const parsed = parseDay(text)
     if (typeof parsed !== 'number') {
       // As the CSV reader says: a well-formed day that no month has (2026-02-30) is told apart from a bad form.
-      const what = parsed === 'calendar' ? 'is not a calendar date (no such day in that month)' : 'is not a date in the form YYYY-MM-DD'
-      throw new UsageError(`${flag} ${text} ${what}`, {suggestion: `pass ${flag} like 2026-12-01`})
+      const what =
+        parsed === 'calendar' ? 'is not a calendar date (no such day in that month)' : `is not a date in the form YYYY-MM-DD${today === undefined ? '' : ', today, tomorrow or +Nd'}`
+      throw new UsageError(`${flag} ${text} ${what}`, {suggestion: `pass ${flag} like 2026-12-01${today === undefined ? '' : ', today or +14d'}`})
     }
     return parsed
   }

@@ -61,6 +61,58 @@ export function detectDelimiter(headerLine: string): string {
   return best
 }
 
+const CR = 13
+const LF = 10
+
+/**
+ * Line ends of any mix (CRLF, LF, CR alone: a file exported here and edited with awk or sed, or
+ * saved by an old Mac tool) made LF, one chunk at a time, so that csv-parse, which settles on the
+ * first line end it meets, sees one kind and counts lines as an editor does. A CR followed by the
+ * delimiter is not a line end but a stray character inside a value: it is kept, and the row
+ * checker names it. Works on bytes: CR and LF never occur inside a UTF-8 sequence.
+ */
+export class LineEnds {
+  private pendingCR = false
+
+  constructor(private readonly delimiter: number) {}
+
+  push(chunk: Buffer): Buffer {
+    if (!this.pendingCR && chunk.indexOf(CR) < 0) return chunk
+    const parts: Buffer[] = []
+    let start = 0
+    if (this.pendingCR) {
+      this.pendingCR = false
+      if (chunk.length === 0) {
+        this.pendingCR = true
+        return chunk
+      }
+      const next = chunk[0]
+      if (next === this.delimiter) parts.push(Buffer.of(CR))
+      else if (next !== LF) parts.push(Buffer.of(LF))
+    }
+    for (let at = chunk.indexOf(CR, start); at >= 0; at = chunk.indexOf(CR, start)) {
+      parts.push(chunk.subarray(start, at))
+      start = at + 1
+      if (at + 1 === chunk.length) {
+        this.pendingCR = true
+        break
+      }
+      const next = chunk[at + 1]
+      if (next === this.delimiter) parts.push(Buffer.of(CR))
+      else if (next !== LF) parts.push(Buffer.of(LF))
+    }
+    parts.push(chunk.subarray(start))
+    return Buffer.concat(parts)
+  }
+
+  /** What is left at the end of the input: a last CR is a line end. */
+  end(): Buffer {
+    const last = this.pendingCR ? Buffer.of(LF) : Buffer.alloc(0)
+    this.pendingCR = false
+    return last
+  }
+}
+
 function isProblem(value: number | CellProblem): value is CellProblem {
   return typeof value !== 'number'
 }
@@ -223,6 +275,16 @@ class RowChecker {
     }
     if (blank) return
     this.rows++
+    // A carriage return left inside a value is invisible in an editor: name it rather than call "130" not a number.
+    let stray = false
+    for (let i = 0; i < record.length; i++) {
+      const at = record[i]!.indexOf('\r')
+      if (at < 0) continue
+      const shown = record[i]!.replace(/\r/g, '').trim()
+      this.problem(line, i, `value "${shown}" holds a stray carriage return (\\r, an invisible line-end character) ${at === record[i]!.length - 1 ? 'at its end' : 'inside it'}: remove it`)
+      stray = true
+    }
+    if (stray) return
     let ok = true
     for (let i = this.headers.length; i < record.length; i++) {
       if (record[i]!.trim() !== '') {
@@ -360,7 +422,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
   const head: Buffer[] = []
   let headText = ''
   let done = false
-  while (!headText.includes('\n')) {
+  while (!/[\r\n]/.test(headText)) {
     const next = await iterator.next()
     if (next.done) {
       done = true
@@ -371,7 +433,8 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
     headText += chunk.toString('utf8')
     if (headText.length > 1_000_000) break
   }
-  const delimiter = detectDelimiter(headText.split('\n', 1)[0] ?? '')
+  const delimiter = detectDelimiter(headText.split(/[\r\n]/, 1)[0] ?? '')
+  const lineEnds = new LineEnds(delimiter.charCodeAt(0))
 
   if (headText.replace(/^\uFEFF/, '').trim() === '' && done) {
     problems.add({line: 1, message: 'the file is empty: expected a header line such as property_id,date,rate'})
@@ -385,6 +448,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
   let lastEmpty = 0
   const parser = parse({
     delimiter,
+    record_delimiter: '\n',
     bom: true,
     relax_column_count: true,
     skip_empty_lines: true,
@@ -422,7 +486,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
     parser.on('error', reject)
   })
   const write = async (chunk: Buffer) => {
-    if (!parser.write(chunk)) await new Promise((resolve) => parser.once('drain', resolve))
+    if (!parser.write(lineEnds.push(chunk))) await new Promise((resolve) => parser.once('drain', resolve))
   }
   for (const chunk of head) await write(chunk)
   if (!done) {
@@ -434,7 +498,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
     }
     if (stop) await iterator.return?.()
   }
-  parser.end()
+  parser.end(lineEnds.end())
   await finished
   if (!headerSeen) problems.add({line: 1, message: 'the file has no header line'})
   else if (checker.rows === 0 && problems.empty) problems.add({line: 2, message: 'the file has a header but no rows'})

@@ -69,7 +69,7 @@ export class CsvInvalidError extends PmsError {
 }
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
-export const INTERRUPTED_EXIT = 130 as ExitCode
+export const INTERRUPTED_EXIT = ExitCode.interrupted
 
 /**
  * A Property whose time zone this Node.js does not know: its writable nights cannot be placed, so

@@ -4,6 +4,7 @@ export {
   CALENDAR_COLUMNS,
   calendarRows,
   exportRangeNote,
+  localToday,
   parseRange,
   readCalendar,
   renderCalendar,

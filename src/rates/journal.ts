@@ -81,6 +81,11 @@ export class AttemptJournal {
     return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined && !FINAL.has(a.status ?? ''))
   }
 
+  /** Every batch the service stored for this profile within the window, newest first, with its last status seen. */
+  submitted(): (Attempt & {id: string})[] {
+    return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined).sort((a, b) => b.at - a.at)
+  }
+
   /** A new attempt with a new key, saved before it is returned (and so before its first POST). */
   async begin(batch: string, now: number, keyPrefix?: string): Promise<Attempt> {
     const attempt: Attempt = {key: newAttemptKey(keyPrefix), batch, at: now}

@@ -5,7 +5,7 @@
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
 import {formatDay, parseDay} from '../contract/days.js'
-import {plural} from '../text/words.js'
+import {durationText, plural} from '../text/words.js'
 import type {BatchLoad} from './planner.js'
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
@@ -14,6 +14,12 @@ export const plain: Paint = (_style, text) => text
 
 /** Names of Properties by id, for labels; an unknown id is shown alone. */
 export type Names = ReadonlyMap<string, string>
+
+/** `Sea View (10000000)`: for table rows that must fit a terminal; the whole id shows where the detail follows. */
+function shortLabel(names: Names, id: string): string {
+  const name = names.get(id)
+  return name ? `${name} (${id.slice(0, 8)})` : id
+}
 
 export function propertyLabel(names: Names, id: string): string {
   const name = names.get(id)
@@ -38,9 +44,23 @@ export function failureInWords(code: string): string {
   return FAILURES[code] ?? code
 }
 
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain): string {
+/**
+ * Columns padded to their widest cell; numbers right-aligned. With `fit`, the first column (the
+ * labels) is cut with `…` so that the table fits that many columns, down to 22 characters.
+ */
+export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain, fit?: number): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
+  const total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+  if (fit !== undefined && total > fit && widths[0]! > 22) {
+    widths[0] = Math.max(22, widths[0]! - (total - fit))
+    rows = rows.map((row) => {
+      const label = String(row[0] ?? '')
+      if (label.length <= widths[0]!) return row
+      // `Name (1c979dcd)`: the name gives way, the short id stays.
+      const id = / \([0-9a-f]{8}\)$/.exec(label)?.[0] ?? ''
+      return [label.slice(0, widths[0]! - 1 - id.length) + '…' + id, ...row.slice(1)]
+    })
+  }
   const line = (cells: (string | number)[]) =>
     cells
       .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i]!) : String(cell).padEnd(widths[i]!)))
@@ -141,7 +161,22 @@ function runLine(item: {from: string; to: string; field: string}, words: string,
   const from = dayOf(item.from)
   const to = dayOf(item.to)
   const when = Number.isNaN(from) || Number.isNaN(to) ? `${item.from}..${item.to}` : runText(from, to)
-  return `  ${when.padEnd(22)}  ${paint(colour, item.field)}: ${words}`
+  const lead = `  ${when.padEnd(22)}  `
+  return `${lead}${paint(colour, item.field)}: ${wrapWords(words, REPORT_WIDTH - lead.length - item.field.length - 2, ' '.repeat(lead.length + 2))}`
+}
+
+/** Words broken into lines of at most `width` characters, later lines after `indent`. */
+function wrapWords(text: string, width: number, indent: string): string {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  lines.push(line)
+  return lines.join(`\n${indent}`)
 }
 
 /** Refused fields per Property with their reason in words, in a dry run and in a report alike. */
@@ -181,7 +216,7 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing to change`
   if (quietCount > 0) rows.push([quietLabel, ...keys.map((key) => quiet[key])])
   if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
-  const out: string[] = [textTable(['Property', 'submitted', 'changed', 'unchanged', 'refused'], rows, paint).trimEnd()]
+  const out: string[] = [textTable(['Property', 'values', 'changes', 'unchanged', 'refused'], rows, paint).trimEnd()]
 
   const runsOf = (p: PreviewProperty) =>
     folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
@@ -201,6 +236,32 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   return out.join('\n') + '\n'
 }
 
+/**
+ * A diff cut for a terminal: the summary's rows past MAX_SUMMARY_ROWS told as one line (its
+ * heading and Total kept), then `maxLines` lines of changes and refusals and one more line saying
+ * how many were left out and how to see them all. `cut` counts the lines of changes left out.
+ */
+export function capDiff(diff: string, maxLines: number | undefined, paint: Paint = plain): {text: string; cut: number} {
+  const lines = diff.trimEnd().split('\n')
+  const head = lines.indexOf('') + 1
+  if (maxLines === undefined || head === 0) return {text: diff, cut: 0}
+  const summary = lines.slice(0, head - 1)
+  // Heading, rows, Total: rows past the limit become one line.
+  const rows = summary.length - 2
+  const summaryCut = rows > MAX_SUMMARY_ROWS ? rows - MAX_SUMMARY_ROWS : 0
+  const shortSummary =
+    summaryCut > 0 ? [...summary.slice(0, 1 + MAX_SUMMARY_ROWS), paint('dim', `... ${plural(summaryCut, 'more Property', 'more Properties')}`), summary.at(-1)!] : summary
+  const rest = lines.slice(head)
+  const cut = Math.max(0, rest.length - maxLines)
+  if (cut === 0 && summaryCut === 0) return {text: diff, cut: 0}
+  const kept = [...shortSummary, '', ...rest.slice(0, maxLines)]
+  if (cut > 0) kept.push(paint('dim', `... ${cut} more ${cut === 1 ? 'line' : 'lines'}: \`--dry-run --json\` or \`--full-diff\` shows all`))
+  return {text: kept.join('\n') + '\n', cut: cut + summaryCut}
+}
+
+/** The outcome report fits a terminal of this width (the labels are cut to fit). */
+const REPORT_WIDTH = 80
+
 export const REPORT_COUNTS = ['submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'] as const
 
 function statusPaint(status: string, paint: Paint): string {
@@ -215,7 +276,10 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
   // `pending` only says something while the batch is in flight; a final report is narrower without it.
   const inFlight = count(report.changes as Record<string, unknown>, 'pending') > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, 'pending') > 0)
-  const keys = REPORT_COUNTS.filter((key) => key !== 'pending' || inFlight)
+  // Counts that are 0 everywhere say nothing; without them the report fits 80 columns. `submitted`
+  // and `applied` always show, so that a report of nothing applied says so.
+  const anywhere = (key: string) => count(report.changes as Record<string, unknown>, key) > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, key) > 0)
+  const keys = REPORT_COUNTS.filter((key) => (key !== 'pending' || inFlight) && (key === 'submitted' || key === 'applied' || anywhere(key)))
   const countsOf = (p: {changes: unknown}) => keys.map((key) => count(p.changes as Record<string, unknown>, key))
   // As in the dry-run summary: past a screenful, Properties that completed with nothing refused,
   // failed or cancelled share one line, so the ones that need a look stand out.
@@ -231,15 +295,16 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
       counts.forEach((n, i) => (quietSums[i]! += n))
       continue
     }
-    rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
+    rows.push([shortLabel(names, p.property_id), p.status, ...counts])
   }
   // "other" only when some Property is listed above the line.
-  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing refused or failed`
+  // Short, so that the label is not cut to fit: "no trouble" is nothing refused, failed or cancelled.
+  const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: no trouble`
   if (quietCount > 0) rows.push([quietLabel, 'completed', ...quietSums])
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
-  out.push(textTable(['Property', 'status', ...keys], rows, paint).trimEnd())
+  out.push(textTable(['Property', 'status', ...keys], rows, paint, REPORT_WIDTH).trimEnd())
   out.push(...refusalSection(report.properties, names, paint))
   const failed = report.properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {
@@ -265,20 +330,32 @@ export interface PlannedBatchSummary extends BatchLoad {
   outcome?: BatchOutcome
   /** For `recovered` and `followed`: when the earlier run made its attempt. */
   earlier_at?: string
+  /** Of the batch's nightly values (`changes`, as the contract counts a batch), those its dry run found to change. */
+  changed?: number
 }
 
 export type BatchOutcome = 'submitted' | 'recovered' | 'followed' | 'nothing_to_change'
 
 const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)', nothing_to_change: ''}
 
-/** The plan in numbers: one line per batch, and the lower bound it is measured against. */
-export function renderPlanSummary(batches: readonly PlannedBatchSummary[], lowerBound: number): string {
+/**
+ * The batches in numbers, one line each: `values` are the nightly values a batch sends, `changes`
+ * (when dry runs told) those that change, the same number the question before submitting gives.
+ */
+export function renderPlanSummary(batches: readonly PlannedBatchSummary[]): string {
   const status = (b: PlannedBatchSummary) => (b.outcome === 'nothing_to_change' ? 'nothing to change' : `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`)
   const shown = batches.some((b) => b.outcome)
-  const rows = batches.map((b) => [b.index + 1, b.properties, b.entries, b.changes, ...(shown ? [b.id ?? '-', status(b)] : [])])
-  const headers = ['batch', 'properties', 'entries', 'changes', ...(shown ? ['id', 'status'] : [])]
-  const count = plural(batches.length, 'batch', 'batches')
-  return textTable(headers, rows) + `${count} (the limits allow no fewer than ${lowerBound})\n`
+  const changed = batches.some((b) => b.changed !== undefined)
+  const rows = batches.map((b) => [
+    b.index + 1,
+    b.properties,
+    b.entries,
+    b.changes,
+    ...(changed ? [b.changed ?? '-'] : []),
+    ...(shown ? [b.id ?? '-', status(b)] : []),
+  ])
+  const headers = ['batch', 'Properties', 'entries', 'values', ...(changed ? ['changes'] : []), ...(shown ? ['id', 'status'] : [])]
+  return textTable(headers, rows)
 }
 
 /** `3 Properties`, or `3 other Properties` when some are listed above the line. */
@@ -293,4 +370,41 @@ function formatRun(from: number, to: number): string {
   const b = formatDay(to)
   if (a.slice(0, 8) === b.slice(0, 8)) return `${a}..${b.slice(8)}`
   return `${a}..${b}`
+}
+
+/** What the waiting line knows of one batch. */
+export interface FollowedBatch {
+  id: string
+  status?: string
+  pending?: number
+  submitted?: number
+  /** Since when `pending` has not moved (clock ms). */
+  stillSince?: number
+}
+
+/** A batch that makes no progress this long is waiting on the Sales Channels (outage handling: pause 60 s, then retries). */
+export const STALL_MS = 60_000
+
+/**
+ * The one line `batches wait` and `rates import --wait` show while following batches: each batch's
+ * status (counted by status past three), the changes pending and settled, the time waited, when the
+ * next read is, and when nothing moves for a minute, that the Sales Channels hold it up.
+ */
+export function followLine(batches: readonly FollowedBatch[], now: number, started: number, nextReadAt?: number): string {
+  const statuses =
+    batches.length <= 3
+      ? batches.map((b) => `${b.id.slice(0, 8)} ${b.status ?? 'reading'}`).join(', ')
+      : [...batches.reduce((m, b) => m.set(b.status ?? 'reading', (m.get(b.status ?? 'reading') ?? 0) + 1), new Map<string, number>())]
+          .map(([status, n]) => `${n} ${status}`)
+          .join(', ')
+  const pending = batches.reduce((sum, b) => sum + (b.pending ?? 0), 0)
+  const submitted = batches.reduce((sum, b) => sum + (b.submitted ?? 0), 0)
+  const parts = [statuses, `${pending} pending, ${submitted - pending} settled`, `waited ${durationText(now - started)}`]
+  const stalled = batches.filter((b) => b.pending && b.stillSince !== undefined && now - b.stillSince >= STALL_MS)
+  if (stalled.length > 0) {
+    const since = Math.min(...stalled.map((b) => b.stillSince!))
+    parts.push(`stalled ${durationText(now - since)}: Sales Channels unavailable? the service retries for about 15 min`)
+  }
+  if (nextReadAt !== undefined && nextReadAt > now) parts.push(`next check in ${durationText(nextReadAt - now)}`)
+  return parts.join(' · ')
 }

@@ -103,6 +103,8 @@ export interface WaitOptions {
   initialDelayMs?: number
   maxDelayMs?: number
   onReport?: (report: BatchReport) => void
+  /** Before each pause between rounds: how long until the next read. */
+  onPause?: (ms: number) => void
   /** Give up after this long (--timeout): WaitStoppedError, the batches keep running. */
   timeoutMs?: number
   /** Ctrl-C: stop following at once; the batches keep running. */
@@ -129,6 +131,7 @@ export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatch
     if (ids.every((id) => isFinal(reports.get(id)!.status))) return ids.map((id) => reports.get(id)!)
     const left = deadline - options.clock.now()
     if (left <= 0) throw stop('timeout')
+    options.onPause?.(Math.min(delay, left))
     try {
       await options.clock.sleep(Math.min(delay, left), options.signal)
     } catch (error) {

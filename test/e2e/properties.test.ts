@@ -77,7 +77,7 @@ describe('pms properties against the sandbox (120 seeded Properties)', () => {
   it('list --csv prints a heading and one RFC 4180 row per Property, quoting the modifier list', async () => {
     const result = await runPms(['properties', 'list', '--csv'], {env})
     expect(result.code, result.stderr).toBe(0)
-    const rows = result.stdout.split('\r\n')
+    const rows = result.stdout.split('\n')
     expect(rows.at(-1)).toBe('')
     expect(rows[0]).toBe('id,name,currency,timezone,pricing_modifiers')
     expect(rows).toHaveLength(122)

@@ -58,7 +58,7 @@ describe('rates import against the sandbox', () => {
     const id = /Batch ([0-9a-f-]{36}): completed/.exec(result.stdout)?.[1]
     expect(id).toBeDefined()
     firstBatchId = id!
-    expect(result.stdout).toContain(`${property.name} (${property.id})`)
+    expect(result.stdout).toMatch(new RegExp(`^${property.name.slice(0, 12)}.*\\(${property.id.slice(0, 8)}\\)\\s+completed`, 'm'))
     expect(result.stdout).toMatch(/completed\s+6\s+\d+/)
     expect(await keyedPosts()).toHaveLength(1)
   })
@@ -88,7 +88,7 @@ describe('rates import against the sandbox', () => {
     expect(summary.trim().split(/\s+/).slice(-4)).toEqual(['3', '3', '0', '0'])
     expect(result.stdout).toContain(`  ${run(d(5), d(7)).padEnd(22)}  rate 100.00 -> 135.00`)
     expect(result.stdout).not.toContain('min_stay')
-    expect(result.stderr).toContain('Dry run: nothing was written.')
+    expect(result.stderr).toMatch(/Dry run: \d+ nightly values?, .*\. Nothing was written\./)
     expect(await world.batchPosts()).toHaveLength(before + 1)
     expect(await keyedPosts()).toHaveLength(1)
   })
@@ -106,6 +106,42 @@ describe('rates import against the sandbox', () => {
     expect(preview.properties[0]!.changes.changed).toBe(0)
     expect(preview.properties[0]!.changes.refused).toBe(0)
     expect(preview.properties[0]!.changed).toEqual([])
+  })
+
+  it('export writes LF; a --crlf export edited with LF rows (as awk or sed leave them) imports, and so does a CR-only file', async () => {
+    const lf = join(dir, 'export-lf.csv')
+    const crlf = join(dir, 'export-crlf.csv')
+    const args = ['rates', 'export', '--from', d(2), '--to', d(60), '--property', property.id]
+    expect((await runPms([...args, '-o', lf], {env: await world.env()})).code).toBe(0)
+    expect((await runPms([...args, '--crlf', '-o', crlf], {env: await world.env()})).code).toBe(0)
+    const lfText = readFileSync(lf, 'utf8')
+    expect(lfText).not.toContain('\r')
+    expect(readFileSync(crlf, 'utf8')).toBe(lfText.replaceAll('\n', '\r\n'))
+
+    // awk '{print}' on the rows: the CRLF header stays, the edited rows end with LF alone.
+    const [header, ...rows] = readFileSync(crlf, 'utf8').split('\r\n')
+    const edited = rows.filter(Boolean).map((row) => row.replace(`${d(5)},${d(7)},100.00`, `${d(5)},${d(7)},110.00`))
+    expect(edited.join('\n')).toContain('110.00')
+    const mixed = csv('export-edited.csv', `${header}\r\n${edited.join('\n')}\n`)
+    const changed = await runPms(['rates', 'import', mixed, '--dry-run', '--json'], {env: await world.env()})
+    expect(changed.code, changed.stderr).toBe(0)
+    const preview = JSON.parse(changed.stdout) as {properties: {changes: {changed: number; refused: number}}[]}
+    expect(preview.properties[0]!.changes).toMatchObject({changed: 3, refused: 0})
+
+    const cr = csv('export-cr.csv', lfText.replaceAll('\n', '\r'))
+    const same = await runPms(['rates', 'import', cr, '--dry-run', '--json'], {env: await world.env()})
+    expect(same.code, same.stderr).toBe(0)
+    expect((JSON.parse(same.stdout) as typeof preview).properties[0]!.changes).toMatchObject({changed: 0, refused: 0})
+  })
+
+  it('date flags take today, tomorrow and +Nd: an export from +2d to +60d is the export of those dates', async () => {
+    const absolute = await runPms(['rates', 'export', '--from', d(2), '--to', d(60), '--property', property.id], {env: await world.env()})
+    const relative = await runPms(['rates', 'export', '--from', '+2d', '--to', '+60d', '--property', property.id], {env: await world.env()})
+    expect(relative.code, relative.stderr).toBe(0)
+    expect(relative.stdout).toBe(absolute.stdout)
+    const bad = await runPms(['restrictions', 'get', '--property', property.id, '--from', 'soon', '--to', 'tomorrow'], {env: await world.env()})
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--from soon is not a date in the form YYYY-MM-DD, today, tomorrow or +Nd')
   })
 
   it('a file touching a Manual Override shows the refusal with its reason in words', async () => {

@@ -24,7 +24,7 @@ describe('rates import over more than one page of Properties', () => {
     const rows = ids.map((id) => `${id};${night};yes`).join('\n')
     const result = await runPms(['rates', 'import', '-', '--dry-run', '--json'], {env: await env(), input: `property_id;date;availability\n${rows}\n`})
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toContain('Planned 3 batches (no fewer possible: 3) for 250 Properties, 250 entries, 250 night x field values.')
+    expect(result.stderr).toContain('Planned 3 batches for 250 Properties: 250 entries, 250 nightly values (no fewer batches possible).')
     const preview = JSON.parse(result.stdout) as {properties: {property_id: string; changes: {submitted: number}}[]}
     expect(preview.properties.map((p) => p.property_id)).toEqual(ids)
     expect(preview.properties.every((p) => p.changes.submitted === 1)).toBe(true)

@@ -23,7 +23,7 @@ export function getGuide(client: PmsClient, id: string): Promise<PropertyGuide> 
  * not_found does not say which id it missed, so the error is retold with the id the user gave.
  */
 async function withPropertyId<T>(id: string, call: () => Promise<T>): Promise<T> {
-  assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
+  assertUuid(id, 'Property', 'copy the id from the first column of pms properties list --wide (a terminal shows ids shortened)')
   try {
     return await call()
   } catch (error) {
@@ -40,12 +40,15 @@ async function withPropertyId<T>(id: string, call: () => Promise<T>): Promise<T>
   }
 }
 
+/** On a terminal, by name: that is how people look a Property up. */
+export const propertyTable = {noun: ['Property', 'Properties'], sortBy: (p: Property) => p.name} as const
+
 export function modifiersText(property: Property): string {
   return property.pricing_modifiers.map((m) => `${m.sales_channel} ${m.percent >= 0 ? '+' : ''}${m.percent}%`).join(', ')
 }
 
 export const propertyColumns: Column<Property>[] = [
-  {header: 'id', value: (p) => p.id},
+  {header: 'id', value: (p) => p.id, id: true},
   {header: 'name', value: (p) => p.name, wrap: true},
   {header: 'currency', value: (p) => p.currency},
   {header: 'timezone', value: (p) => p.timezone},

@@ -8,7 +8,7 @@ import type {NightRange, PropertyInfo} from '../../rates/index.js'
 import {watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
-import {CLEAR_LINE, createProgress} from '../progress.js'
+import {createFollowDisplay, createProgress} from '../progress.js'
 import {assertUuid} from '../ids.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
@@ -55,15 +55,18 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
   const {io} = ctx
   const client = await createClient(ctx)
   const interrupt = watchInterrupt()
+  const waiting = createFollowDisplay(io, ids, ctx.clock)
   try {
     const reports = await rates
       .waitForBatches(client, ids, {
         clock: ctx.clock,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
         signal: interrupt.signal,
-        onReport: (r) => (io.stderrIsTTY ? io.err(`${CLEAR_LINE}batch ${r.id}: ${r.status}`) : undefined),
+        onReport: (report) => waiting.report(report),
+        onPause: (ms) => waiting.pause(ms),
       })
-      .finally(() => (io.stderrIsTTY ? io.err(CLEAR_LINE) : undefined))
+      .finally(() => waiting.done())
+    await rememberStatuses(ctx, reports)
     io.out(await showReports(ctx, client, reports))
     if (reports.some((report) => rates.isPartial(report.status))) {
       process.exitCode = 5
@@ -73,4 +76,18 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
     interrupt.dispose()
     await client.close()
   }
+}
+
+/** Statuses read by `batches wait`, noted in the profile's journal for `batches list`. */
+async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
+  const rates = await import('../../rates/index.js')
+  const journal = await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, ctx.profile ?? 'default'), ctx.clock.now())
+  await journal.seenReports(reports)
+}
+
+/** `batches list`: the batches this profile submitted (within the journal's 24 hours), newest first. */
+export async function listSubmitted(ctx: RunContext): Promise<{id: string; submitted_at: string; status: string}[]> {
+  const rates = await import('../../rates/index.js')
+  const journal = await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, ctx.profile ?? 'default'), ctx.clock.now())
+  return journal.submitted().map((a) => ({id: a.id, submitted_at: new Date(a.at).toISOString(), status: a.status ?? 'unknown'}))
 }

@@ -1,5 +1,5 @@
 /**
- * Pieces of the machine some tests need: Chromium, and a Secret Service on a D-Bus session bus.
+ * Pieces of the machine some tests need: Chromium, tmux (screen tests), and a Secret Service on a D-Bus session bus.
  * Where one is missing those tests skip, unless PMS_TEST_REQUIRE=all (set by `.ci/run`): then they
  * fail and say what is missing, so a run that could not test something never passes as if it had.
  */
@@ -25,6 +25,12 @@ export function missingChromium(env: NodeJS.ProcessEnv = process.env): string | 
   return env.PMS_TEST_CHROMIUM
     ? `Chromium: PMS_TEST_CHROMIUM=${env.PMS_TEST_CHROMIUM} is not an executable file`
     : 'Chromium: no `chromium` on PATH (Debian: apt-get install chromium; or point PMS_TEST_CHROMIUM at one)'
+}
+
+/** tmux for the screen tests, or why it cannot run. */
+export function missingTmux(): string | undefined {
+  const found = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
+  return found.error || found.status !== 0 ? 'tmux: not on PATH (Debian: apt-get install tmux)' : undefined
 }
 
 /** Why no Secret Service can answer on the session bus, or undefined when one owns its name there. */
@@ -53,9 +59,9 @@ export function missingKeyring(env: NodeJS.ProcessEnv = process.env): string | u
  * when nothing is). Skipped when something is missing, or failing with that sentence under
  * PMS_TEST_REQUIRE=all.
  */
-export function itNeeds(missing: string | undefined): (name: string, fn: TestFunction) => void {
-  if (missing === undefined) return (name, fn) => it(name, fn)
-  if (!REQUIRE_ALL) return (name, fn) => it.skip(name, fn)
+export function itNeeds(missing: string | undefined): (name: string, fn: TestFunction, timeout?: number) => void {
+  if (missing === undefined) return (name, fn, timeout) => it(name, fn, timeout)
+  if (!REQUIRE_ALL) return (name, fn, timeout) => it.skip(name, fn, timeout)
   return (name) =>
     it(name, () => {
       throw new Error(`Missing on this machine: ${missing} (PMS_TEST_REQUIRE=all makes this a failure, not a skip)`)

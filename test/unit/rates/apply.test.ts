@@ -114,14 +114,28 @@ describe('applying a plan', () => {
     const talked: string[] = []
     const one = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
     await applyPlan(client, one, names, options({dryRun: true}), {...ui(), talk: (text) => void talked.push(text)})
-    expect(talked[0]).toBe('Planned 1 batch (no fewer possible: 1) for 1 Property, 1 entry, 3 night x field values.\n')
+    expect(talked[0]).toBe('Planned 1 batch for 1 Property: 1 entry, 3 nightly values (no fewer batches possible).\n')
+    expect(talked.join('')).toContain('Dry run: 1 nightly value, it changes. Nothing was written.')
+    expect(talked.filter((t) => t.includes('Planned'))).toHaveLength(1)
   })
 
-  it('sends nothing when the confirmation is declined', async () => {
+  it('a declined confirmation submits nothing and says so truthfully: the dry runs were sent but store nothing', async () => {
     const {client, calls} = fakeClient()
-    const result = await applyPlan(client, plan(), names, options(), ui(false))
+    const talked: string[] = []
+    const cancelled: string[] = []
+    const u = {...ui(false), talk: (text: string) => void talked.push(text)}
+    const result = await applyPlan(client, plan(), names, options(), {
+      ...u,
+      confirm: async (q, c) => {
+        cancelled.push(c)
+        return u.confirm(q, c)
+      },
+    })
     expect(calls.map((c) => c.kind)).toEqual(['preview'])
     expect(result.submitted).toBe(false)
+    expect(talked.at(-1)).toBe('Not submitted, no value changed (the 1 dry run before the question only previewed the changes).\n')
+    expect(talked.join('')).not.toContain('Nothing was sent')
+    expect(cancelled).toEqual(['Cancelled; nothing submitted, no value changed (the 1 dry run before the question only previewed the changes)'])
   })
 
   it('--no-preview submits without dry runs and shows the planned counts', async () => {
@@ -129,7 +143,8 @@ describe('applying a plan', () => {
     const u = ui()
     await applyPlan(client, plan(), names, options({preview: false}), u)
     expect(calls.map((c) => c.kind)).toEqual(['create'])
-    expect(u.stdout[0]).toContain('1 batch (the limits allow no fewer than 1)')
+    expect(u.stdout[0]).toMatch(/^batch\s+Properties\s+entries\s+values\s+id\s+status\n/)
+    expect(u.stdout.join('')).not.toContain('allow no fewer')
   })
 
   it('before a real submission the diff is talk on stderr; stdout carries only the submitted batches with their ids', async () => {
@@ -205,7 +220,7 @@ describe('applying a plan', () => {
     await applyPlan(client, first, names, options({preview: false, journal}), ui())
     const u = ui()
     await applyPlan(client, two, names, options({preview: false, journal}), u)
-    expect(u.asked).toEqual(['Submit 1 batch (not sent: 1 still in flight from an earlier run, followed) (6 night x field values)?'])
+    expect(u.asked).toEqual(['Submit 1 batch (not sent: 1 still in flight from an earlier run, followed) (6 nightly values)?'])
   })
 })
 

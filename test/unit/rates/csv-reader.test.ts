@@ -24,6 +24,41 @@ describe('reading a rates CSV', () => {
   })
 
   it.each([
+    ['CRLF header, LF rows (an export edited with awk)', '\r\n', '\n'],
+    ['LF header, CRLF rows', '\n', '\r\n'],
+    ['CR alone (an old Mac tool)', '\r', '\r'],
+    ['CR header, mixed rows', '\r', '\r\n'],
+  ])('reads any mix of line ends: %s, with line numbers as an editor counts them', async (_name, head, rows) => {
+    const text = `property_id,date,rate${head}${A},2026-12-01,120${rows}${A},2026-12-02,121${rows}${A},2026-12-03,x${rows}`
+    const result = await readText(text)
+    expect(messages(result)).toEqual(['4|rate|3|rate "x" is not a number (write it like 120.50)'])
+    expect(result.rows).toBe(3)
+    expect(valueAt(result, 0, '2026-12-02', 0)).toBe(12100)
+  })
+
+  it('reads line ends split across chunks: a CR at the end of one chunk and LF at the start of the next are one line end', async () => {
+    const chunks = [`property_id,date,rate\r`, `\n${A},2026-12-01,120\r`, `${A},2026-12-02,121\r`, '']
+    const {readRatesCsv: read} = await import('../../../src/rates/csv-reader.js')
+    const {PROPERTIES, NOW} = await import('./helpers.js')
+    const result = await read(
+      (async function* () {
+        yield* chunks
+      })(),
+      {properties: PROPERTIES, now: NOW},
+    )
+    expect(result.problems.empty).toBe(true)
+    expect(result.rows).toBe(2)
+    expect(valueAt(result, 0, '2026-12-02', 0)).toBe(12100)
+  })
+
+  it('names a stray carriage return inside a value as such, with the right line', async () => {
+    const result = await readText(`property_id,date,rate,availability\n${A},2026-12-01,120,yes\n${A},2026-12-02,130\r,yes\n`)
+    expect(messages(result)).toEqual([
+      '3|rate|3|value "130" holds a stray carriage return (\\r, an invisible line-end character) at its end: remove it',
+    ])
+  })
+
+  it.each([
     [',', 'property_id,date,rate'],
     [';', 'property_id;date;rate'],
     ['\t', 'property_id\tdate\trate'],

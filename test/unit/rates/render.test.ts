@@ -3,7 +3,7 @@ import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../.
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {changeRuns, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
+import {capDiff, changeRuns, followLine, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
 import {A, B} from './helpers.js'
 
 const names = new Map([
@@ -37,9 +37,9 @@ describe('rendering a dry run', () => {
     expect(text).toContain('  2026-12-31..2027-01-01  min_stay (unset) -> 3\n')
   })
 
-  it('starts with a summary per Property: submitted, changed, unchanged, refused', () => {
+  it('starts with a summary per Property: values sent, changes, unchanged, refused', () => {
     const [header, row] = renderPreview(sample, names).split('\n')
-    expect(header!.split(/\s{2,}/)).toEqual(['Property', 'submitted', 'changed', 'unchanged', 'refused'])
+    expect(header!.split(/\s{2,}/)).toEqual(['Property', 'values', 'changes', 'unchanged', 'refused'])
     expect(row!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, '12', '9', '1', '2'])
   })
 
@@ -113,24 +113,32 @@ describe('rendering an outcome report', () => {
     ],
   }
 
-  it('counts applied, unchanged, superseded, refused, failed and cancelled per Property', () => {
+  it('counts per Property; counts that are 0 everywhere (and pending, once final) are left out, so that the report fits 80 columns', () => {
     const lines = renderReport(report, names).split('\n')
     expect(lines[0]).toBe(`Batch ${report.id}: partially_failed`)
-    // A final report: nothing is pending, so the column is left out (the table fits a terminal).
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled'])
-    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A})`, 'completed', '8', '6', '0', '0', '2', '0', '0'])
-    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '0', '0', '2', '2', '0'])
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'refused', 'failed'])
+    expect(lines[2]!.split(/\s{2,}/)).toEqual([`Sea View (${A.slice(0, 8)})`, 'completed', '8', '6', '2', '0'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'partially_failed', '10', '6', '2', '2'])
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
+  })
+
+  it('cuts long Property labels with … so that the report fits 80 columns', () => {
+    const long = new Map([[A, 'A very long Property name that goes on and on, Lisbon 12']])
+    const completed: BatchReport = {...report, status: 'completed', changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2}), properties: [{...report.properties[0]!, changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2})}]}
+    const lines = renderReport(completed, long).split('\n')
+    for (const line of lines.slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(lines[2]).toMatch(/^A very long P.*… \(10000000\)\s+completed/)
   })
 
   it('shows what is still pending while the batch is in flight', () => {
     const inFlight = {...report, status: 'processing', changes: {...report.changes, pending: 3}}
     const lines = renderReport(inFlight, names).split('\n')
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'])
-    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'processing', '10', '6', '0', '0', '2', '2', '0', '3'])
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Property', 'status', 'submitted', 'applied', 'refused', 'failed', 'pending'])
+    expect(lines[4]!.split(/\s{2,}/)).toEqual(['Total', 'processing', '10', '6', '2', '2', '3'])
   })
 
-  it('lists refusals and failures as runs of dates with words', () => {
-    const text = renderReport(report, names)
+  it('lists refusals and failures as runs of dates with words, wrapped to 80 columns', () => {
+    const text = renderReport(report, names).replace(/\n {28}/g, ' ')
     expect(text).toContain('2026-12-01..02          availability: closed because a linked Property is booked or closed')
     expect(text).toContain('2026-12-01..02          rate: the Sales Channels stayed unavailable through every retry')
   })
@@ -241,7 +249,7 @@ describe('long summaries', () => {
     expect(text).not.toContain('other Properties')
   })
 
-  it('past 20 Properties the outcome report counts completed Properties with nothing refused or failed on one line', () => {
+  it('past 20 Properties the outcome report counts completed Properties with no trouble on one line', () => {
     const counts = {submitted: 31, pending: 0, applied: 31, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0}
     const ok = (i: number) => ({property_id: `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`, status: 'completed', changes: counts, refused_fields: [], failures: []})
     const report: BatchReport = {
@@ -257,8 +265,8 @@ describe('long summaries', () => {
       ],
     }
     const text = renderReport(report, names)
-    expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+0/)
-    expect(text).toMatch(/25 other Properties: nothing refused or failed\s+completed\s+775\s+775/)
+    expect(text).toMatch(/Sea View \(.+\)\s+failed\s+31\s+0\s+31/)
+    expect(text).toMatch(/25 other Properties: no trouble\s+completed\s+775\s+775\s+0/)
     expect(text.split('\n').some((line) => line.startsWith('40000000'))).toBe(false)
   })
 
@@ -275,7 +283,7 @@ describe('long summaries', () => {
       properties: Array.from({length: 25}, (_, i) => ok(i)),
     }
     const text = renderReport(report, names)
-    expect(text).toMatch(/^25 Properties: nothing refused or failed\s+completed\s+775\s+775/m)
+    expect(text).toMatch(/^25 Properties: no trouble\s+completed\s+775\s+775/m)
     expect(text).not.toContain('other')
   })
 })
@@ -325,6 +333,30 @@ describe('choosing what to read and export', () => {
   })
 })
 
+describe('a long diff on a terminal', () => {
+  const diff = ['Property  values', 'A         3', '', 'Changes', 'A', '  2026-12-01  rate 1 -> 2', '  2026-12-02  rate 1 -> 3', 'Refused (not written)', 'B', '  x'].join('\n') + '\n'
+
+  it('keeps the summary and a screenful of changes, then says how many lines were left out and how to see them', () => {
+    const capped = capDiff(diff, 3)
+    expect(capped.cut).toBe(4)
+    expect(capped.text).toBe(['Property  values', 'A         3', '', 'Changes', 'A', '  2026-12-01  rate 1 -> 2', '... 4 more lines: `--dry-run --json` or `--full-diff` shows all'].join('\n') + '\n')
+  })
+
+  it('tells the summary rows past 20 as one line, keeping the heading and the Total', () => {
+    const summary = ['Property  values', ...Array.from({length: 25}, (_, i) => `P${i}  1`), 'Total  25']
+    const capped = capDiff([...summary, '', 'Changes'].join('\n') + '\n', 10)
+    const lines = capped.text.trimEnd().split('\n')
+    expect(lines.slice(0, 2)).toEqual(['Property  values', 'P0  1'])
+    expect(lines.slice(20, 25)).toEqual(['P19  1', '... 5 more Properties', 'Total  25', '', 'Changes'])
+    expect(capped.cut).toBe(5)
+  })
+
+  it('leaves a diff that fits, and any diff without a limit, whole', () => {
+    expect(capDiff(diff, 7)).toEqual({text: diff, cut: 0})
+    expect(capDiff(diff, undefined)).toEqual({text: diff, cut: 0})
+  })
+})
+
 describe('the plan summary after submitting', () => {
   it('says per batch what the run did: a batch followed or recovered from an earlier run says so, a batch with nothing to change has no id', () => {
     const text = renderPlanSummary(
@@ -334,12 +366,65 @@ describe('the plan summary after submitting', () => {
         {index: 2, properties: 1, entries: 2, changes: 4, outcome: 'nothing_to_change'},
         {index: 3, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
       ],
-      4,
     )
     const lines = text.split('\n')
     expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing (earlier run)'])
     expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
     expect(lines[3]!.split(/\s{2,}/).slice(-2)).toEqual(['-', 'nothing to change'])
     expect(lines[4]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'id', 'status'])
+    expect(text).not.toContain('allow')
+  })
+
+  it('"changes" is the number of values the dry run found to change, as in the question; "values" what the batch sends', () => {
+    const text = renderPlanSummary([{index: 0, properties: 3, entries: 28, changes: 139, changed: 9, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'submitted'}])
+    const [header, row] = text.split('\n')
+    expect(header!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'changes', 'id', 'status'])
+    expect(row!.trim().split(/\s{2,}/).slice(0, 5)).toEqual(['1', '3', '28', '139', '9'])
+  })
+})
+
+describe('the waiting line of batches wait and rates import --wait', () => {
+  const id = (n: number) => `${n}0000000-0000-4000-8000-000000000000`
+  it('shows each batch status, the changes pending and settled, the time waited and the next check', () => {
+    const line = followLine(
+      [
+        {id: id(1), status: 'processing', pending: 9, submitted: 139, stillSince: 0},
+        {id: id(2), status: 'completed', pending: 0, submitted: 4, stillSince: 0},
+      ],
+      12_000,
+      0,
+      20_000,
+    )
+    expect(line).toBe('10000000 processing, 20000000 completed · 9 pending, 134 settled · waited 12s · next check in 8s')
+  })
+
+  it('past three batches counts them by status', () => {
+    const batches = [1, 2, 3, 4].map((n) => ({id: id(n), status: n === 1 ? 'queued' : 'processing', pending: 1, submitted: 1, stillSince: 0}))
+    expect(followLine(batches, 1000, 0).startsWith('1 queued, 3 processing · 4 pending, 0 settled')).toBe(true)
+  })
+
+  it('when nothing moves for a minute says the Sales Channels hold it up, and for how long', () => {
+    const line = followLine([{id: id(1), status: 'processing', pending: 9, submitted: 9, stillSince: 5_000}], 95_000, 0, 100_000)
+    expect(line).toContain('stalled 1m30s: Sales Channels unavailable? the service retries for about 15 min · next check in 5s')
+    expect(followLine([{id: id(1), status: 'processing', pending: 9, submitted: 9, stillSince: 5_000}], 30_000, 0)).not.toContain('stalled')
+  })
+})
+
+describe('relative dates in date flags', () => {
+  const today = dayFromCivil(2026, 11, 22)
+  it('reads today, tomorrow, +Nd, -Nd and +Nw from the day given as today, and YYYY-MM-DD as before', async () => {
+    const {parseRange} = await import('../../../src/rates/calendar.js')
+    expect(parseRange('today', 'tomorrow', today)).toEqual({from: today, to: today + 1})
+    expect(parseRange('+14d', '+2w', today)).toEqual({from: today + 14, to: today + 14})
+    expect(parseRange('-3d', 'TODAY', today)).toEqual({from: today - 3, to: today})
+    expect(parseRange('2026-12-01', '+10d', today)).toEqual({from: dayFromCivil(2026, 12, 1), to: today + 10})
+  })
+
+  it('names the relative forms in the error, and a range that ends before it starts is still refused', async () => {
+    const {parseRange} = await import('../../../src/rates/calendar.js')
+    expect(() => parseRange('next week', 'today', today)).toThrow('--from next week is not a date in the form YYYY-MM-DD, today, tomorrow or +Nd')
+    expect(() => parseRange('+5d', 'today', today)).toThrow('--to today is before --from +5d')
+    expect(() => parseRange('today', 'tomorrow')).toThrow('is not a date in the form YYYY-MM-DD')
   })
 })

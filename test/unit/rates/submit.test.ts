@@ -402,8 +402,8 @@ describe('the end of a dry run', () => {
   }
 
   it('says how to submit when something would change, and that nothing would change otherwise', async () => {
-    expect(await run(1)).toContain('Dry run: nothing was written. Run the same command without --dry-run to submit.')
-    expect(await run(0)).toContain('Dry run: nothing was written, and submitting this file would change nothing.')
+    expect(await run(1)).toContain('Dry run: 1 nightly value, it changes. Nothing was written. Run the same command without --dry-run to submit.')
+    expect(await run(0)).toContain('Dry run: 1 nightly value, it does not change. Nothing was written, and submitting this file would change nothing.')
   })
 })
 
