@@ -264,18 +264,23 @@ class RowChecker {
     return day
   }
 
+  /** One data row: its shape, Property, nights and values, each problem named by line and column; a row without any is stored. */
   row(record: string[], line: number): void {
     // Spreadsheets write rows of empty cells below the data; they carry nothing.
-    let blank = true
-    for (let i = 0; i < record.length; i++) {
-      if (record[i] !== '' && record[i]!.trim() !== '') {
-        blank = false
-        break
-      }
-    }
-    if (blank) return
+    if (record.every((value) => value.trim() === '')) return
     this.rows++
-    // A carriage return left inside a value is invisible in an editor: name it rather than call "130" not a number.
+    if (this.strayReturns(record, line)) return
+    let ok = this.shapeIsRight(record, line)
+    const property = this.resolveProperty(record, line)
+    if (property < 0) ok = false
+    const nights = this.nights(record, line)
+    if (!nights || (property >= 0 && !this.inWindow(property, nights, line))) ok = false
+    if (!this.readValues(record, line, ok)) ok = false
+    if (ok && nights) this.store_(property, nights.from, nights.to, line)
+  }
+
+  /** A carriage return left inside a value is invisible in an editor: name it rather than call "130" not a number. */
+  private strayReturns(record: string[], line: number): boolean {
     let stray = false
     for (let i = 0; i < record.length; i++) {
       const at = record[i]!.indexOf('\r')
@@ -284,7 +289,11 @@ class RowChecker {
       this.problem(line, i, `value "${shown}" holds a stray carriage return (\\r, an invisible line-end character) ${at === record[i]!.length - 1 ? 'at its end' : 'inside it'}: remove it`)
       stray = true
     }
-    if (stray) return
+    return stray
+  }
+
+  /** Cells beyond the header, or under a column without a name. */
+  private shapeIsRight(record: string[], line: number): boolean {
     let ok = true
     for (let i = this.headers.length; i < record.length; i++) {
       if (record[i]!.trim() !== '') {
@@ -299,53 +308,60 @@ class RowChecker {
         ok = false
       }
     }
+    return ok
+  }
 
-    const property = this.resolveProperty(record, line)
-    if (property < 0) ok = false
-
-    let from = Number.NaN
-    let to = Number.NaN
-    let fromIndex = -1
-    let toIndex = -1
+  /** The nights of the row: `date`, or `from` and `to`; undefined (with the problem named) when they cannot be read. */
+  private nights(record: string[], line: number): {from: number; to: number; fromIndex: number; toIndex: number} | undefined {
     const dateText = this.cell(record, this.idxDate)
     const fromText = this.cell(record, this.idxFrom)
     const toText = this.cell(record, this.idxTo)
     if (dateText !== '' && (fromText !== '' || toText !== '')) {
       this.problem(line, this.idxDate, 'give either date or from and to, not both')
-      ok = false
-    } else if (dateText !== '') {
-      fromIndex = toIndex = this.idxDate
-      from = to = this.day(record, this.idxDate, line, 'date')
-    } else if (fromText !== '' || toText !== '') {
-      fromIndex = this.idxFrom
-      toIndex = this.idxTo
-      from = this.day(record, this.idxFrom, line, 'from')
-      to = this.day(record, this.idxTo, line, 'to')
-      if (from > to) {
-        this.problem(line, this.idxTo, `to ${formatDay(to)} is before from ${formatDay(from)}`)
-        ok = false
-      }
-    } else {
+      return undefined
+    }
+    if (dateText !== '') {
+      const day = this.day(record, this.idxDate, line, 'date')
+      return Number.isNaN(day) ? undefined : {from: day, to: day, fromIndex: this.idxDate, toIndex: this.idxDate}
+    }
+    if (fromText === '' && toText === '') {
       this.problem(line, this.idxDate >= 0 ? this.idxDate : this.idxFrom, 'no night given: fill date, or from and to')
+      return undefined
+    }
+    const from = this.day(record, this.idxFrom, line, 'from')
+    const to = this.day(record, this.idxTo, line, 'to')
+    if (Number.isNaN(from) || Number.isNaN(to)) return undefined
+    if (from > to) {
+      this.problem(line, this.idxTo, `to ${formatDay(to)} is before from ${formatDay(from)}`)
+      return undefined
+    }
+    return {from, to, fromIndex: this.idxFrom, toIndex: this.idxTo}
+  }
+
+  /** The contract's writable window, today to today + 730 in the Property's time zone. */
+  private inWindow(property: number, nights: {from: number; to: number; fromIndex: number; toIndex: number}, line: number): boolean {
+    const start = this.store.windowStart[property]!
+    const end = start + WRITABLE_WINDOW_DAYS
+    const timezone = this.store.properties[property]!.timezone
+    let ok = true
+    if (nights.from < start) {
+      this.problem(line, nights.fromIndex, `night ${formatDay(nights.from)} is before today (${formatDay(start)} in ${timezone}); writable nights run ${formatDay(start)} to ${formatDay(end)}`)
       ok = false
     }
-    if (from !== from || to !== to) ok = false
-
-    if (property >= 0 && from === from && to === to && from <= to) {
-      const start = this.store.windowStart[property]!
-      const end = start + WRITABLE_WINDOW_DAYS
-      const timezone = this.store.properties[property]!.timezone
-      if (from < start) {
-        this.problem(line, fromIndex, `night ${formatDay(from)} is before today (${formatDay(start)} in ${timezone}); writable nights run ${formatDay(start)} to ${formatDay(end)}`)
-        ok = false
-      }
-      if (to > end) {
-        this.problem(line, toIndex, `night ${formatDay(to)} is after the last writable night ${formatDay(end)} (today + ${WRITABLE_WINDOW_DAYS} in ${timezone})`)
-        ok = false
-      }
+    if (nights.to > end) {
+      this.problem(line, nights.toIndex, `night ${formatDay(nights.to)} is after the last writable night ${formatDay(end)} (today + ${WRITABLE_WINDOW_DAYS} in ${timezone})`)
+      ok = false
     }
+    return ok
+  }
 
+  /**
+   * The five values into `rowValues` (NaN where the cell is empty); false when one is bad or none is
+   * given. A row with no value is named only when nothing else was wrong with it (`rowOk`).
+   */
+  private readValues(record: string[], line: number, rowOk: boolean): boolean {
     const values = this.rowValues
+    let ok = true
     let present = 0
     for (let f = 0; f < FIELD_COUNT; f++) {
       values[f] = Number.NaN
@@ -362,12 +378,12 @@ class RowChecker {
       values[f] = parsed
       present++
     }
-    if (present === 0 && ok) {
+    if (present === 0 && ok && rowOk) {
       const first = this.idxField.find((index) => index >= 0) ?? -1
       this.problem(line, first, `the row gives no value: fill at least one of ${FIELDS.filter((_, f) => this.idxField[f]! >= 0).join(', ')}`)
       ok = false
     }
-    if (ok) this.store_(property, from, to, line)
+    return ok && present > 0
   }
 
   private store_(property: number, from: number, to: number, line: number): void {

@@ -51,6 +51,12 @@ describe('reading a rates CSV', () => {
     expect(valueAt(result, 0, '2026-12-02', 0)).toBe(12100)
   })
 
+  it('a row that is wrong already is not also told it gives no value: one problem, the real one', async () => {
+    const result = await readText(`property_id,date,rate\n${A},2026-02-30,\n${A},,\n`)
+    expect(messages(result).map((m) => m.split('|').slice(0, 2).join('|'))).toEqual(['2|date', '3|date'])
+    expect(messages(result).some((m) => m.includes('gives no value'))).toBe(false)
+  })
+
   it('names a stray carriage return inside a value as such, with the right line', async () => {
     const result = await readText(`property_id,date,rate,availability\n${A},2026-12-01,120,yes\n${A},2026-12-02,130\r,yes\n`)
     expect(messages(result)).toEqual([
