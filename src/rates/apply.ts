@@ -17,7 +17,7 @@ import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
 import {type BatchChanges, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
-import {type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
+import {anyInFlight, type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
 export interface ApplyProgress {
@@ -199,6 +199,9 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
 
   let changes: BatchChanges[] | undefined
   let counts: {changed: number; unchanged: number; refused: number} | undefined
+  const journal = options.journal ?? AttemptJournal.memory()
+  // Asked before the preview: a batch of an earlier run finishing during it would make it stale.
+  const quietBeforePreview = !options.dryRun && options.preview && !(await anyInFlight(client, journal))
   if (options.dryRun || options.preview) {
     const previewed = await previewPhase(client, plan, names, options, ui, window)
     result.preview = previewed.preview
@@ -217,8 +220,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     return result
   }
 
-  const journal = options.journal ?? AttemptJournal.memory()
-  const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
+  const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, quietBeforePreview, resubmit: options.resubmit})
   if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
     ui.talk(`${notSubmitted(false, plan, options)}.\n`)
     return result

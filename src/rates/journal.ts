@@ -81,6 +81,11 @@ export class AttemptJournal {
     return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined && !FINAL.has(a.status ?? ''))
   }
 
+  /** Attempts sent (or about to be) whose answer never came: the service may have stored them. */
+  unanswered(): Attempt[] {
+    return [...this.attempts.values()].filter((a) => a.id === undefined)
+  }
+
   /** Every batch the service stored for this profile within the window, newest first, with its last status seen. */
   submitted(): (Attempt & {id: string})[] {
     return [...this.attempts.values()].filter((a): a is Attempt & {id: string} => a.id !== undefined).sort((a, b) => b.at - a.at)

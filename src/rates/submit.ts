@@ -33,6 +33,11 @@ export interface DecideOptions {
   connectionKey: string
   /** What each batch's preview found; undefined with --no-preview (nothing to judge by). */
   changes?: readonly BatchChanges[]
+  /**
+   * No batch of the profile was (or may have been) in flight when the preview began, so the preview
+   * saw every earlier batch's values: only then may "nothing to change" leave a batch out.
+   */
+  quietBeforePreview?: boolean
   /** --resubmit: every batch is a new attempt, even where an earlier one is in flight or unknown. */
   resubmit?: boolean
 }
@@ -41,7 +46,7 @@ export interface DecideOptions {
 export async function decideBatches(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, options: DecideOptions): Promise<BatchDecision[]> {
   // While another batch of the profile is still queued or processing, a preview shows the values
   // before it: "nothing to change" could then leave that batch's values in place of this run's.
-  const quiet = options.changes?.some((changes) => nothingToChange(changes)) ? !(await anyInFlight(client, options.journal)) : false
+  const quiet = options.quietBeforePreview === true
   const decisions: BatchDecision[] = []
   for (let b = 0; b < plan.batchCount; b++) {
     const earlier = options.journal.latest(batchDigest(options.connectionKey, batchRequest(plan, b)))
@@ -56,8 +61,13 @@ export async function decideBatches(client: Pick<RatesClient, 'restrictionBatche
   return decisions
 }
 
-/** Reads the batches of earlier runs last seen in flight; true when one still is. */
-async function anyInFlight(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal): Promise<boolean> {
+/**
+ * Whether a batch of an earlier run may still be queued or processing: one is read so, or one was
+ * sent and its answer never came (it may be stored and waiting). Asked before the preview, whose
+ * values a batch finishing during it would make stale.
+ */
+export async function anyInFlight(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal): Promise<boolean> {
+  if (journal.unanswered().length > 0) return true
   for (const attempt of journal.unsettled()) {
     const status = (await reportOf(client, attempt.id))?.status
     if (status === undefined) await journal.forget(attempt)
