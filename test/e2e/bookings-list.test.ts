@@ -31,7 +31,8 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
 
   it('list --csv prints a heading and one row per booking; in a pipe, tab-separated rows', async () => {
     const csv = await runPms(['bookings', 'list', '--csv'], {env})
-    const lines = csv.stdout.trimEnd().split('\r\n')
+    expect(csv.stdout).not.toContain('\r')
+    const lines = csv.stdout.trimEnd().split('\n')
     expect(lines[0]).toBe('id,property_id,status,check_in,check_out,guests,channel,reference,guest_name,total,updated_at')
     expect(lines).toHaveLength(listing.size + 1)
     const plain = await runPms(['bookings', 'list'], {env})
@@ -73,7 +74,7 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
     const pending = found!.codes.find((code) => code.status === 'pending')!
     expect(plain.stdout).toMatch(new RegExp(`\\t${pending.lock_code}\\tpending\\t`))
     const csv = await runPms(['bookings', 'lock-codes', found!.booking, '--csv'], {env})
-    expect(csv.stdout.split('\r\n')[0]).toBe('lock,type,code,status,valid_from,valid_until')
+    expect(csv.stdout.split('\n')[0]).toBe('lock,type,code,status,valid_from,valid_until')
   }, 60_000)
 
   it('lock-codes of a cancelled booking says it has none; of a booking without stay dates, not_found exits 2', async () => {
