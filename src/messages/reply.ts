@@ -74,8 +74,11 @@ export async function sendReply(client: PmsClient, journal: AttemptJournal, job:
           suggestion: `run the same command again (${job.command}): it sends under the same Idempotency-Key, so the guest gets the reply once`,
         })
       }
-      // Anything else is an answer: the attempt is over (a retry under its key would only replay it).
-      await journal.forget(attempt)
+      // A refusal (422, 404) or a delivery_failed is the service's word on this attempt: it is over.
+      // Any other answer (a token refused after a refresh, a 2xx pms cannot read) may come after an
+      // earlier try of the same attempt whose answer was lost: the key is kept, so a rerun asks the
+      // service under it again instead of sending the reply a second time.
+      if (error instanceof ApiError && (error.status === 422 || error.status === 404 || error.code === 'delivery_failed')) await journal.forget(attempt)
       if (error instanceof ApiError && error.code === 'delivery_failed' && deliveryOutcome(error) === 'not_sent') {
         ui.note('The reply certainly did not leave (delivery_failed, not_sent): it is safe to send it again.\n')
         if (ui.askResend && (await ui.askResend())) continue
