@@ -85,7 +85,7 @@ function replyCommand(bookingId: string, flags: ReplyFlags): string {
 }
 
 export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyFlags): Promise<ReplyReport> {
-  const [{checkReply, loadPhotos}, {countSms, describeSms}, {sendReply}, {assertId, readConversation}, {renderConversation}, journalModule] =
+  const [{checkReply, loadPhotos}, {countSms, describeSms, hasShortcode}, {sendReply}, {assertId, readConversation}, {renderConversation}, journalModule] =
     await Promise.all([
       import('../messages/compose.js'),
       import('../messages/sms.js'),
@@ -103,8 +103,8 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   const photos = await loadPhotos(photoPaths)
   const sms = flags.channel === 'sms' ? countSms(text) : undefined
   if (sms) {
-    ctx.io.err(describeSms(sms) + '\n')
-    const go = await confirm(ctx.io, `Send this SMS for ${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
+    ctx.io.err(describeSms(sms, text) + '\n')
+    const go = await confirm(ctx.io, `Send this SMS for ${hasShortcode(text) ? 'at least ' : ''}${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
     if (!go) throw new PmsError('Nothing was sent: the SMS was not confirmed', {code: 'declined', exitCode: 1})
   }
   const client = await createClient(ctx)

@@ -58,7 +58,14 @@ function parts(sizes: number[], room: number): number {
   return count
 }
 
-export function describeSms(count: SmsCount): string {
+export function describeSms(count: SmsCount, text: string): string {
   const plural = count.segments === 1 ? 'segment' : 'segments'
-  return `SMS: ${count.segments} ${plural} (${count.encoding}, ${count.units} ${count.encoding === 'GSM-7' ? 'septets' : 'units'}), billed ${count.cost_eur.toFixed(2)} EUR to the host`
+  const line = `SMS: ${count.segments} ${plural} (${count.encoding}, ${count.units} ${count.encoding === 'GSM-7' ? 'septets' : 'units'}), billed ${count.cost_eur.toFixed(2)} EUR to the host`
+  // The service expands shortcodes before sending: the text billed may be longer, or leave GSM-7.
+  return hasShortcode(text) ? `${line} before its shortcodes are filled in: the SMS sent may take more segments` : line
+}
+
+/** `{{name}}` in a text: the service fills it in before sending (docs/contract-gaps.md, M3). */
+export function hasShortcode(text: string): boolean {
+  return /\{\{[^{}]+\}\}/.test(text)
 }

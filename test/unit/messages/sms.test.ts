@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {countSms} from '../../../src/messages/sms.js'
+import {countSms, describeSms, hasShortcode} from '../../../src/messages/sms.js'
 
 describe('SMS segments: GSM-7 single 160 / parts of 153, UCS-2 single 70 / parts of 67, 0.10 EUR each', () => {
   const table: Array<[string, string, 'GSM-7' | 'UCS-2', number, number]> = [
@@ -27,5 +27,14 @@ describe('SMS segments: GSM-7 single 160 / parts of 153, UCS-2 single 70 / parts
   it.each(table)('%s', (_name, text, encoding, units, segments) => {
     const count = countSms(text)
     expect(count).toEqual({encoding, units, segments, cost_eur: Math.round(segments * 10) / 100})
+  })
+})
+
+describe('the cost shown before an SMS with shortcodes', () => {
+  it('says the count is before the shortcodes are filled in, since the service expands them before sending', () => {
+    const text = 'Your door code is {{door_code}}'
+    expect(hasShortcode(text)).toBe(true)
+    expect(describeSms(countSms(text), text)).toMatch(/before its shortcodes are filled in/)
+    expect(describeSms(countSms('See you at 3 pm'), 'See you at 3 pm')).not.toMatch(/shortcodes/)
   })
 })
