@@ -85,8 +85,9 @@ export interface ApiRouteDefinition {
    * for 24 hours, a replay answers the stored answer, another body with the same key answers
    * `idempotency_key_reused`, a key still in process answers 409. Failures (5xx, 429) are never
    * stored. `replayRefusals` says what happens to a refusal (a 4xx from the handler):
-   * - `true`: stored and replayed like a success (POST /bookings/{id}/messages, rule 5: "the same
-   *   message or the same refusal");
+   * - `true`: stored and replayed like a success, and so is a 502 `delivery_failed` (POST
+   *   /bookings/{id}/messages, rule 5: "answers what the first request did (the same message or the
+   *   same refusal) and sends nothing new");
    * - `false`: not stored, so the same key runs the request again (POST /restriction-batches,
    *   rules 3 and 6: a refused batch stores nothing; only a created batch is replayed).
    */
@@ -260,8 +261,10 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
           await inProcessDelay()
           answer = await definition.handler(input)
         } catch (error) {
-          // A failure is never replayed, so a retry does the work; a refusal is replayed only where the route says so.
-          if (definition.idempotent.replayRefusals && error instanceof ApiFailure && error.status < 500 && error.status !== 429) {
+          // A failure is never replayed, so a retry does the work; a refusal is replayed only where the
+          // route says so, and there a failed delivery too: it is what the first request did (send rule 5),
+          // and after `unknown` the message may be on its way, so the same key must not send it again.
+          if (definition.idempotent.replayRefusals && error instanceof ApiFailure && ((error.status < 500 && error.status !== 429) || error.code === 'delivery_failed')) {
             start.record.answer = {status: error.status, body: errorBody(error.code, error.message, error.details)}
           } else abandonIdempotent(ctx.world, connection.id, keyHeader, start.record)
           throw error

@@ -316,8 +316,13 @@ describe('POST /bookings/{booking_id}/messages', () => {
       expect(failed.json()).toMatchObject({error: {code: 'delivery_failed', details: {delivery_outcome: 'not_sent'}}})
       expect(await allMessages(app, sandbox.token, sandbox.cases.thread)).toHaveLength(before)
       await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {}})
-      // a failure is not stored under the key: the retry sends
-      expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Hello'}, {'idempotency-key': 'fail-1'})).statusCode).toBe(201)
+      // rule 5: the same key "answers what the first request did ... and sends nothing new"; sending
+      // again is a new attempt under a new key
+      const replayed = await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Hello'}, {'idempotency-key': 'fail-1'})
+      expect(replayed.statusCode).toBe(502)
+      expect(replayed.json()).toMatchObject({error: {code: 'delivery_failed', details: {delivery_outcome: 'not_sent'}}})
+      expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(0)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Hello'}, {'idempotency-key': 'fail-2'})).statusCode).toBe(201)
       expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
     })
 
