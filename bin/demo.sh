@@ -15,7 +15,8 @@ cleanup() {
 trap cleanup EXIT
 export PMS_CONFIG_DIR="$work/config" NO_COLOR=1
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+# Bold headings on a terminal only: a log of the demo carries no escape codes.
+if [ -t 2 ]; then step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }; else step() { printf '\n== %s\n' "$*" >&2; }; fi
 
 step "Starting the sandbox (clock 60x faster, consent approved at once)"
 node bin/run.js sandbox start --port 0 --json --speed 60 --auto-approve >"$work/sandbox.json" 2>"$work/sandbox.log" &
@@ -62,5 +63,5 @@ pms rates import "$work/rates-raised.csv" --dry-run
 step "pms rates import --yes --wait"
 pms rates import "$work/rates-raised.csv" --yes --wait
 
-step "Done: the same import again creates no new batch"
-pms rates import "$work/rates-raised.csv" --yes --no-preview
+step "Done: the same import again finds nothing to change and submits no batch"
+pms rates import "$work/rates-raised.csv" --yes
