@@ -51,8 +51,8 @@ export async function startPostgres(): Promise<StartedPostgres> {
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-k ${dir} -p ${port} -h 127.0.0.1 -F`, 'start'])
   const psql = (args: string[], database: string) => {
-    const result = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', ...args], {encoding: 'utf8'})
-    if (result.status !== 0) throw new Error(`psql: ${result.stderr}`)
+    const result = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', ...args], {encoding: 'utf8', maxBuffer: 512 * 1024 * 1024})
+    if (result.status !== 0) throw new Error(`psql: ${result.error?.message ?? result.stderr}`)
     return result.stdout
   }
   return {
