@@ -1,8 +1,9 @@
 // Bookings per second of a full `pms bookings sync` of the sandbox's bookings into SQLite (rate
-// limits off), and the number of API calls of an incremental run with nothing changed.
+// limits off), the number of API calls of an incremental run with nothing changed, and, where
+// Debian's postgresql package is installed, bookings per second into PostgreSQL (a throwaway cluster).
 // Run after `npm run build`: node bench/sync.mjs [--bookings 100000]
-import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {chmodSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -26,10 +27,10 @@ const {app_url: appUrl} = JSON.parse(line)
 const dir = mkdtempSync(join(tmpdir(), 'pms-bench-sync-'))
 
 /** Runs `pms bookings sync --json`; answers the summary and the wall-clock seconds from spawn to exit. */
-function sync(env) {
+function sync(env, to = join(dir, 'bookings.sqlite')) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [bin, 'bookings', 'sync', '--to', join(dir, 'bookings.sqlite'), '--json'], {env, stdio: ['ignore', 'pipe', 'inherit']})
+    const child = spawn(process.execPath, [bin, 'bookings', 'sync', '--to', to, '--json'], {env, stdio: ['ignore', 'pipe', 'inherit']})
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
     child.once('exit', (code) => {
@@ -37,6 +38,30 @@ function sync(env) {
       resolve({summary: JSON.parse(out), wall: Number(process.hrtime.bigint() - started) / 1e9})
     })
   })
+}
+
+/** A full sync into a throwaway PostgreSQL cluster (initdb as the postgres user when run as root). */
+async function benchPostgres(env) {
+  const root = '/usr/lib/postgresql'
+  const version = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))[0] : undefined
+  if (!version) return console.log('PostgreSQL: skipped (no /usr/lib/postgresql/*/bin/initdb; Debian: apt-get install postgresql)')
+  const pgBin = join(root, version, 'bin')
+  const cluster = mkdtempSync(join(tmpdir(), 'pms-bench-pg-'))
+  chmodSync(cluster, 0o755)
+  const asRoot = process.getuid?.() === 0
+  if (asRoot) execFileSync('chown', ['postgres:postgres', cluster])
+  const run = (command, argv) => execFileSync(asRoot ? 'runuser' : join(pgBin, command), asRoot ? ['-u', 'postgres', '--', join(pgBin, command), ...argv] : argv, {stdio: 'ignore'})
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  run('initdb', ['-D', join(cluster, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
+  run('pg_ctl', ['-D', join(cluster, 'data'), '-l', join(cluster, 'log'), '-w', '-o', `-k ${cluster} -p ${port} -h 127.0.0.1`, 'start'])
+  try {
+    const pg = await sync(env, `postgres://postgres@127.0.0.1:${port}/postgres`)
+    const {fetched, seconds} = pg.summary
+    console.log(`full sync into PostgreSQL: ${fetched} bookings, ${seconds.toFixed(2)} s in the sync (${Math.round(fetched / seconds)} bookings/s), ${pg.wall.toFixed(2)} s from spawn to exit (${Math.round(fetched / pg.wall)} bookings/s)`)
+  } finally {
+    run('pg_ctl', ['-D', join(cluster, 'data'), '-m', 'immediate', 'stop'])
+    rmSync(cluster, {recursive: true, force: true})
+  }
 }
 
 try {
@@ -50,6 +75,7 @@ try {
   const idle = await sync(env)
   const calls = (await (await fetch(`${appUrl}/_sandbox/requests`)).json()).data.filter((request) => request.path.startsWith('/api/'))
   console.log(`incremental sync with nothing changed: ${calls.length} API call${calls.length === 1 ? '' : 's'} (${calls.map((c) => `${c.method} ${c.path}`).join(', ')}), ${idle.summary.fetched} fetched, ${idle.wall.toFixed(2)} s from spawn to exit`)
+  await benchPostgres(env)
 } finally {
   sandbox.kill('SIGTERM')
   rmSync(dir, {recursive: true, force: true})

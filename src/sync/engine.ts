@@ -45,7 +45,7 @@ export async function syncProfile(client: BookingPages, sink: Sink, profile: str
   const scope = scopeOf(options.propertyIds)
   const propertyIds = scope === '*' ? undefined : scope.split(',')
   const full = options.full === true
-  const since = full ? undefined : sink.cursor(profile, scope)
+  const since = full ? undefined : await sink.cursor(profile, scope)
   const seen = full ? new Set<string>() : undefined
   const summary: ProfileSyncSummary = {
     profile,

@@ -8,11 +8,14 @@ import {syncProfile, type BookingPages, type ProfileSyncSummary} from './engine.
 import {withSyncLock} from './lock.js'
 import type {Sink, SinkKind} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
+// node-postgres itself is imported by openPostgresSink, only for a postgres:// target.
+import {displayUrl, isPostgresUrl, openPostgresSink} from './sinks/postgres.js'
 
 export {BOOKING_ROW_COLUMNS} from './rows.js'
 
-/** The sink a file name asks for: .jsonl and .csv by their extension, SQLite for anything else. */
+/** The sink --to asks for: PostgreSQL for a postgres:// address, .jsonl and .csv by their extension, SQLite for anything else. */
 function sinkKindOf(path: string): SinkKind {
+  if (isPostgresUrl(path)) return 'postgres'
   const extension = extname(path).toLowerCase()
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl'
   if (extension === '.csv') return 'csv'
@@ -37,6 +40,8 @@ export interface ProfileClient {
 
 export interface SyncRunOptions {
   sinkPath: string
+  /** PostgreSQL: how long to wait for another run's lock of an account (0: fail at once). */
+  waitLockSeconds?: number
   profiles: readonly string[]
   full: boolean
   propertyIds?: readonly string[]
@@ -72,7 +77,7 @@ export interface SyncRunSummary {
 export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> {
   const started = options.now()
   const kind = sinkKindOf(options.sinkPath)
-  const summary: SyncRunSummary = {sink: kind, path: options.sinkPath, pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0, seconds: 0, profiles: [], failed: []}
+  const summary: SyncRunSummary = {sink: kind, path: kind === 'postgres' ? displayUrl(options.sinkPath) : options.sinkPath, pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0, seconds: 0, profiles: [], failed: []}
   const single = options.profiles.length === 1
   const perProfile = async (sink: Sink, profile: string) => {
     const client = await options.clientFor(profile)
@@ -105,7 +110,15 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
       }
     }
   }
-  if (kind === 'sqlite') {
+  if (kind === 'postgres') {
+    // Coordination in the database: machines sharing it share its advisory locks, so no lock file.
+    const sink = await openPostgresSink(options.sinkPath)
+    try {
+      await all((profile) => sink.withAccountLock(profile, options.waitLockSeconds ?? 0, () => perProfile(sink, profile)))
+    } finally {
+      await sink.close()
+    }
+  } else if (kind === 'sqlite') {
     const sink = await openSink(options.sinkPath, options.csvRender)
     try {
       await all((profile) => withSyncLock(options.configDir, profile, options.sinkPath, () => perProfile(sink, profile)))

@@ -1,6 +1,6 @@
 import type {Booking} from '../contract/bookings.js'
 
-export type SinkKind = 'sqlite' | 'jsonl' | 'csv'
+export type SinkKind = 'sqlite' | 'jsonl' | 'csv' | 'postgres'
 
 /** What a walk hands a sink: one page of bookings, and on the last page the cursor to keep. */
 export interface SinkCommit {
@@ -35,7 +35,7 @@ export interface Sink {
   readonly kind: SinkKind
   readonly path: string
   /** The `updated_since` to pass next, or undefined when this profile and scope never finished a walk. */
-  cursor(profile: string, scope: string): string | undefined
+  cursor(profile: string, scope: string): string | undefined | Promise<string | undefined>
   commit(commit: SinkCommit): Promise<CommitCounts>
   close(): Promise<void>
 }

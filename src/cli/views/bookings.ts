@@ -86,7 +86,9 @@ export function profilesToSync(ctx: RunContext, allProfiles: boolean): string[] 
 }
 
 export interface SyncFlags {
-  to: string
+  /** Undefined: PMS_SYNC_DATABASE_URL, else bookings.sqlite. */
+  to?: string
+  waitLock?: number
   full: boolean
   property?: string[]
   allProfiles: boolean
@@ -106,7 +108,8 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
   const {io} = ctx
   const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
   const summary = await runSync({
-    sinkPath: flags.to,
+    sinkPath: flags.to ?? (ctx.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite'),
+    waitLockSeconds: flags.waitLock,
     profiles,
     full: flags.full,
     propertyIds: flags.property,

@@ -1,0 +1,240 @@
+import {createHash} from 'node:crypto'
+import type {Client} from 'pg'
+import {ExitCode, PmsError} from '../../client/errors.js'
+import {SinkInvalidError, SyncLockedError} from '../errors.js'
+import {bookingRow} from '../rows.js'
+import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+
+/** Version of the tables below, kept in `pms_schema`; docs/bookings.md describes them. */
+const SCHEMA_VERSION = 1
+
+/**
+ * `account_id` is the profile name: the API names no account, and a profile holds one account's
+ * login. Machines that share a database therefore name each account's profile alike.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS bookings (
+  account_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  property_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  check_in DATE,
+  check_out DATE,
+  adults INTEGER NOT NULL,
+  children INTEGER NOT NULL,
+  infants INTEGER NOT NULL,
+  channel_code TEXT NOT NULL,
+  channel_name TEXT NOT NULL,
+  channel_reference TEXT,
+  guest_name TEXT,
+  guest_email TEXT,
+  guest_phone TEXT,
+  currency TEXT,
+  total NUMERIC,
+  paid NUMERIC,
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL,
+  removed_at TIMESTAMPTZ,
+  synced_at TIMESTAMPTZ NOT NULL,
+  record JSONB NOT NULL,
+  PRIMARY KEY (account_id, id)
+);
+CREATE INDEX IF NOT EXISTS bookings_by_property ON bookings (account_id, property_id);
+CREATE TABLE IF NOT EXISTS sync_state (
+  account_id TEXT NOT NULL,
+  profile TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  updated_since TEXT NOT NULL,
+  synced_at TIMESTAMPTZ NOT NULL,
+  full_synced_at TIMESTAMPTZ,
+  PRIMARY KEY (account_id, profile, scope)
+);
+`
+
+/** The columns of one page, one array each, and the SQL type each array is cast to. */
+const PAGE_COLUMNS = [
+  ['id', 'text'],
+  ['property_id', 'text'],
+  ['status', 'text'],
+  ['check_in', 'date'],
+  ['check_out', 'date'],
+  ['adults', 'int'],
+  ['children', 'int'],
+  ['infants', 'int'],
+  ['channel_code', 'text'],
+  ['channel_name', 'text'],
+  ['channel_reference', 'text'],
+  ['guest_name', 'text'],
+  ['guest_email', 'text'],
+  ['guest_phone', 'text'],
+  ['currency', 'text'],
+  ['total', 'numeric'],
+  ['paid', 'numeric'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+  ['record', 'jsonb'],
+] as const
+
+const UPSERT = `
+INSERT INTO bookings (account_id, ${PAGE_COLUMNS.map(([c]) => c).join(', ')}, removed_at, synced_at)
+SELECT $1, ${PAGE_COLUMNS.map(([c]) => `u.${c}`).join(', ')}, NULL, $2::timestamptz
+FROM unnest(${PAGE_COLUMNS.map(([, type], i) => `$${i + 3}::${type}[]`).join(', ')}) AS u(${PAGE_COLUMNS.map(([c]) => c).join(', ')})
+ON CONFLICT (account_id, id) DO UPDATE SET ${[...PAGE_COLUMNS.map(([c]) => c).filter((c) => c !== 'id'), 'removed_at', 'synced_at']
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ')}
+-- The same record again (an inclusive updated_since brings the last change back) is left alone.
+WHERE bookings.record IS DISTINCT FROM excluded.record OR bookings.removed_at IS NOT NULL
+RETURNING (xmax = 0) AS inserted`
+
+/** A postgres:// or postgresql:// address: this sink's --to. */
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target)
+}
+
+/** The address as shown in summaries and errors: without its password. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@')
+  }
+}
+
+/** The advisory lock key of an account: a stable signed 64-bit number from its name. */
+export function accountLockKey(accountId: string): string {
+  return createHash('sha256').update(`pms bookings sync\u0000${accountId}`).digest().readBigInt64BE(0).toString()
+}
+
+/** The database could not be reached: the next run tries again. */
+export class SinkUnreachableError extends PmsError {
+  constructor(target: string, cause: unknown) {
+    super(`Cannot reach the bookings database ${target}: ${(cause as Error).message}`, {
+      code: 'sink_unreachable',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'check the address of --to (or PMS_SYNC_DATABASE_URL), and PGPASSWORD or ~/.pgpass for its password',
+      cause,
+    })
+  }
+}
+
+/**
+ * A PostgreSQL database shared by several machines and accounts. node-postgres is imported here, on
+ * first use, so that no other sink or command pays for it. One session for the run: it holds the
+ * advisory lock of the account being synced, and each page is one transaction that also stores
+ * the cursor on the last page.
+ */
+export async function openPostgresSink(url: string): Promise<PostgresSink> {
+  const {default: pg} = await import('pg')
+  const shown = displayUrl(url)
+  const client = new pg.Client({connectionString: url, application_name: 'pms bookings sync'})
+  // A dropped connection is reported by the query that meets it; this keeps it from crashing the process first.
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+  } catch (error) {
+    await client.end().catch(() => undefined)
+    throw new SinkUnreachableError(shown, error)
+  }
+  try {
+    // Two first runs at once both create the tables: a transaction-wide lock makes the second wait.
+    await client.query('BEGIN')
+    await client.query(`SELECT pg_advisory_xact_lock(${accountLockKey('\u0000schema')})`)
+    await client.query(SCHEMA)
+    const {rows} = await client.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'bookings'`)
+    const version = rows[0]?.version ?? 0
+    if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${shown} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into another database')
+    await client.query(`INSERT INTO pms_schema (name, version) VALUES ('bookings', $1) ON CONFLICT (name) DO UPDATE SET version = excluded.version`, [SCHEMA_VERSION])
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.end().catch(() => undefined)
+    if (error instanceof PmsError) throw error
+    throw new SinkInvalidError(`${shown} cannot hold the bookings tables: ${(error as Error).message}`, 'sync into a database (or a user) whose bookings and sync_state tables are pms ones', error)
+  }
+  return new PostgresSink(client, shown)
+}
+
+export class PostgresSink implements Sink {
+  readonly kind = 'postgres' as const
+
+  constructor(
+    private readonly client: Client,
+    readonly path: string,
+  ) {}
+
+  async cursor(profile: string, scope: string): Promise<string | undefined> {
+    const {rows} = await this.client.query<{updated_since: string}>('SELECT updated_since FROM sync_state WHERE account_id = $1 AND profile = $1 AND scope = $2', [profile, scope])
+    return rows[0]?.updated_since
+  }
+
+  /**
+   * Holds the account's advisory lock on this session while `task` runs. Another run of the same
+   * account, on any machine, fails at once with SyncLockedError, or tries again until `waitSeconds`
+   * have passed. A killed run's session ends, and the server drops its lock with it.
+   */
+  async withAccountLock<T>(profile: string, waitSeconds: number, task: () => Promise<T>): Promise<T> {
+    const key = accountLockKey(profile)
+    const deadline = Date.now() + waitSeconds * 1000
+    for (;;) {
+      const {rows} = await this.client.query<{locked: boolean}>(`SELECT pg_try_advisory_lock(${key}) AS locked`)
+      if (rows[0]?.locked) break
+      if (Date.now() >= deadline) throw new SyncLockedError(profile, this.path, undefined, 'a killed run\'s lock goes with its connection')
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))))
+    }
+    try {
+      return await task()
+    } finally {
+      await this.client.query(`SELECT pg_advisory_unlock(${key})`).catch(() => undefined)
+    }
+  }
+
+  async commit(commit: SinkCommit): Promise<CommitCounts> {
+    const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
+    // ON CONFLICT cannot touch one row twice in one statement: a booking met twice keeps its last record.
+    const unique = new Map(commit.bookings.map((booking) => [booking.id, booking]))
+    const columns: unknown[][] = PAGE_COLUMNS.map(() => [])
+    for (const booking of unique.values()) {
+      const row: Record<string, unknown> = {...bookingRow(commit.profile, booking, commit.syncedAt), record: JSON.stringify(booking)}
+      PAGE_COLUMNS.forEach(([column], i) => columns[i]!.push(row[column]))
+    }
+    const client = this.client
+    await client.query('BEGIN')
+    try {
+      if (unique.size > 0) {
+        const {rows} = await client.query<{inserted: boolean}>(UPSERT, [commit.profile, commit.syncedAt, ...columns])
+        for (const row of rows) {
+          if (row.inserted) counts.inserted++
+          else counts.updated++
+        }
+      }
+      const end = commit.end
+      if (end) {
+        if (end.seen) {
+          const removed = await client.query(
+            `UPDATE bookings SET removed_at = $2, synced_at = $2 WHERE account_id = $1 AND removed_at IS NULL
+               AND NOT (id = ANY($3::text[])) AND ($4::text[] IS NULL OR property_id = ANY($4::text[]))`,
+            [commit.profile, commit.syncedAt, [...end.seen], end.propertyIds ?? null],
+          )
+          counts.removed = removed.rowCount ?? 0
+        }
+        await client.query(
+          `INSERT INTO sync_state (account_id, profile, scope, updated_since, synced_at, full_synced_at) VALUES ($1, $1, $2, $3, $4, $5)
+           ON CONFLICT (account_id, profile, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
+             full_synced_at = COALESCE(excluded.full_synced_at, sync_state.full_synced_at)`,
+          [commit.profile, commit.scope, end.nextUpdatedSince, commit.syncedAt, end.seen ? commit.syncedAt : null],
+        )
+      }
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    }
+    return counts
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(() => undefined)
+  }
+}
