@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import lockfile from 'proper-lockfile'
@@ -39,6 +39,8 @@ describe('pms bookings sync against the sandbox', () => {
     const configDir = tempConfigDir()
     const first = await sync(['--to', file], configDir)
     expect(first.code, first.stderr).toBe(0)
+    // Guest contact details: a file the sync creates is for its owner only.
+    expect(statSync(file).mode & 0o777).toBe(0o600)
     const listing = await apiListing(sandbox.appUrl, token)
     expect(first.summary).toMatchObject({sink: 'sqlite', fetched: listing.size, inserted: listing.size, updated: 0, removed: 0})
     expect(first.summary?.pages).toBe(Math.ceil(listing.size / 500))
@@ -98,6 +100,7 @@ describe('pms bookings sync against the sandbox', () => {
     const file = join(workDir(), 'feed.jsonl')
     const configDir = tempConfigDir()
     expect((await sync(['--to', file], configDir)).code).toBe(0)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
     const lines = () => readFileSync(file, 'utf8').trim().split('\n').length
     const firstLines = lines()
     const listing = await apiListing(sandbox.appUrl, token)
@@ -134,6 +137,7 @@ describe('pms bookings sync against the sandbox', () => {
     expect(rows.find((row) => row.includes(made.booking_id))).toContain('"Ana, ""the"" guest"')
     expect(new Set(rows.map((row) => row.split(',')[1]))).toEqual(new Set(listing.keys()))
     expect(existsSync(`${file}.state.json`)).toBe(true)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
   }, 60_000)
 
   it('a second run while one holds the lock of the profile and file exits 75 with one line; a killed run\'s stale lock is taken over', async () => {

@@ -81,8 +81,8 @@ class CsvSink implements Sink {
       }
     }
     const sorted = [...this.rows.values()].sort((a, b) => (a.profile === b.profile ? (a.id < b.id ? -1 : 1) : a.profile < b.profile ? -1 : 1))
-    // A snapshot for other tools: readable like a file they would write themselves.
-    writeFileAtomicSync(this.path, this.render(sorted), {mode: 0o644})
+    // Guest names, emails and phones: for the owner only (0600), like the SQLite and JSONL files.
+    writeFileAtomicSync(this.path, this.render(sorted))
     const key = cursorKey(commit.profile, commit.scope)
     this.state.cursors[key] = {
       updated_since: end.nextUpdatedSince,

@@ -20,7 +20,8 @@ export interface JsonlLine {
  */
 export function openJsonlSink(path: string): Sink {
   const state = openFileState(path)
-  const fd = openSync(path, 'a+')
+  // Guest names, emails and phones: a new file is for its owner only (like the SQLite file and the CSV snapshot).
+  const fd = openSync(path, 'a+', 0o600)
   const size = fstatSync(fd).size
   const committed = state.committed_bytes ?? 0
   if (size > committed) {

@@ -1,3 +1,4 @@
+import {closeSync, openSync} from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
 import {SinkInvalidError} from '../errors.js'
 import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
@@ -54,6 +55,9 @@ export async function openSqliteSink(path: string): Promise<Sink> {
   const {default: Database} = await import('better-sqlite3')
   let db: BetterSqlite3.Database | undefined
   try {
+    // Guest names, emails and phones: a new database is for its owner only; SQLite gives its -wal and
+    // -shm files the same mode.
+    closeSync(openSync(path, 'a', 0o600))
     db = new Database(path, {timeout: 5000})
     db.pragma('journal_mode = WAL')
     // In WAL mode, NORMAL keeps every commit through a killed process; a power cut may undo the last
