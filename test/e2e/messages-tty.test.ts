@@ -1,25 +1,10 @@
-import {execFileSync} from 'node:child_process'
 import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
+import {runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
-
-/** One tmux server per test file: a terminal of its own, driven by keys, read from the screen. */
-const SOCKET = `pms-messages-${process.pid}`
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], {encoding: 'utf8'})
-
-async function screenShows(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs
-  let screen = ''
-  while (Date.now() < deadline) {
-    screen = tmux('capture-pane', '-p', '-S', '-200')
-    if (pattern.test(screen)) return screen
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(`the screen never showed ${pattern}:\n${screen}`)
-}
+import {openTerminal, type Terminal} from './support/terminal.js'
 
 describe('pms messages on a terminal (tmux)', () => {
   let sandbox: StartedSandbox
@@ -27,6 +12,7 @@ describe('pms messages on a terminal (tmux)', () => {
   let token: string
   let thread: string
   let editor: string
+  let terminal: Terminal | undefined
 
   beforeAll(async () => {
     sandbox = await startSandbox()
@@ -40,20 +26,16 @@ describe('pms messages on a terminal (tmux)', () => {
     chmodSync(editor, 0o755)
   }, 60_000)
   afterEach(() => {
-    try {
-      tmux('kill-server')
-    } catch {
-      // No session left.
-    }
+    terminal?.close()
+    terminal = undefined
   })
   afterAll(async () => {
     await sandbox?.stop()
   })
 
-  function start(args: string[], stamp: string): void {
-    const vars = {...env, PMS_CONFIG_DIR: tempConfigDir(), EDITOR: editor, PMS_TEST_STAMP: stamp, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}
-    const exports = Object.entries(vars).map(([k, v]) => `${k}='${v}'`).join(' ')
-    tmux('new-session', '-d', '-x', '200', '-y', '60', `env ${exports} ${process.execPath} ${PMS_BIN} ${args.join(' ')}; echo EXIT=$?; sleep 60`)
+  function start(args: string[], stamp: string): Terminal {
+    terminal = openTerminal(args, {columns: 200, rows: 60, env: {...env, PMS_CONFIG_DIR: tempConfigDir(), EDITOR: editor, PMS_TEST_STAMP: stamp}})
+    return terminal
   }
 
   async function texts(): Promise<string[]> {
@@ -63,59 +45,60 @@ describe('pms messages on a terminal (tmux)', () => {
 
   it('reply without a text shows the last messages, offers the channel and takes the text from the editor', async () => {
     const stamp = `r${Date.now()}`
-    start(['messages', 'reply', thread], stamp)
-    await screenShows(/Reply by/)
-    expect(tmux('capture-pane', '-p', '-S', '-200')).toContain(`Conversation of booking ${thread}`)
-    tmux('send-keys', 'Enter')
-    const screen = await screenShows(/EXIT=\d+/)
-    expect(screen).toContain('Sent to the guest by platform')
-    expect(screen).toContain('EXIT=0')
+    const tty = start(['messages', 'reply', thread], stamp)
+    await tty.waitFor(/Reply by/, {history: true})
+    expect(tty.history()).toContain(`Conversation of booking ${thread}`)
+    tty.keys('Enter')
+    expect(await tty.exitCode()).toBe(0)
+    expect(tty.history()).toContain('Sent to the guest by platform')
     expect(await texts()).toContain(`Typed in the editor ${stamp}`)
-  }, 60_000)
+  }, 90_000)
 
   it('reply by SMS on a terminal asks to confirm the cost, and a "no" sends nothing', async () => {
     const stamp = `s${Date.now()}`
-    start(['messages', 'reply', thread, '--channel', 'sms'], stamp)
-    await screenShows(/Reply by/)
-    tmux('send-keys', 'Enter')
-    await screenShows(/Send this SMS for 0\.10 EUR\?/)
-    expect(tmux('capture-pane', '-p', '-S', '-200')).toContain('SMS: 1 segment (GSM-7')
-    tmux('send-keys', 'n', 'Enter')
-    const screen = await screenShows(/EXIT=\d+/)
-    expect(screen).toContain('Nothing was sent')
+    const tty = start(['messages', 'reply', thread, '--channel', 'sms'], stamp)
+    await tty.waitFor(/Reply by/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/Send this SMS for 0\.10 EUR\?/, {history: true})
+    expect(tty.history()).toContain('SMS: 1 segment (GSM-7')
+    tty.keys('n', true)
+    tty.keys('Enter')
+    await tty.exitCode()
+    expect(tty.history()).toContain('Nothing was sent')
     expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
-  }, 60_000)
+  }, 90_000)
 
   it('delivery_failed not_sent on a terminal offers to send again; yes sends it once, under a new attempt', async () => {
     const stamp = `n${Date.now()}`
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'not_sent'})
-    start(['messages', 'reply', thread, '--text', stamp], stamp)
-    await screenShows(/Send it again\?/)
-    expect(tmux('capture-pane', '-p', '-S', '-200')).toContain('certainly did not leave')
+    const tty = start(['messages', 'reply', thread, '--text', stamp], stamp)
+    await tty.waitFor(/Send it again\?/, {history: true})
+    expect(tty.history()).toContain('certainly did not leave')
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    tmux('send-keys', 'y', 'Enter')
-    const screen = await screenShows(/EXIT=\d+/)
-    expect(screen).toContain('EXIT=0')
+    tty.keys('y', true)
+    tty.keys('Enter')
+    expect(await tty.exitCode()).toBe(0)
     expect((await texts()).filter((t) => t === stamp)).toHaveLength(1)
-  }, 60_000)
+  }, 90_000)
 
   it('inbox lists the unread threads, reads one, closes it and quits', async () => {
-    start(['messages', 'inbox'], 'inbox')
-    await screenShows(/unread conversation\(s\): which one\?/)
-    tmux('send-keys', 'Enter')
-    await screenShows(/What now\?/)
-    expect(tmux('capture-pane', '-p', '-S', '-200')).toMatch(/Conversation of booking [0-9a-f-]{36}/)
-    tmux('send-keys', 'Down', 'Enter')
-    const closed = /Closed the conversation of booking ([0-9a-f-]{36})/.exec(await screenShows(/Closed the conversation of booking [0-9a-f-]{36}/))![1]!
+    const tty = start(['messages', 'inbox'], 'inbox')
+    await tty.waitFor(/unread conversation\(s\): which one\?/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/What now\?/, {history: true})
+    expect(tty.history()).toMatch(/Conversation of booking [0-9a-f-]{36}/)
+    tty.keys('Down')
+    tty.keys('Enter')
+    const closed = /Closed the conversation of booking ([0-9a-f-]{36})/.exec(await tty.waitFor(/Closed the conversation of booking [0-9a-f-]{36}/, {history: true}))![1]!
     const threads = await fetch(`${sandbox.appUrl}/api/v1/message-threads?limit=500`, {headers: {authorization: `Bearer ${token}`}})
     const state = ((await threads.json()) as {data: Array<{booking_id: string; is_closed: boolean; unread_count: number}>}).data.find((t) => t.booking_id === closed)
     expect(state).toMatchObject({is_closed: true, unread_count: 0})
-    await screenShows(/Closed the conversation of booking[\s\S]*which one\?/)
-    tmux('send-keys', 'Up', 'Enter')
-    const screen = await screenShows(/EXIT=\d+/)
-    expect(screen).toContain('Replied 0, closed 1.')
-    expect(screen).toContain('EXIT=0')
-  }, 90_000)
+    await tty.waitFor(/Closed the conversation of booking[\s\S]*which one\?/, {history: true})
+    tty.keys('Up')
+    tty.keys('Enter')
+    expect(await tty.exitCode()).toBe(0)
+    expect(tty.history()).toContain('Replied 0, closed 1.')
+  }, 120_000)
 
   it('inbox off a terminal refuses (exit 2) and names the commands to use instead', async () => {
     const refused = await runPms(['messages', 'inbox'], {env})
