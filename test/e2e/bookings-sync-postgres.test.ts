@@ -1,7 +1,7 @@
 /**
  * `pms bookings sync --to postgres://…` against a real PostgreSQL server (a throwaway cluster) and
  * the sandbox: rows equal the listing, incremental runs, --full removals, the advisory lock per
- * account, and several runs of two accounts into one database.
+ * account, several runs of two accounts into one database, and a connection lost mid-run.
  */
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect} from 'vitest'
@@ -12,7 +12,7 @@ import {apiListing, changeBookings, profilesWithLogins} from './support/bookings
 import {runPms, tempConfigDir} from './support/pms.js'
 import {missingPostgres, startPostgres, type StartedPostgres} from './support/postgres.js'
 import {itNeeds} from './support/requirements.js'
-import {connect, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const missing = missingPostgres()
 const it = itNeeds(missing)
@@ -138,5 +138,40 @@ describe('pms bookings sync into PostgreSQL', () => {
     expect(live(rowsOf(url, 'alpha'))).toEqual(await apiListing(sandbox.appUrl, tokens.alpha!))
     expect(live(rowsOf(url, 'beta'))).toEqual(await apiListing(sandbox.appUrl, tokens.beta!))
     expect(rowsOf(url, 'beta').size).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('a connection lost mid-run exits 75 (sink_lost); the pages written before it stay, and the next run goes on from there', async () => {
+    const url = newDatabase()
+    const database = new URL(url).pathname.slice(1)
+    // A login of its own: the test before connected the App again, which voids older tokens.
+    const fresh = (await connect(sandbox.appUrl)).access_token
+    const ownEnv = {...env, PMS_ACCESS_TOKEN: fresh}
+    // The table appears with the run's first statements; until then nothing is committed.
+    const committed = () =>
+      postgres!.query<{n: number}>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'bookings'`, database)[0]!.n === 0 ? 0 : postgres!.query<{n: number}>(`SELECT count(*)::int AS n FROM bookings`, database)[0]!.n
+    // Each API request takes a second, so the run is still going when its session is ended.
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_seconds: 1})
+    try {
+      let ended = false
+      const running = sync(['--to', url], {env: ownEnv}).finally(() => (ended = true))
+      const deadline = Date.now() + 60_000
+      while (committed() === 0 && !ended && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(committed()).toBeGreaterThan(0)
+      const terminated = postgres!.query<{pid: number}>(`SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE application_name = 'pms bookings sync'`, database)
+      expect(terminated).toHaveLength(1)
+      const lost = await running
+      expect(lost.code, lost.stderr).toBe(75)
+      expect(JSON.parse(lost.stdout)).toMatchObject({error: {code: 'sink_lost', message: expect.stringContaining(`Lost the connection to the bookings database ${url}`)}})
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    const kept = committed()
+    expect(kept).toBeGreaterThan(0)
+    const next = await sync(['--to', url], {env: ownEnv})
+    expect(next.code, next.stderr).toBe(0)
+    const listing = await apiListing(sandbox.appUrl, fresh)
+    expect(live(rowsOf(url))).toEqual(listing)
+    // The next run did not start over: what the lost run had written was not inserted again.
+    expect(next.summary!.inserted).toBe(listing.size - kept)
   }, 120_000)
 })

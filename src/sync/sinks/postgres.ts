@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import type {Client} from 'pg'
+import type {Client, QueryResult, QueryResultRow} from 'pg'
 import {ExitCode, PmsError} from '../../client/errors.js'
 import {SinkInvalidError, SyncLockedError} from '../errors.js'
 import {bookingRow} from '../rows.js'
@@ -121,6 +121,34 @@ export class SinkUnreachableError extends PmsError {
 }
 
 /**
+ * The connection broke during the run (the server restarted, an administrator ended the session, the
+ * network dropped). Pages already committed stay, each with its cursor, so the next run goes on
+ * from there: a passing failure.
+ */
+export class SinkLostError extends PmsError {
+  constructor(target: string, cause: unknown) {
+    super(`Lost the connection to the bookings database ${target}: ${(cause as Error).message}`, {
+      code: 'sink_lost',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'the pages written before the loss are kept with their cursor; the next run goes on from there',
+      cause,
+    })
+  }
+}
+
+/**
+ * Whether a failed query means the connection is gone rather than that the statement was wrong:
+ * SQLSTATE class 08 (connection exception) and 57P01-57P03 (the server shut down or ended the
+ * session), or a socket error of Node (ECONNRESET, EPIPE, ...), which carries an errno.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  const {code, errno} = (error ?? {}) as {code?: unknown; errno?: unknown}
+  if (typeof code !== 'string') return false
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true
+  return typeof errno === 'number' && /^E[A-Z]+$/.test(code)
+}
+
+/**
  * A PostgreSQL database shared by several machines and accounts. node-postgres is imported here, on
  * first use, so that no other sink or command pays for it. One session for the run: it holds the
  * advisory lock of the account being synced, and each page is one transaction that also stores
@@ -130,8 +158,12 @@ export async function openPostgresSink(url: string): Promise<PostgresSink> {
   const {default: pg} = await import('pg')
   const shown = displayUrl(url)
   const client = new pg.Client({connectionString: url, application_name: 'pms bookings sync'})
-  // A dropped connection is reported by the query that meets it; this keeps it from crashing the process first.
-  client.on('error', () => undefined)
+  // node-postgres emits 'error' (before it fails the pending query) when the connection drops; without
+  // a listener that would crash the process. The sink remembers it to tell a lost connection apart.
+  let lost: Error | undefined
+  client.on('error', (error) => {
+    lost ??= error
+  })
   try {
     await client.connect()
   } catch (error) {
@@ -153,7 +185,7 @@ export async function openPostgresSink(url: string): Promise<PostgresSink> {
     if (error instanceof PmsError) throw error
     throw new SinkInvalidError(`${shown} cannot hold the bookings tables: ${(error as Error).message}`, 'sync into a database (or a user) whose bookings and sync_state tables are pms ones', error)
   }
-  return new PostgresSink(client, shown)
+  return new PostgresSink(client, shown, () => lost)
 }
 
 export class PostgresSink implements Sink {
@@ -162,10 +194,25 @@ export class PostgresSink implements Sink {
   constructor(
     private readonly client: Client,
     readonly path: string,
+    private readonly lostWith: () => Error | undefined,
   ) {}
 
+  /**
+   * One statement; a connection that is gone becomes SinkLostError (75), any other failure stays
+   * what it is. node-postgres's own "Connection terminated" errors carry no code: the 'error' event
+   * that came before them says the connection is gone.
+   */
+  private async sql<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.client.query<R>(text, values)
+    } catch (error) {
+      if (this.lostWith() !== undefined || isConnectionLoss(error)) throw new SinkLostError(this.path, this.lostWith() ?? error)
+      throw error
+    }
+  }
+
   async cursor(profile: string, scope: string): Promise<string | undefined> {
-    const {rows} = await this.client.query<{updated_since: string}>('SELECT updated_since FROM sync_state WHERE account_id = $1 AND profile = $1 AND scope = $2', [profile, scope])
+    const {rows} = await this.sql<{updated_since: string}>('SELECT updated_since FROM sync_state WHERE account_id = $1 AND profile = $1 AND scope = $2', [profile, scope])
     return rows[0]?.updated_since
   }
 
@@ -178,7 +225,7 @@ export class PostgresSink implements Sink {
     const key = accountLockKey(profile)
     const deadline = Date.now() + waitSeconds * 1000
     for (;;) {
-      const {rows} = await this.client.query<{locked: boolean}>(`SELECT pg_try_advisory_lock(${key}) AS locked`)
+      const {rows} = await this.sql<{locked: boolean}>(`SELECT pg_try_advisory_lock(${key}) AS locked`)
       if (rows[0]?.locked) break
       if (Date.now() >= deadline) throw new SyncLockedError(profile, this.path, undefined, 'a killed run\'s lock goes with its connection')
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))))
@@ -199,11 +246,10 @@ export class PostgresSink implements Sink {
       const row: Record<string, unknown> = {...bookingRow(commit.profile, booking, commit.syncedAt), record: JSON.stringify(booking)}
       PAGE_COLUMNS.forEach(([column], i) => columns[i]!.push(row[column]))
     }
-    const client = this.client
-    await client.query('BEGIN')
+    await this.sql('BEGIN')
     try {
       if (unique.size > 0) {
-        const {rows} = await client.query<{inserted: boolean}>(UPSERT, [commit.profile, commit.syncedAt, ...columns])
+        const {rows} = await this.sql<{inserted: boolean}>(UPSERT, [commit.profile, commit.syncedAt, ...columns])
         for (const row of rows) {
           if (row.inserted) counts.inserted++
           else counts.updated++
@@ -212,23 +258,23 @@ export class PostgresSink implements Sink {
       const end = commit.end
       if (end) {
         if (end.seen) {
-          const removed = await client.query(
+          const removed = await this.sql(
             `UPDATE bookings SET removed_at = $2, synced_at = $2 WHERE account_id = $1 AND removed_at IS NULL
                AND NOT (id = ANY($3::text[])) AND ($4::text[] IS NULL OR property_id = ANY($4::text[]))`,
             [commit.profile, commit.syncedAt, [...end.seen], end.propertyIds ?? null],
           )
           counts.removed = removed.rowCount ?? 0
         }
-        await client.query(
+        await this.sql(
           `INSERT INTO sync_state (account_id, profile, scope, updated_since, synced_at, full_synced_at) VALUES ($1, $1, $2, $3, $4, $5)
            ON CONFLICT (account_id, profile, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
              full_synced_at = COALESCE(excluded.full_synced_at, sync_state.full_synced_at)`,
           [commit.profile, commit.scope, end.nextUpdatedSince, commit.syncedAt, end.seen ? commit.syncedAt : null],
         )
       }
-      await client.query('COMMIT')
+      await this.sql('COMMIT')
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined)
+      await this.client.query('ROLLBACK').catch(() => undefined)
       throw error
     }
     return counts
