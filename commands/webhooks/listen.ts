@@ -5,7 +5,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive App Events over HTTP: verify, de-duplicate, then forward, run a command or append to a file'
   static override description = `An HTTP receiver to run behind your own HTTPS front (the service delivers only to https on port 443). Every POST to --path is verified on its raw body (as pms webhooks verify does) and answered at once: 200 for an accepted event and for a duplicate, 401 when no signature matches, 400 when headers are missing, the timestamp is off by more than --tolerance or the signed body is no App Event, 413 for bodies over 1 MB. The work happens after the answer, so the sender's 10-second deadline is always kept.
 
-A webhook-id accepted once is remembered on disk for 24 hours (beside --out as FILE.seen, else under PMS_CONFIG_DIR/webhooks/, or --dedup-file): a duplicate is answered 200 and does nothing more, across restarts too.
+A webhook-id accepted once is remembered on disk for 24 hours (beside --out as FILE.seen, else under PMS_CONFIG_DIR/webhooks/, or --dedup-file): a duplicate is answered 200 and does nothing more, across restarts too. One listener per file: a second on a file in use exits 75.
 
 Each new event is then appended to --out as one JSON line, given to --exec on stdin (JSON Lines: one event per line; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once), and POSTed to --forward-to with the same raw body and headers. One line per request on stderr: time, webhook-id, type, outcome.
 

@@ -6,6 +6,7 @@ import {mkdirSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {readInput} from '../client/raw.js'
+import {tryHoldLock} from '../fs/file-lock.js'
 import type {WebhookPayload} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
 import type {RequestReport} from '../webhooks/listener.js'
@@ -17,6 +18,16 @@ import {untilSignal} from './signals.js'
 export class WebhookRefusedError extends PmsError {
   constructor(reason: RefusalReason, message: string, suggestion: string) {
     super(message, {code: reason, exitCode: ExitCode.failure, suggestion})
+  }
+}
+/** Another listener remembers its webhook-ids in the same file. */
+export class DedupFileInUseError extends PmsError {
+  constructor(path: string) {
+    super(`Another pms webhooks listen remembers its webhook-ids in ${path}; this one does not start`, {
+      code: 'dedup_file_in_use',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'give each listener a file of its own (--dedup-file, or a different --out); a killed listener\'s claim is taken over at once',
+    })
   }
 }
 
@@ -110,11 +121,18 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   const {CommandRunner} = await import('../webhooks/runner.js')
   const {io} = ctx
   const seenPath = dedupPath(ctx.configDir, options, options.port)
+  const cannotUse = (error: unknown) => new UsageError(`Cannot use ${seenPath} to remember webhook-ids: ${(error as Error).message}`, {suggestion: 'pass --dedup-file with a path this user may write'})
+  // Two listeners on one file would not see each other's ids, and both would do the work of a duplicate.
+  const release = await tryHoldLock(`${seenPath}.lock`).catch((error: unknown) => {
+    throw cannotUse(error)
+  })
+  if (!release) throw new DedupFileInUseError(seenPath)
   let seen
   try {
     seen = SeenLog.open(seenPath, {now: ctx.clock.now()})
   } catch (error) {
-    throw new UsageError(`Cannot use ${seenPath} to remember webhook-ids: ${(error as Error).message}`, {suggestion: 'pass --dedup-file with a path this user may write'})
+    await release()
+    throw cannotUse(error)
   }
   if (options.out !== undefined) mkdirSync(dirname(resolve(options.out)), {recursive: true})
   const runner =
@@ -137,6 +155,7 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
     })
   } catch (error) {
     seen.close()
+    await release()
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       throw new PmsError(`Port ${options.port} on ${options.host} is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass another --port'})
@@ -151,4 +170,6 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   const signal = await stopped
   io.err(`${signal}: no new requests; finishing the work of accepted events.\n`)
   await listener.close()
+  await release()
 }
+

@@ -1,0 +1,88 @@
+/**
+ * A lock between processes of this machine (and of others sharing the folder), held by one
+ * process while it works: a directory made with proper-lockfile, refreshed while held, and a
+ * `.owner` file naming the holder so that a killed holder's lock is taken over at once.
+ */
+import {randomBytes} from 'node:crypto'
+import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
+import {dirname} from 'node:path'
+import lockfile from 'proper-lockfile'
+
+/** A lock whose holder stopped touching it this long ago is a killed process's, and is taken over. */
+const STALE_MS = 10_000
+
+export type ReleaseLock = () => Promise<void>
+
+function tryLock(path: string): Promise<ReleaseLock> {
+  return lockfile.lock(path, {
+    realpath: false,
+    lockfilePath: path,
+    stale: STALE_MS,
+    update: 2_000,
+    retries: 0,
+    // The default throws from a timer; what the lock guards keeps itself whole anyway.
+    onCompromised: () => undefined,
+  })
+}
+
+function isLocked(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ELOCKED'
+}
+
+/** Who holds the lock, beside it: proper-lockfile removes its directory with rmdir, so nothing goes inside. */
+const ownerPath = (path: string) => `${path}.owner`
+
+/**
+ * The holder's process is gone (killed, crashed) on this very machine: its lock can be taken over
+ * at once instead of after STALE_MS. The lock directory is renamed away first, which only one
+ * contender can do; the others meet the new holder's lock. (A holder killed between taking the
+ * lock and naming itself leaves no owner: its lock goes stale as proper-lockfile knows.)
+ */
+function takeOverDeadHolder(path: string): boolean {
+  let owner: {pid?: unknown; host?: unknown}
+  try {
+    owner = JSON.parse(readFileSync(ownerPath(path), 'utf8')) as typeof owner
+  } catch {
+    return false
+  }
+  if (owner.host !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false
+  try {
+    process.kill(owner.pid, 0)
+    return false
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return false
+  }
+  const grave = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.dead`
+  try {
+    renameSync(path, grave)
+  } catch {
+    return false
+  }
+  rmSync(grave, {recursive: true, force: true})
+  return true
+}
+
+/**
+ * Takes the lock at `path` without waiting: its release, or undefined when another live process
+ * holds it. A lock left by a killed process is taken over: at once when that process is known to
+ * be gone, else once the lock is stale.
+ */
+export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined> {
+  mkdirSync(dirname(path), {recursive: true, mode: 0o700})
+  let release: ReleaseLock
+  try {
+    release = await tryLock(path).catch((error: unknown) => {
+      if (isLocked(error) && takeOverDeadHolder(path)) return tryLock(path)
+      throw error
+    })
+  } catch (error) {
+    if (isLocked(error)) return undefined
+    throw error
+  }
+  writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
+  return async () => {
+    rmSync(ownerPath(path), {force: true})
+    await release().catch(() => undefined)
+  }
+}
