@@ -24,7 +24,13 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     follow: (ids) => createFollowDisplay(io, ids, clock),
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
+    width: reportWidth(io),
   }
+}
+
+/** Tables of reports fit the terminal stdout shows on (80 columns when it says none); off a terminal nothing is cut. */
+export function reportWidth(io: Pick<RunContext['io'], 'stdoutIsTTY' | 'columns'>): number | undefined {
+  return io.stdoutIsTTY ? (io.columns ?? 80) : undefined
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ApplyUi {
   /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
   confirm(question: string, cancelled: string): Promise<boolean>
   paint: Paint
+  /** Columns of the terminal stdout shows on, which reports fit; undefined off a terminal (nothing cut). */
+  width?: number
   /** The waiting line while following batches (--wait). */
   follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
@@ -239,7 +241,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
   result.reports = await followPhase(client, ids, options, ui)
   await journal.seenReports(result.reports)
-  for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint)}`)
+  for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint, ui.width)}`)
   if (result.reports.some((report) => isPartial(report.status))) {
     result.exit_code = 5
     ui.talk(RETRY_HINT)

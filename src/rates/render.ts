@@ -259,7 +259,7 @@ export function capDiff(diff: string, maxLines: number | undefined, paint: Paint
   return {text: kept.join('\n') + '\n', cut: cut + summaryCut}
 }
 
-/** The outcome report fits a terminal of this width (the labels are cut to fit). */
+/** The width the wrapped refusal reasons keep to. */
 const REPORT_WIDTH = 80
 
 export const REPORT_COUNTS = ['submitted', 'applied', 'unchanged', 'superseded', 'refused', 'failed', 'cancelled', 'pending'] as const
@@ -270,8 +270,12 @@ function statusPaint(status: string, paint: Paint): string {
   return paint('yellow', status)
 }
 
-/** The outcome report of a stored batch: counts per Property, refusals and failures as runs of dates. */
-export function renderReport(report: BatchReport, names: Names, paint: Paint = plain): string {
+/**
+ * The outcome report of a stored batch: counts per Property, refusals and failures as runs of dates.
+ * `width`: the columns of the terminal it is shown on, which the Property labels are cut to fit;
+ * undefined off a terminal, where nothing is cut.
+ */
+export function renderReport(report: BatchReport, names: Names, paint: Paint = plain, width?: number): string {
   const out: string[] = [`Batch ${report.id}: ${statusPaint(report.status, paint)}`]
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
   // `pending` only says something while the batch is in flight; a final report is narrower without it.
@@ -304,7 +308,7 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   if (report.properties.length > 1) {
     rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
   }
-  out.push(textTable(['Property', 'status', ...keys], rows, paint, REPORT_WIDTH).trimEnd())
+  out.push(textTable(['Property', 'status', ...keys], rows, paint, width).trimEnd())
   out.push(...refusalSection(report.properties, names, paint))
   const failed = report.properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {

@@ -5,7 +5,7 @@
 import type {PmsClient} from '../../client/index.js'
 import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
 import type {NightRange, PropertyInfo} from '../../rates/index.js'
-import {watchInterrupt} from '../apply-run.js'
+import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
@@ -16,7 +16,7 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
   if (ctx.json) return JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n'
   const rates = await import('../../rates/index.js')
   const names = rates.namesOf(await rates.loadProperties(client))
-  return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text))).join('\n')
+  return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
 }
 
 /**

@@ -122,12 +122,14 @@ describe('rendering an outcome report', () => {
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
   })
 
-  it('cuts long Property labels with … so that the report fits 80 columns', () => {
+  it('on a terminal, cuts long Property labels with … so that the report fits its width; off a terminal cuts nothing', () => {
     const long = new Map([[A, 'A very long Property name that goes on and on, Lisbon 12']])
     const completed: BatchReport = {...report, status: 'completed', changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2}), properties: [{...report.properties[0]!, changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2})}]}
-    const lines = renderReport(completed, long).split('\n')
+    const lines = renderReport(completed, long, undefined, 80).split('\n')
     for (const line of lines.slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(80)
     expect(lines[2]).toMatch(/^A very long P.*… \(10000000\)\s+completed/)
+    const whole = renderReport(completed, long).split('\n')
+    expect(whole[2]).toMatch(/^A very long Property name that goes on and on, Lisbon 12 \(10000000\)\s+completed/)
   })
 
   it('shows what is still pending while the batch is in flight', () => {
