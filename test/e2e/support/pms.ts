@@ -19,6 +19,13 @@ export interface RunOptions {
   timeoutMs?: number
   /** Config and state directory; a fresh temporary one when not given. */
   configDir?: string
+  /** An installed `pms` executable, run as a shell would run it, instead of this tree's bin/run.js. */
+  bin?: string
+}
+
+/** The program and arguments of a `pms` run: an installed executable as it is, else bin/run.js under this node. */
+export function pmsCommand(args: string[], bin?: string): [string, string[]] {
+  return bin ? [bin, args] : [process.execPath, [PMS_BIN, ...args]]
 }
 
 /** A fresh, empty PMS_CONFIG_DIR. */
@@ -42,7 +49,7 @@ export function runPms(args: string[], options: RunOptions = {}): Promise<PmsRes
   }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PMS_BIN, ...args], {env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(...pmsCommand(args, options.bin), {env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
