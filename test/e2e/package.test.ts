@@ -10,16 +10,18 @@
  * npm keeps the user's config (its nodedir: node-gyp cannot download Node's headers here) and its
  * cache (filled by npm ci: --prefer-offline), and nothing else of theirs: HOME, the prefix and the
  * pms config are temporary folders, removed at the end. better-sqlite3 compiles from source during
- * the install (its prebuilt download is unreachable): that is most of this test's time.
+ * the install (its prebuilt download is unreachable): that is most of this test's time. Its
+ * install script is allowed by name (--allow-scripts): npm 11.16 lists the scripts nobody allowed,
+ * and npm 12 runs only the allowed ones; npm before 11.16 has no such setting.
  */
-import {spawn} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {homedir, tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {pmsCommand, runPms, type PmsResult} from './support/pms.js'
+import {runPms, spawnLogin, type PmsResult} from './support/pms.js'
 import {freePort} from './support/ports.js'
 import {startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -31,7 +33,7 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   devDependencies: Record<string, string>
   oclif: {plugins: string[]; topics: Record<string, unknown>; hooks: Record<string, string>}
 }
-const INSTALL_TIMEOUT_MS = 600_000
+const INSTALL_TIMEOUT_MS = 900_000
 
 /** Files under `dir` (relative paths) whose name ends with `suffix`. */
 function filesEndingWith(dir: string, suffix: string): string[] {
@@ -112,17 +114,17 @@ function npm(args: string[], work: string, cwd: string): Promise<PmsResult> {
   })
 }
 
-async function packAndInstall(): Promise<Installed> {
+/** Packs this tree and installs the tarball into `work`/prefix. */
+async function packAndInstall(work: string): Promise<Installed> {
   const stale = staleBuild()
   if (stale) throw new Error(`the build is older than its sources (${stale}): run npm run build first (npm test does)`)
-  const work = mkdtempSync(join(tmpdir(), 'pms-package-'))
   for (const dir of ['home', 'pack', 'prefix', 'xdg']) mkdirSync(join(work, dir))
   const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'pack')], work, ROOT)
   if (pack.code !== 0) throw new Error(`npm pack exited ${pack.code}\n${pack.stderr}`)
   const [report] = JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>
   const tarball = join(work, 'pack', report!.filename)
   const started = Date.now()
-  const install = await npm(['install', '-g', '--prefix', join(work, 'prefix'), '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=info', tarball], work, work)
+  const install = await npm(['install', '-g', '--prefix', join(work, 'prefix'), '--omit=dev', '--allow-scripts=better-sqlite3', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=info', tarball], work, work)
   const installSeconds = (Date.now() - started) / 1000
   if (install.code !== 0) throw new Error(`npm install -g exited ${install.code}\n${install.stderr}`)
   const xdg = join(work, 'xdg')
@@ -137,45 +139,22 @@ async function packAndInstall(): Promise<Installed> {
   }
 }
 
-/** The installed `pms login ... --no-browser`; the test plays the browser by fetching the authorize address it prints. */
-function login(installed: Installed, args: string[], configDir: string): {authorizeUrl: Promise<string>; done: Promise<PmsResult>} {
-  const [command, argv] = pmsCommand(['login', '--no-browser', '--insecure-storage', '--timeout', '60', ...args], installed.bin)
-  const child = spawn(command, argv, {
-    env: {...process.env, ...installed.env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  let announce!: (url: string) => void
-  const authorizeUrl = new Promise<string>((resolve) => (announce = resolve))
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-    const found = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)
-    if (found?.[1]) announce(found[1])
-  })
-  const done = new Promise<PmsResult>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 80_000)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code: code ?? -1, stdout, stderr})
-    })
-  })
-  return {authorizeUrl: Promise.race([authorizeUrl, done.then((r) => Promise.reject(new Error(`pms login ended early (${r.code}): ${r.stderr}`)))]), done}
-}
-
 describe('the npm pack tarball installed with npm install -g into an empty prefix', {timeout: 120_000}, () => {
+  let work: string | undefined
+  const running = new Set<ChildProcess>()
   let installed: Installed
   let sandbox: StartedSandbox | undefined
 
   beforeAll(async () => {
-    installed = await packAndInstall()
+    work = mkdtempSync(join(tmpdir(), 'pms-package-'))
+    installed = await packAndInstall(work)
     console.log(`npm install -g of the tarball took ${installed.installSeconds.toFixed(1)} s`)
   }, INSTALL_TIMEOUT_MS)
 
   afterAll(async () => {
+    for (const child of running) child.kill('SIGKILL')
     await sandbox?.stop()
-    if (installed) rmSync(installed.work, {recursive: true, force: true})
+    if (work) rmSync(work, {recursive: true, force: true})
   })
 
   it('the tarball holds bin/run.js, dist/ and the manifest: no sources, tests, benchmarks or development entry points', () => {
@@ -235,7 +214,11 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     expect(sandbox.clientSecret).toMatch(/\S/)
 
     const configDir = join(installed.work, 'config')
-    const run = login(installed, ['--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret, '--redirect-uri', callback], configDir)
+    const run = spawnLogin(['login', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret, '--redirect-uri', callback, '--no-browser', '--insecure-storage', '--timeout', '60'], {
+      bin: installed.bin,
+      env: {...process.env, ...installed.env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
+      running,
+    })
     // The browser's part: the auto-approving sandbox redirects to the loopback callback of the login.
     const landing = await fetch(await run.authorizeUrl)
     expect(landing.status).toBe(200)
