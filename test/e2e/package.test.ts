@@ -93,7 +93,7 @@ interface Installed {
   env: Record<string, string>
 }
 
-/** npm with the user's config and cache, a temporary HOME, and none of the npm_* settings of an outer `npm test`. */
+/** npm with the user's config and cache (also under a temporary HOME), and without the prefix of an outer `npm test`. */
 function npm(args: string[], work: string, cwd: string): Promise<PmsResult> {
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -101,8 +101,9 @@ function npm(args: string[], work: string, cwd: string): Promise<PmsResult> {
     npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
     npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
   }
-  // An outer `npm test` passes its own prefix and scripts' settings down as npm_config_*: only ours count.
-  for (const key of Object.keys(env)) if (/^npm_/i.test(key) && key !== 'npm_config_userconfig' && key !== 'npm_config_cache') delete env[key]
+  // An outer `npm test` passes its settings down as npm_config_* (nodedir among them, kept): where
+  // to install is this test's choice alone.
+  for (const key of Object.keys(env)) if (/^npm_config_(global|global_prefix|local_prefix|location|prefix)$/i.test(key)) delete env[key]
   return new Promise((resolve, reject) => {
     const child = spawn('npm', args, {cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
