@@ -3,14 +3,14 @@
  * with `sandbox start --redirect-uri`, never the default 8765 (a `pms login` may be waiting there):
  * vitest runs the tests of a file one after the other, so one login at a time holds that port.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
+import type {ChildProcess} from 'node:child_process'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {PMS_BIN, runPms, tempConfigDir, type PmsResult} from './support/pms.js'
+import {runPms, spawnLogin, tempConfigDir, type LoginRun, type PmsResult} from './support/pms.js'
 import {freePort} from './support/ports.js'
 import {chromiumPath, itNeeds, missingChromium, missingKeyring} from './support/requirements.js'
 import {sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
@@ -44,13 +44,6 @@ function loginFlags(sandbox: LoginSandbox): string[] {
   return ['login', '--no-browser', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--redirect-uri', sandbox.callback]
 }
 
-interface LoginRun {
-  /** The authorize address printed on stderr. */
-  authorizeUrl: Promise<string>
-  write(text: string): void
-  done: Promise<PmsResult>
-}
-
 /** `pms login` as a child process with an open stdin, so that a test can paste into it. */
 function startLogin(sandbox: LoginSandbox, args: string[], options: {configDir?: string; env?: Record<string, string>} = {}): LoginRun {
   const env: Record<string, string | undefined> = {
@@ -64,34 +57,7 @@ function startLogin(sandbox: LoginSandbox, args: string[], options: {configDir?:
     ...options.env,
   }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
-  const child = spawn(
-    process.execPath,
-    [PMS_BIN, ...loginFlags(sandbox), '--timeout', '60', ...args],
-    {env: {...(env as NodeJS.ProcessEnv), PMS_CLIENT_SECRET: sandbox.clientSecret}, stdio: ['pipe', 'pipe', 'pipe']},
-  )
-  running.add(child)
-  let stdout = ''
-  let stderr = ''
-  let announce!: (url: string) => void
-  const authorizeUrl = new Promise<string>((resolve) => (announce = resolve))
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-    const found = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)
-    if (found?.[1]) announce(found[1])
-  })
-  const done = new Promise<PmsResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`pms login timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, 80_000)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      running.delete(child)
-      resolve({code: code ?? -1, stdout, stderr})
-    })
-  })
-  return {authorizeUrl: Promise.race([authorizeUrl, done.then((r) => Promise.reject(new Error(`pms login ended early: ${r.stderr}`)))]), write: (text) => child.stdin.write(text), done}
+  return spawnLogin([...loginFlags(sandbox), '--timeout', '60', ...args], {env: {...(env as NodeJS.ProcessEnv), PMS_CLIENT_SECRET: sandbox.clientSecret}, running})
 }
 
 /** The browser of a machine without one: follows the sandbox's redirect to the loopback callback. */

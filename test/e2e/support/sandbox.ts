@@ -1,7 +1,7 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {createInterface} from 'node:readline'
 import type {LoggedRequest as SandboxLoggedRequest} from '../../../src/sandbox/request-log.js'
-import {PMS_BIN} from './pms.js'
+import {pmsCommand} from './pms.js'
 
 export interface StartedSandbox {
   appUrl: string
@@ -27,10 +27,10 @@ export interface TokenPair {
 /** An entry of GET /_sandbox/requests, as the sandbox serves it (times as ISO strings). */
 export type LoggedRequest = Omit<SandboxLoggedRequest, 'at'> & {at: string}
 
-/** Spawns the built binary: `pms sandbox start --port 0 --json ...args`, resolved once it listens. */
-export function startSandbox(args: string[] = [], options: {timeoutMs?: number} = {}): Promise<StartedSandbox> {
-  const child = spawn(process.execPath, [PMS_BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
-    env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', NO_COLOR: '1'},
+/** Spawns the built binary (or an installed `pms`: options.bin): `pms sandbox start --port 0 --json ...args`, resolved once it listens. */
+export function startSandbox(args: string[] = [], options: {timeoutMs?: number; bin?: string; env?: Record<string, string>} = {}): Promise<StartedSandbox> {
+  const child = spawn(...pmsCommand(['sandbox', 'start', '--port', '0', '--json', ...args], options.bin), {
+    env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', NO_COLOR: '1', ...options.env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''

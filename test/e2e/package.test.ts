@@ -1,0 +1,236 @@
+/**
+ * `pms` as users install it: `npm pack` of the built tree, `npm install -g` of the tarball into a
+ * temporary prefix without dev dependencies, then the installed `pms` on its own (help, version,
+ * a sandbox, a login against it, a command with that login).
+ *
+ * The tarball is packed with --ignore-scripts: `prepare` would rebuild dist/ while other test files
+ * run the built binary. npm test builds just before vitest; a build older than its sources fails
+ * here first, so a stale dist/ or oclif.manifest.json is never what gets packed.
+ *
+ * npm keeps the user's config (its nodedir: node-gyp cannot download Node's headers here) and its
+ * cache (filled by npm ci: --prefer-offline), and nothing else of theirs: HOME, the prefix and the
+ * pms config are temporary folders, removed at the end. better-sqlite3 compiles from source during
+ * the install (its prebuilt download is unreachable): that is most of this test's time. Its
+ * install script is allowed by name (--allow-scripts): npm 11.16 lists the scripts nobody allowed,
+ * and npm 12 runs only the allowed ones; npm before 11.16 has no such setting.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {builtinModules} from 'node:module'
+import {homedir, tmpdir} from 'node:os'
+import {join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runPms, spawnLogin, type PmsResult} from './support/pms.js'
+import {freePort} from './support/ports.js'
+import {startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string
+  files: string[]
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+  oclif: {plugins: string[]; topics: Record<string, unknown>; hooks: Record<string, string>}
+}
+const INSTALL_TIMEOUT_MS = 900_000
+
+/** Files under `dir` (relative paths) whose name ends with `suffix`. */
+function filesEndingWith(dir: string, suffix: string): string[] {
+  return readdirSync(dir, {recursive: true, withFileTypes: true})
+    .filter((entry) => entry.isFile() && entry.name.endsWith(suffix))
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+}
+
+/** Why dist/ or oclif.manifest.json are not the build of the sources as they are now; undefined when they are. */
+function staleBuild(): string | undefined {
+  const sources = ['commands', 'src'].flatMap((dir) => filesEndingWith(join(ROOT, dir), '.ts').map((file) => join(dir, file)))
+  const compiled = new Set(filesEndingWith(join(ROOT, 'dist'), '.js'))
+  for (const source of sources) {
+    const output = source.replace(/\.ts$/, '.js')
+    if (!compiled.has(output)) return `dist/${output} is missing`
+    if (statSync(join(ROOT, 'dist', output)).mtimeMs < statSync(join(ROOT, source)).mtimeMs) return `dist/${output} is older than ${source}`
+    compiled.delete(output)
+  }
+  // A file left from a source since removed would ship in the tarball.
+  if (compiled.size > 0) return `dist/ holds files of no source: ${[...compiled].join(', ')}`
+  const manifest = join(ROOT, 'oclif.manifest.json')
+  if (!existsSync(manifest)) return 'oclif.manifest.json is missing'
+  const newestCommand = Math.max(...filesEndingWith(join(ROOT, 'dist', 'commands'), '.js').map((file) => statSync(join(ROOT, 'dist', 'commands', file)).mtimeMs))
+  if (statSync(manifest).mtimeMs < newestCommand) return 'oclif.manifest.json is older than dist/commands'
+  return undefined
+}
+
+/** The packages a built file loads by name: static imports and exports, import(), require() and require.resolve(). */
+function importedPackages(code: string): string[] {
+  // Static imports and exports start a line of tsc's output; their `from` may follow a multi-line list of names.
+  const patterns = [/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g]
+  const names = new Set<string>()
+  for (const pattern of patterns) {
+    for (const [, specifier] of code.matchAll(pattern)) {
+      if (!specifier || specifier.startsWith('.') || specifier.startsWith('/')) continue
+      const parts = specifier.split('/')
+      names.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string))
+    }
+  }
+  return [...names]
+}
+
+const isBuiltin = (name: string) => name.startsWith('node:') || builtinModules.includes(name)
+
+interface Installed {
+  work: string
+  /** The file list of the tarball, as `npm pack --json` reports it. */
+  packed: string[]
+  /** The installed package folder: PREFIX/lib/node_modules/pms. */
+  dir: string
+  /** PREFIX/bin/pms */
+  bin: string
+  /** What `npm install -g` wrote (--loglevel=info). */
+  installLog: string
+  installSeconds: number
+  /** The environment of every installed `pms` run: a temporary HOME and XDG folders. */
+  env: Record<string, string>
+}
+
+/** npm with the user's config and cache (also under a temporary HOME), and without the prefix of an outer `npm test`. */
+function npm(args: string[], work: string, cwd: string): Promise<PmsResult> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOME: join(work, 'home'),
+    npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
+    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
+  }
+  // An outer `npm test` passes its settings down as npm_config_* (nodedir among them, kept): where
+  // to install is this test's choice alone.
+  for (const key of Object.keys(env)) if (/^npm_config_(global|global_prefix|local_prefix|location|prefix)$/i.test(key)) delete env[key]
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', args, {cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
+  })
+}
+
+/** Packs this tree and installs the tarball into `work`/prefix. */
+async function packAndInstall(work: string): Promise<Installed> {
+  const stale = staleBuild()
+  if (stale) throw new Error(`the build is older than its sources (${stale}): run npm run build first (npm test does)`)
+  for (const dir of ['home', 'pack', 'prefix', 'xdg']) mkdirSync(join(work, dir))
+  const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'pack')], work, ROOT)
+  if (pack.code !== 0) throw new Error(`npm pack exited ${pack.code}\n${pack.stderr}`)
+  const [report] = JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>
+  const tarball = join(work, 'pack', report!.filename)
+  const started = Date.now()
+  const install = await npm(['install', '-g', '--prefix', join(work, 'prefix'), '--omit=dev', '--allow-scripts=better-sqlite3', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=info', tarball], work, work)
+  const installSeconds = (Date.now() - started) / 1000
+  if (install.code !== 0) throw new Error(`npm install -g exited ${install.code}\n${install.stderr}`)
+  const xdg = join(work, 'xdg')
+  return {
+    work,
+    packed: report!.files.map((file) => file.path),
+    dir: join(work, 'prefix', 'lib', 'node_modules', 'pms'),
+    bin: join(work, 'prefix', 'bin', 'pms'),
+    installLog: install.stdout + install.stderr,
+    installSeconds,
+    env: {HOME: join(work, 'home'), XDG_CONFIG_HOME: join(xdg, 'config'), XDG_CACHE_HOME: join(xdg, 'cache'), XDG_DATA_HOME: join(xdg, 'data')},
+  }
+}
+
+describe('the npm pack tarball installed with npm install -g into an empty prefix', {timeout: 120_000}, () => {
+  let work: string | undefined
+  const running = new Set<ChildProcess>()
+  let installed: Installed
+  let sandbox: StartedSandbox | undefined
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'pms-package-'))
+    installed = await packAndInstall(work)
+    console.log(`npm install -g of the tarball took ${installed.installSeconds.toFixed(1)} s`)
+  }, INSTALL_TIMEOUT_MS)
+
+  afterAll(async () => {
+    for (const child of running) child.kill('SIGKILL')
+    await sandbox?.stop()
+    if (work) rmSync(work, {recursive: true, force: true})
+  })
+
+  it('the tarball holds bin/run.js, dist/ and the manifest: no sources, tests, benchmarks or development entry points', () => {
+    const top = new Set(installed.packed.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)))
+    expect([...top].sort()).toEqual(['README.md', 'bin/', 'dist/', 'oclif.manifest.json', 'package.json'])
+    expect(installed.packed.filter((path) => path.startsWith('bin/'))).toEqual(['bin/run.js'])
+    expect(installed.packed.filter((path) => path.startsWith('dist/') && !/^dist\/(commands|src)\/.+\.js$/.test(path))).toEqual([])
+    // The manifest packed is this build's: pms starts from it without reading every command.
+    expect(readFileSync(join(installed.dir, 'oclif.manifest.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
+  })
+
+  it('the install ran only better-sqlite3 install script: never the prepare of pms, which needs the TypeScript compiler', () => {
+    // npm logs every script it runs at --loglevel=info; the build of the binding is there, so the log is read right.
+    expect(installed.installLog).toMatch(/npm info run better-sqlite3@\S+ install .*\{ code: 0/)
+    expect(installed.installLog).not.toMatch(/npm info run pms@/)
+    expect(existsSync(join(installed.dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true)
+  })
+
+  it('every package of the install supports the Node versions pms supports (no EBADENGINE), though no lockfile ships in the tarball', () => {
+    // A global install resolves ranges afresh: light-my-request (fastify loads it for inject() only)
+    // would come at a version whose cookie needs Node 22, so pms pins it as a dependency of its own.
+    expect(installed.installLog).not.toContain('EBADENGINE')
+    expect(JSON.parse(readFileSync(join(installed.dir, 'node_modules', 'light-my-request', 'package.json'), 'utf8')).version).toBe(PACKAGE.dependencies['light-my-request'])
+  })
+
+  it('no development dependency is installed, and nothing of the tree is missing for the built code', () => {
+    const modules = join(installed.dir, 'node_modules')
+    for (const name of Object.keys(PACKAGE.devDependencies)) expect(existsSync(join(modules, name)), name).toBe(false)
+    const loaded = new Set<string>()
+    for (const file of [join('bin', 'run.js'), ...filesEndingWith(join(installed.dir, 'dist'), '.js').map((path) => join('dist', path))]) {
+      for (const name of importedPackages(readFileSync(join(installed.dir, file), 'utf8'))) if (!isBuiltin(name)) loaded.add(name)
+    }
+    expect(loaded.size).toBeGreaterThan(5)
+    for (const name of [...loaded, ...PACKAGE.oclif.plugins]) {
+      expect(PACKAGE.dependencies[name], `${name} is loaded at run time, so it belongs in "dependencies"`).toBeDefined()
+      expect(existsSync(join(modules, name, 'package.json')), `${name} is installed`).toBe(true)
+    }
+    for (const hook of Object.values(PACKAGE.oclif.hooks)) expect(existsSync(join(installed.dir, hook)), hook).toBe(true)
+  })
+
+  it('the installed pms prints its version and a help that lists every topic', async () => {
+    const version = await runPms(['--version'], {bin: installed.bin, env: installed.env})
+    expect(version.code, version.stderr).toBe(0)
+    expect(version.stdout).toMatch(new RegExp(`^pms/${PACKAGE.version.replace(/\./g, '\\.')} `))
+    const help = await runPms(['--help'], {bin: installed.bin, env: installed.env})
+    expect(help.code, help.stderr).toBe(0)
+    for (const topic of Object.keys(PACKAGE.oclif.topics)) expect(help.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'))
+    for (const command of ['login', 'logout', 'api', 'autocomplete']) expect(help.stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'))
+  })
+
+  it('the installed pms starts a sandbox, logs in to it and reads its Properties with that login', async () => {
+    const port = await freePort()
+    const callback = `http://localhost:${port}/callback`
+    sandbox = await startSandbox(['--auto-approve', '--properties', '3', '--redirect-uri', callback], {bin: installed.bin, env: installed.env})
+    expect(sandbox.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(sandbox.clientId).toMatch(/\S/)
+    expect(sandbox.clientSecret).toMatch(/\S/)
+
+    const configDir = join(installed.work, 'config')
+    const run = spawnLogin(['login', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret, '--redirect-uri', callback, '--no-browser', '--insecure-storage', '--timeout', '60'], {
+      bin: installed.bin,
+      env: {...process.env, ...installed.env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
+      running,
+    })
+    // The browser's part: the auto-approving sandbox redirects to the loopback callback of the login.
+    const landing = await fetch(await run.authorizeUrl)
+    expect(landing.status).toBe(200)
+    const loggedIn = await run.done
+    expect(loggedIn.code, loggedIn.stderr).toBe(0)
+    expect(loggedIn.stdout).toMatch(/^Logged in as the account of .+: profile "default" at /m)
+
+    const status = await runPms(['auth', 'status', '--json'], {bin: installed.bin, env: installed.env, configDir})
+    expect(status.code, status.stderr).toBe(0)
+    const properties = await runPms(['properties', 'list', '--json'], {bin: installed.bin, env: installed.env, configDir})
+    expect(properties.code, properties.stderr).toBe(0)
+    expect(JSON.parse(properties.stdout)).toHaveLength(3)
+  })
+})
