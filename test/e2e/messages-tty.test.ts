@@ -3,8 +3,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
+import {itNeeds, missingTmux} from './support/requirements.js'
 import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 import {openTerminal, type Terminal} from './support/terminal.js'
+
+const tmuxIt = itNeeds(missingTmux())
 
 describe('pms messages on a terminal (tmux)', () => {
   let sandbox: StartedSandbox
@@ -43,7 +46,7 @@ describe('pms messages on a terminal (tmux)', () => {
     return ((await response.json()) as {data: Array<{text: string}>}).data.map((m) => m.text)
   }
 
-  it('reply without a text shows the last messages, offers the channel and takes the text from the editor', async () => {
+  tmuxIt('reply without a text shows the last messages, offers the channel and takes the text from the editor', async () => {
     const stamp = `r${Date.now()}`
     const tty = start(['messages', 'reply', thread], stamp)
     await tty.waitFor(/Reply by/, {history: true})
@@ -54,7 +57,7 @@ describe('pms messages on a terminal (tmux)', () => {
     expect(await texts()).toContain(`Typed in the editor ${stamp}`)
   }, 90_000)
 
-  it('reply by SMS on a terminal asks to confirm the cost, and a "no" sends nothing', async () => {
+  tmuxIt('reply by SMS on a terminal asks to confirm the cost, and a "no" sends nothing', async () => {
     const stamp = `s${Date.now()}`
     const tty = start(['messages', 'reply', thread, '--channel', 'sms'], stamp)
     await tty.waitFor(/Reply by/, {history: true})
@@ -68,7 +71,7 @@ describe('pms messages on a terminal (tmux)', () => {
     expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
   }, 90_000)
 
-  it('delivery_failed not_sent on a terminal offers to send again; yes sends it once, under a new attempt', async () => {
+  tmuxIt('delivery_failed not_sent on a terminal offers to send again; yes sends it once, under a new attempt', async () => {
     const stamp = `n${Date.now()}`
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'not_sent'})
     const tty = start(['messages', 'reply', thread, '--text', stamp], stamp)
@@ -81,7 +84,7 @@ describe('pms messages on a terminal (tmux)', () => {
     expect((await texts()).filter((t) => t === stamp)).toHaveLength(1)
   }, 90_000)
 
-  it('inbox lists the unread threads, reads one, closes it and quits', async () => {
+  tmuxIt('inbox lists the unread threads, reads one, closes it and quits', async () => {
     const tty = start(['messages', 'inbox'], 'inbox')
     await tty.waitFor(/unread conversation\(s\): which one\?/, {history: true})
     tty.keys('Enter')
