@@ -19,21 +19,21 @@ function median(values) {
 }
 
 const env = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', NO_COLOR: '1'}
-const results = []
-for (const [name, args] of cases) {
-  spawnSync(process.execPath, args, {env}) // warm the file cache
-  const times = []
-  for (let i = 0; i < runs; i++) {
+const times = cases.map(() => [])
+for (const [, args] of cases) spawnSync(process.execPath, args, {env}) // warm the file cache
+// Round by round, every case once per round: a burst of load on a shared machine weighs on all alike.
+for (let round = 0; round < runs; round++) {
+  cases.forEach(([name, args], i) => {
     const start = process.hrtime.bigint()
     const child = spawnSync(process.execPath, args, {env, encoding: 'utf8'})
-    times.push(Number(process.hrtime.bigint() - start) / 1e6)
+    times[i].push(Number(process.hrtime.bigint() - start) / 1e6)
     if (child.status !== 0) {
       console.error(`${name} exited ${child.status}: ${child.stderr}`)
       process.exit(1)
     }
-  }
-  results.push({name, median: median(times)})
+  })
 }
+const results = cases.map(([name], i) => ({name, median: median(times[i])}))
 const base = results[0].median
 for (const {name, median: ms} of results) {
   const over = ms - base
