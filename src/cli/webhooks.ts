@@ -2,7 +2,8 @@
  * `pms webhooks verify` and `pms webhooks listen`: flags in, src/webhooks does the work, lines out.
  * The signing secret is checked first and never printed.
  */
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {readInput} from '../client/raw.js'
@@ -74,10 +75,14 @@ export interface ListenOptions {
   dedupFile?: string
 }
 
-/** Where the ids of one listener are remembered: --dedup-file, beside --out, or one file per address under PMS_CONFIG_DIR. */
-export function dedupPath(configDir: string, options: Pick<ListenOptions, 'dedupFile' | 'out' | 'host' | 'path'>, port: number): string {
+/**
+ * Where the ids of one listener are remembered: --dedup-file, beside --out, or one file per address
+ * under PMS_CONFIG_DIR; undefined for --port 0 without either (each run gets a port, and a file, of its own).
+ */
+export function dedupPath(configDir: string, options: Pick<ListenOptions, 'dedupFile' | 'out' | 'host' | 'path'>, port: number): string | undefined {
   if (options.dedupFile !== undefined) return resolve(options.dedupFile)
   if (options.out !== undefined) return resolve(`${options.out}.seen`)
+  if (port === 0) return undefined
   const name = `${options.host}-${port}${options.path}`.replace(/[^A-Za-z0-9.-]+/g, '_')
   return join(configDir, 'webhooks', `seen-${name}.log`)
 }
@@ -115,32 +120,54 @@ function checkListenOptions(options: ListenOptions): void {
 export async function runListen(ctx: RunContext, options: ListenOptions): Promise<void> {
   const secret = webhookSecret(options.secret)
   checkListenOptions(options)
+  const chosen = dedupPath(ctx.configDir, options, options.port)
+  // --port 0 and no file named: the next run listens on another port, so its ids have nothing to
+  // carry over; they live in a folder of this run's own, gone when it stops.
+  const scratch = chosen === undefined ? mkdtempSync(join(tmpdir(), 'pms-webhooks-')) : undefined
+  const seenPath = chosen ?? join(scratch!, 'ids.seen')
+  try {
+    const cannotUse = (error: unknown) => new UsageError(`Cannot use ${seenPath} to remember webhook-ids: ${(error as Error).message}`, {suggestion: 'pass --dedup-file with a path this user may write'})
+    // Two listeners on one file would not see each other's ids, and both would do the work of a duplicate.
+    const release = await tryHoldLock(`${seenPath}.lock`).catch((error: unknown) => {
+      throw cannotUse(error)
+    })
+    if (!release) throw new DedupFileInUseError(seenPath)
+    try {
+      await listenUntilSignal(ctx, options, secret, {path: seenPath, untilStop: scratch !== undefined}, cannotUse)
+    } finally {
+      await release()
+    }
+  } finally {
+    if (scratch !== undefined) rmSync(scratch, {recursive: true, force: true})
+  }
+}
+
+async function listenUntilSignal(
+  ctx: RunContext,
+  options: ListenOptions,
+  secret: string,
+  ids: {path: string; untilStop: boolean},
+  cannotUse: (error: unknown) => Error,
+): Promise<void> {
+  const seenPath = ids.path
   const {startListener} = await import('../webhooks/listener.js')
   const {SeenLog} = await import('../webhooks/seen.js')
   const {Forwarder} = await import('../webhooks/forward.js')
   const {CommandRunner} = await import('../webhooks/runner.js')
   const {io} = ctx
-  const seenPath = dedupPath(ctx.configDir, options, options.port)
-  const cannotUse = (error: unknown) => new UsageError(`Cannot use ${seenPath} to remember webhook-ids: ${(error as Error).message}`, {suggestion: 'pass --dedup-file with a path this user may write'})
-  // Two listeners on one file would not see each other's ids, and both would do the work of a duplicate.
-  const release = await tryHoldLock(`${seenPath}.lock`).catch((error: unknown) => {
-    throw cannotUse(error)
-  })
-  if (!release) throw new DedupFileInUseError(seenPath)
   let seen
   try {
     seen = SeenLog.open(seenPath, {now: ctx.clock.now()})
   } catch (error) {
-    await release()
     throw cannotUse(error)
   }
-  if (options.out !== undefined) mkdirSync(dirname(resolve(options.out)), {recursive: true})
-  const runner =
-    options.exec === undefined
-      ? undefined
-      : new CommandRunner({command: options.exec, debounceMs: (options.debounceSeconds ?? 0) * 1000, onRun: (run) => io.err(runLine(ctx.clock.now(), run))})
   let listener
   try {
+    if (options.out !== undefined) mkdirSync(dirname(resolve(options.out)), {recursive: true})
+    const runner =
+      options.exec === undefined
+        ? undefined
+        : new CommandRunner({command: options.exec, debounceMs: (options.debounceSeconds ?? 0) * 1000, onRun: (run) => io.err(runLine(ctx.clock.now(), run))})
     listener = await startListener({
       host: options.host,
       port: options.port,
@@ -155,7 +182,6 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
     })
   } catch (error) {
     seen.close()
-    await release()
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       throw new PmsError(`Port ${options.port} on ${options.host} is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass another --port'})
@@ -166,10 +192,10 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   const stopped = untilSignal()
   if (ctx.json) io.out(JSON.stringify({url: listener.url, dedup_file: seenPath}) + '\n')
   const actions = [options.out && `appended to ${options.out}`, options.exec && `piped to ${options.exec}`, options.forwardTo && `forwarded to ${options.forwardTo}`].filter(Boolean)
-  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; webhook-ids are remembered 24 h in ${seenPath}. Stop with Ctrl+C.\n`)
+  const kept = ids.untilStop ? `until it stops in ${seenPath} (--port 0: --out or --dedup-file keeps them across restarts)` : `24 h in ${seenPath}`
+  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; webhook-ids are remembered ${kept}. Stop with Ctrl+C.\n`)
   const signal = await stopped
   io.err(`${signal}: no new requests; finishing the work of accepted events.\n`)
   await listener.close()
-  await release()
 }
 

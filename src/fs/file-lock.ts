@@ -3,8 +3,7 @@
  * process while it works: a directory made with proper-lockfile, refreshed while held, and a
  * `.owner` file naming the holder so that a killed holder's lock is taken over at once.
  */
-import {randomBytes} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {dirname} from 'node:path'
 import lockfile from 'proper-lockfile'
@@ -35,32 +34,39 @@ const ownerPath = (path: string) => `${path}.owner`
 
 /**
  * The holder's process is gone (killed, crashed) on this very machine: its lock can be taken over
- * at once instead of after STALE_MS. The lock directory is renamed away first, which only one
- * contender can do; the others meet the new holder's lock. (A holder killed between taking the
- * lock and naming itself leaves no owner: its lock goes stale as proper-lockfile knows.)
+ * at once instead of after STALE_MS. Contenders take turns through a second lock, the takeover
+ * lock: the one holding it checks the owner again, and clears the dead holder's lock and owner
+ * before letting go, so the next one meets either no owner (someone is taking the lock: busy) or
+ * the new holder's. (A holder killed between taking the lock and naming itself leaves no owner:
+ * its lock goes stale as proper-lockfile knows.)
  */
-function takeOverDeadHolder(path: string): boolean {
-  let owner: {pid?: unknown; host?: unknown}
+async function takeOverDeadHolder(path: string): Promise<boolean> {
+  let turn: ReleaseLock
   try {
-    owner = JSON.parse(readFileSync(ownerPath(path), 'utf8')) as typeof owner
+    turn = await tryLock(`${path}.takeover`)
   } catch {
     return false
   }
-  if (owner.host !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false
   try {
-    process.kill(owner.pid, 0)
-    return false
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return false
+    let owner: {pid?: unknown; host?: unknown}
+    try {
+      owner = JSON.parse(readFileSync(ownerPath(path), 'utf8')) as typeof owner
+    } catch {
+      return false
+    }
+    if (owner.host !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false
+    try {
+      process.kill(owner.pid, 0)
+      return false
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return false
+    }
+    rmSync(ownerPath(path), {force: true})
+    rmSync(path, {recursive: true, force: true})
+    return true
+  } finally {
+    await turn().catch(() => undefined)
   }
-  const grave = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.dead`
-  try {
-    renameSync(path, grave)
-  } catch {
-    return false
-  }
-  rmSync(grave, {recursive: true, force: true})
-  return true
 }
 
 /**
@@ -72,12 +78,13 @@ export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined
   mkdirSync(dirname(path), {recursive: true, mode: 0o700})
   let release: ReleaseLock
   try {
-    release = await tryLock(path).catch((error: unknown) => {
-      if (isLocked(error) && takeOverDeadHolder(path)) return tryLock(path)
+    release = await tryLock(path).catch(async (error: unknown) => {
+      if (isLocked(error) && (await takeOverDeadHolder(path))) return tryLock(path)
       throw error
     })
   } catch (error) {
-    if (isLocked(error)) return undefined
+    // ENOENT: the lock went from under proper-lockfile's stale check, taken over by another contender.
+    if (isLocked(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
   writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))

@@ -6,12 +6,15 @@ import {launchShell} from '../../../src/webhooks/runner.js'
 const AT = Date.parse('2026-11-22T10:00:00.000Z')
 
 describe('pms webhooks listen: where ids are remembered, and its stderr lines', () => {
-  it('remembers ids in --dedup-file, else beside --out, else per address under PMS_CONFIG_DIR', () => {
+  it('remembers ids in --dedup-file, else beside --out, else per address under PMS_CONFIG_DIR (--port 0: in a folder of the run)', () => {
     const base = {host: '127.0.0.1', path: '/webhooks'}
     expect(dedupPath('/cfg', {...base, dedupFile: 'ids.log', out: 'events.jsonl'}, 8787)).toBe(resolve('ids.log'))
     expect(dedupPath('/cfg', {...base, out: 'events.jsonl'}, 8787)).toBe(resolve('events.jsonl.seen'))
     expect(dedupPath('/cfg', base, 8787)).toBe(join('/cfg', 'webhooks', 'seen-127.0.0.1-8787_webhooks.log'))
     expect(dedupPath('/cfg', base, 8787)).not.toBe(dedupPath('/cfg', base, 8788))
+    // --port 0: a port of its own each run, so no file shared by every such listener.
+    expect(dedupPath('/cfg', base, 0)).toBeUndefined()
+    expect(dedupPath('/cfg', {...base, out: 'events.jsonl'}, 0)).toBe(resolve('events.jsonl.seen'))
   })
 
   it('writes one tab-separated line per request: time, webhook-id, type, outcome, detail', () => {
