@@ -18,26 +18,31 @@ const ROUNDS = 5
 const TRIGGERS = ['booking_created', 'booking_changed', 'booking_changed', 'booking_cancelled', 'booking_removed'] as const
 
 /**
- * Each transaction that writes rows of an account, logged once with the session (backend pid and
- * start) that runs it, at its first row. The line is written through a connection of its own
- * (dblink), so it stays whatever becomes of the transaction: a page that waits for another run's
- * rows, or that a SIGKILL rolls back, is logged as well. A row trigger BEFORE INSERT sees every row
- * of an upsert, also those it then leaves alone.
+ * Each transaction that writes rows of an account, logged twice with the session (backend pid and
+ * start) that runs it: at its first row, and when it commits. The lines are written through a
+ * connection of their own (dblink), so they stay whatever becomes of the transaction: a page that
+ * waits for another run's rows, or that a SIGKILL rolls back, still has its start logged. A row
+ * trigger BEFORE INSERT sees every row of an upsert, also those it then leaves alone; a deferred
+ * constraint trigger runs at commit.
  */
 const writeLog = (conninfo: string) => `
 CREATE EXTENSION dblink;
-CREATE TABLE write_log (seq bigserial PRIMARY KEY, account_id text NOT NULL, session text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+CREATE TABLE write_log (seq bigserial PRIMARY KEY, account_id text NOT NULL, session text NOT NULL, moment text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
 CREATE FUNCTION log_write() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  moment text := CASE WHEN TG_WHEN = 'BEFORE' THEN 'started' ELSE 'committing' END;
 BEGIN
-  IF current_setting('pms_test.logged', true) IS DISTINCT FROM txid_current()::text THEN
-    PERFORM set_config('pms_test.logged', txid_current()::text, true);
-    PERFORM dblink_exec('${conninfo}', format('INSERT INTO write_log (account_id, session) VALUES (%L, %L)', NEW.account_id,
-      pg_backend_pid() || '@' || (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())));
+  IF current_setting('pms_test.' || moment, true) IS DISTINCT FROM txid_current()::text THEN
+    PERFORM set_config('pms_test.' || moment, txid_current()::text, true);
+    PERFORM dblink_exec('${conninfo}', format('INSERT INTO write_log (account_id, session, moment) VALUES (%L, %L, %L)', NEW.account_id,
+      pg_backend_pid() || '@' || (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()), moment));
   END IF;
   RETURN NEW;
 END $$;
 CREATE TRIGGER bookings_written BEFORE INSERT OR UPDATE ON bookings FOR EACH ROW EXECUTE FUNCTION log_write();
 CREATE TRIGGER state_written BEFORE INSERT OR UPDATE ON sync_state FOR EACH ROW EXECUTE FUNCTION log_write();
+CREATE CONSTRAINT TRIGGER bookings_committed AFTER INSERT OR UPDATE ON bookings DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION log_write();
+CREATE CONSTRAINT TRIGGER state_committed AFTER INSERT OR UPDATE ON sync_state DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION log_write();
 `
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const missing = missingPostgres()
@@ -143,12 +148,16 @@ describe('pms bookings sync into PostgreSQL from four processes killed at random
     watching = false
     await watching$
 
-    // No two runs of one account overlapped: per account, the first-to-last write of each session
-    // (one session is one run), committed or not, ends before the next session's first write.
+    // No two runs of one account overlapped: per account, each session's span (one session is one
+    // run) from the start of its first write to the commit of its last ends before the next
+    // session's first write starts.
     const {rows: spans} = await watcher.query<{account_id: string; session: string; first: string; last: string; first_seq: string; last_seq: string}>(
       `SELECT account_id, session, min(at) AS first, max(at) AS last, min(seq) AS first_seq, max(seq) AS last_seq FROM write_log GROUP BY account_id, session ORDER BY account_id, min(seq)`,
     )
+    const {rows: moments} = await watcher.query<{moment: string; n: number}>(`SELECT moment, count(*)::int AS n FROM write_log GROUP BY moment ORDER BY moment`)
     await watcher.end()
+    // Both ends of the transactions were logged (the commit trigger did fire).
+    expect(moments.map((row) => row.moment)).toEqual(['committing', 'started'])
     // Something to compare: on a loaded machine most runs of the small account die before they write.
     expect(Math.max(...accounts.map((account) => spans.filter((span) => span.account_id === account).length))).toBeGreaterThan(1)
     for (const account of accounts) {

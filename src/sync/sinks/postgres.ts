@@ -138,13 +138,13 @@ export class SinkLostError extends PmsError {
 
 /**
  * Whether a failed query means the connection is gone rather than that the statement was wrong:
- * SQLSTATE class 08 (connection exception) and 57P01-57P03 (the server shut down or ended the
- * session), or a socket error of Node (ECONNRESET, EPIPE, ...), which carries an errno.
+ * SQLSTATE class 08 (connection exception), 57P01-57P03 (the server shut down or ended the
+ * session) and 57P05 (idle session timeout), or a socket error of Node (ECONNRESET, EPIPE, ...), which carries an errno.
  */
 export function isConnectionLoss(error: unknown): boolean {
   const {code, errno} = (error ?? {}) as {code?: unknown; errno?: unknown}
   if (typeof code !== 'string') return false
-  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1235]$/.test(code)) return true
   return typeof errno === 'number' && /^E[A-Z]+$/.test(code)
 }
 
@@ -183,6 +183,7 @@ export async function openPostgresSink(url: string): Promise<PostgresSink> {
   } catch (error) {
     await client.end().catch(() => undefined)
     if (error instanceof PmsError) throw error
+    if (lost !== undefined || isConnectionLoss(error)) throw new SinkLostError(shown, lost ?? error)
     throw new SinkInvalidError(`${shown} cannot hold the bookings tables: ${(error as Error).message}`, 'sync into a database (or a user) whose bookings and sync_state tables are pms ones', error)
   }
   return new PostgresSink(client, shown, () => lost)

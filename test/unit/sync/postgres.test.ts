@@ -25,7 +25,7 @@ describe('the PostgreSQL sink target', () => {
   it('tells a connection that is gone from a statement that failed', () => {
     const sqlstate = (code: string) => Object.assign(new Error('server said'), {code})
     const socket = (code: string) => Object.assign(new Error(`read ${code}`), {code, errno: -104, syscall: 'read'})
-    for (const gone of [sqlstate('57P01'), sqlstate('57P02'), sqlstate('57P03'), sqlstate('08006'), sqlstate('08003'), socket('ECONNRESET'), socket('EPIPE')]) expect(isConnectionLoss(gone)).toBe(true)
+    for (const gone of [sqlstate('57P01'), sqlstate('57P02'), sqlstate('57P03'), sqlstate('57P05'), sqlstate('08006'), sqlstate('08003'), socket('ECONNRESET'), socket('EPIPE')]) expect(isConnectionLoss(gone)).toBe(true)
     // A unique violation, a syntax error, a permission refused: the statement was wrong, not the connection.
     for (const wrong of [sqlstate('23505'), sqlstate('42601'), sqlstate('42501'), new Error('Connection terminated unexpectedly'), undefined, 'text']) expect(isConnectionLoss(wrong)).toBe(false)
   })
