@@ -39,4 +39,8 @@ for (const {name, median: ms} of results) {
   const over = ms - base
   console.log(`${name.padEnd(30)} ${ms.toFixed(1).padStart(7)} ms${name === 'node -e 0' ? '' : `   +${over.toFixed(1)} ms over node`}`)
 }
-console.log(`target: pms --version and pms properties list --help within 100 ms of node -e 0 (median of ${runs} runs)`)
+const TARGET_MS = 100
+const checked = results.filter(({name}) => name === 'pms --version' || name === 'pms properties list --help')
+const missed = checked.filter(({median: ms}) => ms - base > TARGET_MS)
+console.log(`target: pms --version and pms properties list --help within ${TARGET_MS} ms of node -e 0 (median of ${runs} runs): ${missed.length === 0 ? 'met' : `missed by ${missed.map(({name}) => name).join(' and ')}`}`)
+if (missed.length > 0) process.exitCode = 1

@@ -27,7 +27,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work of accepted events
     exec: Flags.string({description: 'Run this shell command with new events on stdin (JSON Lines)'}),
     debounce: Flags.integer({description: 'With --exec: run once after this many quiet seconds for a whole burst', min: 1}),
     'forward-to': Flags.string({description: 'POST each new event here, same raw body and headers'}),
-    'dedup-file': Flags.string({description: 'Where webhook-ids are remembered (default: --out FILE.seen, else under PMS_CONFIG_DIR/webhooks/)'}),
+    'dedup-file': Flags.string({description: 'Where webhook-ids are remembered (default: --out FILE.seen, else under PMS_CONFIG_DIR/webhooks/; with --port 0, a folder of the run)'}),
   }
 
   async run(): Promise<void> {
