@@ -30,7 +30,7 @@ export default class Logout extends BaseCommand<typeof Logout> {
     const result = await logout({...authRunOptions(this.ctx), revoke: this.flags.revoke})
     this.emit(result, (r) =>
       [
-        r.revoked ? `Revoked the App Connection of profile "${r.profile}": its unsent Restriction changes are cancelled.` : '',
+        r.revoked ? `Revoked the App Connection of profile "${r.profile}" at ${r.revoked_at}: its unsent Restriction changes are cancelled.` : '',
         r.forgotten ? `Forgot the tokens of profile "${r.profile}".` : `No tokens were stored for profile "${r.profile}".`,
         r.revoked ? '' : `The App Connection stays live on the service: pms logout --revoke${r.profile === 'default' ? '' : ` --profile ${r.profile}`} ends it.`,
         this.ctx.env.PMS_ACCESS_TOKEN ? 'PMS_ACCESS_TOKEN is still set in the environment and still used.' : '',

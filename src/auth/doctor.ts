@@ -3,6 +3,7 @@ import {loginCommand} from './errors.js'
 import type {Transport} from '../client/transport.js'
 import {probeGet, type ProbeAnswer} from './api-probe.js'
 import {configPath} from './config.js'
+import {AppUrlMismatchError, assertIssuer, issuerOf} from './issuer.js'
 import {openProfileSession, type ProfileSession, type TokenProviderOptions} from './index.js'
 import {KeychainTokenStore} from './keychain-store.js'
 import {loadProfile, resolveAppUrl, type LoadedProfile} from './profile.js'
@@ -125,12 +126,15 @@ async function checkTokenStore(state: DoctorState): Promise<CheckResult> {
   if (!appUrl || !clientId) return undefined
   try {
     const session = await openProfileSession({...options, appUrl, http})
-    state.stored = await session.store.read()
-    if (!state.stored?.refresh_token) return {status: 'fail', detail: `${session.store.description} holds no login`, fix: loginCommand(profile.name)}
+    const stored = await session.store.read()
+    if (!stored?.refresh_token) return {status: 'fail', detail: `${session.store.description} holds no login`, fix: loginCommand(profile.name)}
+    // Before the token is sent anywhere: a login is tried only on the service that issued it.
+    assertIssuer(profile.name, issuerOf(stored, profile.settings.app_url), session.requested)
+    state.stored = stored
     state.session = session
     return {status: 'ok', detail: `${session.store.description} holds a login`}
   } catch (error) {
-    return {status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name)}
+    return {status: 'fail', detail: (error as Error).message, fix: fixFor(error, profile.name), ...(error instanceof AppUrlMismatchError ? {stop: true} : {})}
   }
 }
 

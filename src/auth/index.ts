@@ -11,6 +11,7 @@ import {SpentTokenLedger, spentTokensPath} from './spent-tokens.js'
 import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens, StoredTokenProvider} from './stored-token-provider.js'
+import type {EffectiveAppUrl} from './issuer.js'
 import type {TokenStore} from './token-store.js'
 
 export {loadProfile, resolveAppUrl}
@@ -45,6 +46,8 @@ export async function resolveTokenProvider(options: TokenProviderOptions): Promi
 export interface ProfileSession {
   profile: LoadedProfile
   appUrl: string
+  /** The address the run calls and where it came from; the stored login must have been issued there. */
+  requested: EffectiveAppUrl
   clientId: string
   store: TokenStore
   provider: StoredTokenProvider
@@ -56,6 +59,8 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
   // Only a login records a store: without one there is nothing to read, and no keychain to wake.
   if (!profile.settings.credential_store) throw notLoggedIn(profile, options.env)
   const appUrl = options.appUrl ?? resolveAppUrl(options)
+  // Where the address came from, for the message when the login belongs to another service.
+  const requested = {url: appUrl, source: options.env.PMS_APP_URL ? 'PMS_APP_URL' : `app_url of profile "${profile.name}"`}
   const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
   if (!clientId) {
     throw new UsageError(`No client_id is known for profile "${profile.name}"`, {
@@ -71,6 +76,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
     lock: (task) => withCredentialLock(options.configDir, profile.name, task),
     spent: new SpentTokenLedger(spentTokensPath(options.configDir, profile.name)),
     now: () => clock.now(),
+    binding: {requested, profileAppUrl: profile.settings.app_url},
     refresh: (refreshToken, storedSecret) => {
       const clientSecret = options.env.PMS_CLIENT_SECRET || storedSecret
       if (!clientSecret) {
@@ -82,7 +88,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
       return withServiceTransport(options, appUrl, options.http, (http) => refreshTokens({http, client: {clientId, clientSecret}, now: () => clock.now()}, refreshToken))
     },
   })
-  return {profile, appUrl, clientId, store, provider}
+  return {profile, appUrl, requested, clientId, store, provider}
 }
 
 /**

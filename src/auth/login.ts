@@ -5,12 +5,14 @@ import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'
 import {LoginFailedError} from './errors.js'
 import {withCredentialLock} from './lock.js'
+import {assertIssuer, issuerOf} from './issuer.js'
 import {exchangeCode, type TokenPair} from './oauth-client.js'
 import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
 import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
 import {serviceTransport} from './service-http.js'
 import {recordedStore, selectStore, type SelectedStore} from './store-select.js'
+import type {StoredCredentials} from './token-store.js'
 import {DEFAULT_REDIRECT_URI, normalizeAppUrl, parseRedirectUri, type RedirectTarget} from './urls.js'
 
 export const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300
@@ -105,11 +107,19 @@ async function appOfLogin(options: LoginOptions, profile: LoadedProfile): Promis
   const redirect = options.redirectUri
     ? parseRedirectUri(options.redirectUri)
     : parseRedirectUri(settings.redirect_uri || DEFAULT_REDIRECT_URI, `redirect_uri of profile "${profile.name}"`)
-  const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || (await previousClientSecret(options.configDir, profile))
+  const previous = await previousLogin(options.configDir, profile)
+  const issuer = previous && issuerOf(previous, settings.app_url)
+  // A profile logged in to one service is not quietly moved to another: its tokens stay bound there.
+  if (previous?.refresh_token || previous?.access_token) assertIssuer(profile.name, issuer, {url: serviceRoot, source: appUrl.source}, 'login')
+  // The stored client secret is the App's secret at its own service, never sent to another one.
+  const storedSecret = issuer === serviceRoot ? previous?.client_secret : undefined
+  const clientSecret = options.clientSecret || options.env.PMS_CLIENT_SECRET || storedSecret
   if (!clientSecret) {
     throw new UsageError('No client secret for the App', {
       code: 'client_secret_missing',
-      suggestion: 'pass --client-secret (or set PMS_CLIENT_SECRET); it is kept in the credential store afterwards',
+      suggestion:
+        'pass --client-secret (or set PMS_CLIENT_SECRET); it is kept in the credential store afterwards' +
+        (previous?.client_secret && issuer ? ` (the one stored belongs to ${issuer})` : ''),
     })
   }
   return {serviceRoot, clientId, clientSecret, redirect}
@@ -181,7 +191,13 @@ async function saveLogin(options: LoginOptions, profile: LoadedProfile, selected
   // Under the refresh lock: a refresh of the previous login running in another process would
   // otherwise write its (now dead) pair over this one.
   await withCredentialLock(options.configDir, profile.name, () =>
-    selected.store.write({access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_at: pair.expiresAt, client_secret: app.clientSecret}),
+    selected.store.write({
+      access_token: pair.accessToken,
+      refresh_token: pair.refreshToken,
+      expires_at: pair.expiresAt,
+      client_secret: app.clientSecret,
+      app_url: app.serviceRoot,
+    }),
   )
   const settings = profile.settings
   // The entry of an earlier login in the other store would only confuse: it goes.
@@ -226,11 +242,11 @@ function callbackError(params: URLSearchParams, expectedState: string): Error {
   return new LoginFailedError('The callback carried no authorization code', 'missing_code')
 }
 
-/** The client secret an earlier login of the profile stored, so that a new login needs no flag for it. */
-async function previousClientSecret(configDir: string, profile: LoadedProfile): Promise<string | undefined> {
+/** What an earlier login of the profile stored (a new login reuses its client secret), if it can be read. */
+async function previousLogin(configDir: string, profile: LoadedProfile): Promise<StoredCredentials | undefined> {
   if (!profile.settings.credential_store) return undefined
   try {
-    return (await (await recordedStore(configDir, profile)).read())?.client_secret
+    return await (await recordedStore(configDir, profile)).read()
   } catch {
     return undefined
   }

@@ -1,5 +1,6 @@
 import {UsageError} from '../client/errors.js'
 import {withCredentialLock} from './lock.js'
+import {issuerOf} from './issuer.js'
 import {revokeToken} from './oauth-client.js'
 import {loadProfile, resolveAppUrl, type AuthIo} from './profile.js'
 import {withServiceTransport} from './service-http.js'
@@ -22,6 +23,8 @@ export interface LogoutResult {
   /** Whether tokens were stored and are now forgotten. */
   forgotten: boolean
   revoked: boolean
+  /** The service the refresh token was revoked at: the one that issued it. */
+  revoked_at?: string
 }
 
 /**
@@ -36,7 +39,7 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
   return withCredentialLock(options.configDir, profile.name, async () => {
     const stored = await store.read()
     const hadTokens = Boolean(stored?.access_token || stored?.refresh_token)
-    let revoked = false
+    let revokedAt: string | undefined
     if (options.revoke && stored?.refresh_token) {
       const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
       const clientSecret = options.env.PMS_CLIENT_SECRET || stored.client_secret
@@ -46,12 +49,13 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
           suggestion: 'set PMS_CLIENT_ID and PMS_CLIENT_SECRET, or run pms logout without --revoke',
         })
       }
-      const appUrl = resolveAppUrl(options)
+      // Revoked where it was issued, whatever PMS_APP_URL says now: a token goes to no other service.
+      const appUrl = issuerOf(stored, profile.settings.app_url) ?? resolveAppUrl(options)
       const refreshToken = stored.refresh_token
       await withServiceTransport(options, appUrl, undefined, (http) => revokeToken({http, client: {clientId, clientSecret}}, refreshToken, 'refresh_token'))
-      revoked = true
+      revokedAt = appUrl
     }
     if (hadTokens) await clearTokens(store, stored)
-    return {profile: profile.name, forgotten: hadTokens, revoked}
+    return {profile: profile.name, forgotten: hadTokens, revoked: revokedAt !== undefined, ...(revokedAt ? {revoked_at: revokedAt} : {})}
   })
 }

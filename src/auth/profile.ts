@@ -1,6 +1,7 @@
 import {UsageError} from '../client/errors.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
+import type {EffectiveAppUrl} from './issuer.js'
 import {normalizeAppUrl} from './urls.js'
 
 /** The streams src/auth talks through (a subset of the CLI's Io). */
@@ -41,10 +42,16 @@ export function loadProfile(options: ProfileOptions): LoadedProfile {
 
 /** PMS_APP_URL, else the profile's app_url; https unless loopback. */
 export function resolveAppUrl(options: ProfileOptions & {appUrl?: string}): string {
-  if (options.appUrl) return normalizeAppUrl(options.appUrl, '--app-url')
-  if (options.env.PMS_APP_URL) return normalizeAppUrl(options.env.PMS_APP_URL, 'PMS_APP_URL')
+  return effectiveAppUrl(options).url
+}
+
+/** The address a run calls and where it came from: --app-url, then PMS_APP_URL, then the profile. */
+export function effectiveAppUrl(options: ProfileOptions & {appUrl?: string}): EffectiveAppUrl {
+  if (options.appUrl) return {url: normalizeAppUrl(options.appUrl, '--app-url'), source: '--app-url'}
+  if (options.env.PMS_APP_URL) return {url: normalizeAppUrl(options.env.PMS_APP_URL, 'PMS_APP_URL'), source: 'PMS_APP_URL'}
   const profile = loadProfile(options)
-  if (profile.settings.app_url) return normalizeAppUrl(profile.settings.app_url, `app_url of profile "${profile.name}"`)
+  const source = `app_url of profile "${profile.name}"`
+  if (profile.settings.app_url) return {url: normalizeAppUrl(profile.settings.app_url, source), source}
   // A profile that never logged in needs a login first (exit 3), which also records the app_url.
   if (!profile.settings.credential_store && !options.env.PMS_ACCESS_TOKEN) throw notLoggedIn(profile, options.env)
   throw new UsageError(`No app_url is known for profile "${profile.name}"`, {

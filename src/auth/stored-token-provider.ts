@@ -1,6 +1,7 @@
 import {OAuthError} from '../client/errors.js'
 import type {TokenProvider} from '../client/token-provider.js'
 import {LoginRequiredError} from './errors.js'
+import {assertIssuer, issuerOf, type EffectiveAppUrl} from './issuer.js'
 import {OAuthTransportError, type TokenPair} from './oauth-client.js'
 import type {SpentTokenLedger} from './spent-tokens.js'
 import type {StoredCredentials, TokenStore} from './token-store.js'
@@ -19,6 +20,12 @@ export interface StoredTokenProviderOptions {
   marginMs?: number
   /** Refresh tokens already presented whose successor was lost: never sent again. */
   spent?: Pick<SpentTokenLedger, 'has' | 'add'>
+  /**
+   * The address this run calls (and where it came from), and the profile's recorded app_url for
+   * logins that name no issuer of their own. A login issued elsewhere is refused before its token
+   * or refresh token leaves.
+   */
+  binding?: {requested: EffectiveAppUrl; profileAppUrl?: string}
 }
 
 export function expiresSoon(credentials: StoredCredentials, now: number, marginMs = REFRESH_MARGIN_MS): boolean {
@@ -67,7 +74,16 @@ export class StoredTokenProvider implements TokenProvider {
     if (!credentials?.refresh_token && !credentials?.access_token) {
       throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
     }
+    const binding = this.options.binding
+    if (binding) assertIssuer(this.options.profile, issuerOf(credentials, binding.profileAppUrl), binding.requested)
     return credentials
+  }
+
+  /** The issuer the entry is bound to from now on: its own, else the address it was just used with. */
+  private issuer(stored: StoredCredentials): Pick<StoredCredentials, 'app_url'> {
+    const binding = this.options.binding
+    const issuer = binding ? issuerOf(stored, binding.profileAppUrl) : stored.app_url
+    return issuer ? {app_url: issuer} : {}
   }
 
   /**
@@ -103,6 +119,7 @@ export class StoredTokenProvider implements TokenProvider {
       }
       const next: StoredCredentials = {
         ...stored,
+        ...this.issuer(stored),
         access_token: pair.accessToken,
         refresh_token: pair.refreshToken,
         expires_at: pair.expiresAt,
@@ -153,9 +170,12 @@ export class StoredTokenProvider implements TokenProvider {
   }
 }
 
-/** Forgets the tokens of an entry but keeps the client secret, which a new login reuses. */
+/**
+ * Forgets the tokens of an entry but keeps the client secret, which a new login to the same
+ * service reuses, together with the service it belongs to.
+ */
 export async function clearTokens(store: TokenStore, credentials?: StoredCredentials): Promise<void> {
-  const secret = (credentials ?? (await store.read()))?.client_secret
-  if (secret) await store.write({client_secret: secret})
+  const entry = credentials ?? (await store.read())
+  if (entry?.client_secret) await store.write({client_secret: entry.client_secret, ...(entry.app_url ? {app_url: entry.app_url} : {})})
   else await store.delete()
 }

@@ -5,6 +5,8 @@ export interface StoredCredentials {
   /** When the access token stops working, ms since the epoch. */
   expires_at?: number
   client_secret?: string
+  /** The service that issued the tokens: they and the client secret are sent to it alone. */
+  app_url?: string
 }
 
 export type TokenStoreKind = 'keychain' | 'file' | 'memory'
@@ -29,6 +31,7 @@ export function serializeCredentials(credentials: StoredCredentials): string {
     ...(credentials.refresh_token ? {refresh_token: credentials.refresh_token} : {}),
     ...(credentials.expires_at !== undefined ? {expires_at: new Date(credentials.expires_at).toISOString()} : {}),
     ...(credentials.client_secret ? {client_secret: credentials.client_secret} : {}),
+    ...(credentials.app_url ? {app_url: credentials.app_url} : {}),
   })
 }
 
@@ -46,6 +49,7 @@ export function parseCredentials(text: string): StoredCredentials | undefined {
   if (typeof record.access_token === 'string' && record.access_token) out.access_token = record.access_token
   if (typeof record.refresh_token === 'string' && record.refresh_token) out.refresh_token = record.refresh_token
   if (typeof record.client_secret === 'string' && record.client_secret) out.client_secret = record.client_secret
+  if (typeof record.app_url === 'string' && record.app_url) out.app_url = record.app_url
   if (typeof record.expires_at === 'string') {
     const at = Date.parse(record.expires_at)
     if (Number.isFinite(at)) out.expires_at = at

@@ -208,7 +208,7 @@ export class Transport {
       // Absolute URLs (attachment `url`s) are followed only on the service: the token goes nowhere else.
       if (new URL(path).origin !== new URL(this.appUrl).origin) {
         throw new UsageError(`Refusing to send the access token to ${new URL(path).origin}: not the service at ${this.appUrl}`, {
-          suggestion: `give a path of the service (e.g. /properties), or point PMS_APP_URL at ${new URL(path).origin} if that is the service`,
+          suggestion: `give a path of the service (e.g. /properties); a token is sent only to the service it was issued by (${this.appUrl})`,
         })
       }
       url = path

@@ -130,6 +130,8 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
       expect(readFileSync(join(configDir, 'config.json'), 'utf8')).not.toContain(secret)
     }
     expect(stored.client_secret).toBe(sandbox.clientSecret)
+    // The login belongs to the service that issued it: its tokens and secret are sent there alone.
+    expect(stored.app_url).toBe(sandbox.appUrl)
     expect(configOf(configDir)).toEqual({
       default_profile: 'default',
       profiles: {default: {app_url: sandbox.appUrl, client_id: sandbox.clientId, redirect_uri: sandbox.callback, credential_store: 'file'}},
@@ -311,7 +313,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const status = await runPms(['auth', 'status', '--json'], {configDir})
     expect(JSON.parse(status.stdout)).toMatchObject({store: expect.stringContaining('OS keychain'), connection: 'active'})
     expect((await runPms(['logout'], {configDir})).code).toBe(0)
-    expect(JSON.parse((await entry.getPassword()) as string)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    expect(JSON.parse((await entry.getPassword()) as string)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
     await entry.deleteCredential()
   })
 
@@ -372,7 +374,7 @@ describe('pms login against the sandbox with --auto-approve', {timeout: 90_000},
     const result = await runPms(['logout', '--revoke', '--yes'], {configDir})
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('unsent Restriction changes are cancelled')
-    expect(storedFile(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    expect(storedFile(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
     const after = await fetch(`${sandbox.appUrl}/api/v1/properties`, {headers: {authorization: `Bearer ${accessToken}`}})
     expect(after.status).toBe(401)
     expect(((await after.json()) as {error: {code: string}}).error.code).toBe('connection_revoked')

@@ -1,0 +1,60 @@
+import {UsageError} from '../client/errors.js'
+import {loginCommand} from './errors.js'
+import type {StoredCredentials} from './token-store.js'
+import {normalizeAppUrl} from './urls.js'
+
+/**
+ * The service a stored login came from. Its tokens, refresh token and client secret go to that
+ * address and nowhere else: a mistyped or hostile PMS_APP_URL (a shell profile, a CI variable, a
+ * copied cron line) must not hand a stranger the whole token family and the App's secret.
+ *
+ * Logins of earlier versions carry no address of their own; they belong to the profile's app_url,
+ * the address their login recorded, and are bound to it at their next refresh.
+ */
+export function issuerOf(credentials: Pick<StoredCredentials, 'app_url'>, profileAppUrl: string | undefined): string | undefined {
+  const recorded = credentials.app_url ?? profileAppUrl
+  return recorded === undefined ? undefined : sameForm(recorded)
+}
+
+/** The address a run will call, and where that address came from (for the message). */
+export interface EffectiveAppUrl {
+  url: string
+  /** `PMS_APP_URL`, `--app-url`, `app_url of profile "x"`. */
+  source: string
+}
+
+/** A stored login asked to serve another address than the one that issued it. Nothing was sent. */
+export class AppUrlMismatchError extends UsageError {
+  readonly issuer: string
+  readonly requested: string
+
+  constructor(profile: string, issuer: string, requested: EffectiveAppUrl, way: 'use' | 'login') {
+    const other = requested.source === 'PMS_APP_URL' ? `unset PMS_APP_URL to use ${issuer}; ` : ''
+    const elsewhere =
+      way === 'login'
+        ? `log in to ${requested.url} under a profile of its own (${loginCommand('NAME')} --app-url ${requested.url} ...), or pms logout${profile === 'default' ? '' : ` --profile ${profile}`} first`
+        : `for ${requested.url}, log in there under a profile of its own (${loginCommand('NAME')} --app-url ${requested.url} ...) or give a token of your own with PMS_ACCESS_TOKEN`
+    super(
+      `Profile "${profile}" is logged in to ${issuer}, but ${requested.source} names ${requested.url}: ` +
+        'its tokens and client secret go only to the service that issued them, so nothing was sent',
+      {code: 'app_url_mismatch', suggestion: other + elsewhere},
+    )
+    this.issuer = issuer
+    this.requested = requested.url
+  }
+}
+
+/** Throws unless `requested` is the service that issued the login (unknown issuers pass: nothing to compare). */
+export function assertIssuer(profile: string, issuer: string | undefined, requested: EffectiveAppUrl, way: 'use' | 'login' = 'use'): void {
+  if (issuer !== undefined && issuer !== sameForm(requested.url)) throw new AppUrlMismatchError(profile, issuer, requested, way)
+}
+
+/** One written form per address, so that `https://x/` and `https://X` compare equal. */
+function sameForm(url: string): string {
+  try {
+    return normalizeAppUrl(url, 'app_url')
+  } catch {
+    // A stored address that no longer passes the checks still names where the tokens came from.
+    return url.replace(/\/+$/, '')
+  }
+}
