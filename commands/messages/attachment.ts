@@ -17,11 +17,12 @@ export default class MessagesAttachment extends BaseCommand<typeof MessagesAttac
 
   async run(): Promise<void> {
     const [{createClient}, service] = await Promise.all([import('../../src/cli/session.js'), import('../../src/messages/service.js')])
-    service.assertId(this.args.message, 'message')
+    service.assertId(this.args.booking, 'booking')
+    service.assertId(this.args.message, {messageOf: this.args.booking})
     const client = await createClient(this.ctx)
     try {
       const messages = await service.conversation(client, this.args.booking)
-      const attachment = service.findAttachment(messages, this.args.message, this.args.index)
+      const attachment = service.findAttachment(messages, this.args.booking, this.args.message, this.args.index)
       const bytes = await service.downloadAttachment(client, attachment, this.flags.output)
       this.emit({booking_id: this.args.booking, message_id: this.args.message, index: this.args.index, file: this.flags.output, bytes}, (r) => `Saved ${r.file} (${r.bytes} bytes).\n`)
     } finally {

@@ -1,4 +1,5 @@
 import {UsageError} from '../client/errors.js'
+import {shellCommand, shellQuote} from '../text/shell.js'
 import {loginCommand} from './errors.js'
 import type {StoredCredentials} from './token-store.js'
 import {normalizeAppUrl} from './urls.js'
@@ -30,10 +31,12 @@ export class AppUrlMismatchError extends UsageError {
 
   constructor(profile: string, issuer: string, requested: EffectiveAppUrl, way: 'use' | 'login') {
     const other = requested.source === 'PMS_APP_URL' ? `unset PMS_APP_URL to use ${issuer}; ` : ''
+    // NAME and the App's credentials at the other service are the user's to choose: pms cannot know them.
+    const loginThere = `${loginCommand('NAME')} --app-url ${shellQuote(requested.url)} ...`
     const elsewhere =
       way === 'login'
-        ? `log in to ${requested.url} under a profile of its own (${loginCommand('NAME')} --app-url ${requested.url} ...), or pms logout${profile === 'default' ? '' : ` --profile ${profile}`} first`
-        : `for ${requested.url}, log in there under a profile of its own (${loginCommand('NAME')} --app-url ${requested.url} ...) or give a token of your own with PMS_ACCESS_TOKEN`
+        ? `log in to ${requested.url} under a profile of its own (${loginThere}), or ${shellCommand(['pms', 'logout', ...(profile === 'default' ? [] : ['--profile', profile])])} first`
+        : `for ${requested.url}, log in there under a profile of its own (${loginThere}) or give a token of your own with PMS_ACCESS_TOKEN`
     super(
       `Profile "${profile}" is logged in to ${issuer}, but ${requested.source} names ${requested.url}: ` +
         'its tokens and client secret go only to the service that issued them, so nothing was sent',

@@ -97,6 +97,7 @@ export async function applyCommand(
         preview: flags.preview,
         wait: flags.wait,
         connectionKey: `${client.baseUrl}#${profile}`,
+        profile: ctx.profile,
         resubmit: flags.resubmit,
         clock: ctx.clock,
         keepChanges: ctx.json,

@@ -1,8 +1,12 @@
 /** What pms messages reply does around the send: gathering the text, the SMS confirmation, the journal, the report. */
+import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
 import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {Message} from '../contract/messages.js'
+import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
+import {shellCommand} from '../text/shell.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
 import {createClient} from './session.js'
@@ -72,16 +76,39 @@ async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
-/** The command line that sends the same reply again, for advice after a failure. */
-function replyCommand(bookingId: string, flags: ReplyFlags): string {
-  const parts = ['pms messages reply', bookingId, '--channel', flags.channel]
-  if (flags.file !== undefined) parts.push('--file', flags.file)
-  else if (flags.text !== undefined) parts.push('--text', JSON.stringify(flags.text))
-  else parts.push('< (the same text on stdin)')
-  if (flags.subject !== undefined) parts.push('--subject', JSON.stringify(flags.subject))
-  for (const photo of flags.photo ?? []) parts.push('--photo', photo)
-  if (flags.channel === 'sms') parts.push('--yes')
-  return parts.join(' ')
+/** Texts up to this length on one line are printed inside the command; longer ones go to a file. */
+const INLINE_TEXT_MAX = 200
+
+/**
+ * The command line that sends the same reply again, for advice after a failure: valid shell that
+ * carries exactly this text. A text on several lines, a long one, or one that came from stdin or
+ * the editor is saved to a file (0600, beside the journal) that the command names with --file.
+ */
+export function replyCommand(ctx: Pick<RunContext, 'configDir' | 'profile'>, bookingId: string, flags: ReplyFlags, text: string, now: number): string {
+  const words = ['pms', 'messages', 'reply', bookingId, '--channel', flags.channel]
+  if (ctx.profile) words.push('--profile', ctx.profile)
+  if (flags.file !== undefined) words.push('--file', flags.file)
+  else if (flags.text !== undefined && !text.includes('\n') && !text.includes('\r') && text.length <= INLINE_TEXT_MAX) words.push('--text', text)
+  else words.push('--file', saveReplyText(ctx.configDir, bookingId, text, now))
+  if (flags.subject !== undefined) words.push('--subject', flags.subject)
+  for (const photo of flags.photo ?? []) words.push('--photo', photo)
+  if (flags.channel === 'sms') words.push('--yes')
+  return shellCommand(words)
+}
+
+/** Texts kept for a command pms printed; a month later nobody pastes it any more. */
+const SAVED_TEXT_DAYS = 30
+
+function saveReplyText(configDir: string, bookingId: string, text: string, now: number): string {
+  const dir = join(configDir, 'messages', 'unsent')
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (now - statSync(path).mtimeMs > SAVED_TEXT_DAYS * 86_400_000) rmSync(path, {force: true})
+  }
+  const path = join(dir, `${bookingId}-${new Date(now).toISOString().replaceAll(':', '')}.txt`)
+  writeFileAtomicSync(path, text)
+  return path
 }
 
 export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyFlags): Promise<ReplyReport> {
@@ -113,7 +140,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
     const journal = await journalModule.AttemptJournal.open(journalModule.journalPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), (reason) =>
       ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
     )
-    const command = replyCommand(bookingId, flags)
+    const command = () => replyCommand(ctx, bookingId, flags, text, ctx.clock.now())
     const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
     try {
       const result = await sendReply(

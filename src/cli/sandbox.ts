@@ -1,4 +1,6 @@
+import {DEFAULT_REDIRECT_URI} from '../auth/urls.js'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import {shellCommand} from '../text/shell.js'
 import type {RunContext} from './base-command.js'
 import {untilSignal} from './signals.js'
 
@@ -93,12 +95,18 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
   } else {
     io.out(renderSandboxInfo(sandbox))
     io.err(`Sandbox listening (speed x${speed}, rate limits ${options.rateLimits ? 'on' : 'off'}${options.statePath ? `, state in ${options.statePath}` : ''}). Stop with Ctrl+C.\n`)
-    // The first thing anyone does next; the secret stays where it was printed above.
-    io.err(`Log in from another terminal: pms login --app-url ${sandbox.appUrl} --client-id ${sandbox.clientId} --client-secret <client_secret above>\n`)
+    // The first thing anyone does next, ready to paste: the sandbox's own throwaway secret is on stdout already.
+    io.err(`Log in from another terminal: ${sandboxLoginCommand(sandbox)}\n`)
   }
   if (sandbox.webhook.url !== null) io.err(webhookNotice(sandbox.webhook))
   await stopped
   await sandbox.close()
+}
+
+/** The login into this sandbox as valid shell, with the values it was started with. */
+export function sandboxLoginCommand(sandbox: Pick<SandboxInfo, 'appUrl' | 'clientId' | 'clientSecret' | 'redirectUri'>): string {
+  const redirect = sandbox.redirectUri === DEFAULT_REDIRECT_URI ? [] : ['--redirect-uri', sandbox.redirectUri]
+  return shellCommand(['pms', 'login', '--app-url', sandbox.appUrl, '--client-id', sandbox.clientId, '--client-secret', sandbox.clientSecret, ...redirect])
 }
 
 export interface SandboxInfo {

@@ -29,8 +29,8 @@ export interface ReplyJob {
   photos: Photo[]
   /** Names the service and profile, so that attempts of another connection are never resumed. */
   connectionKey: string
-  /** The command line that sends this reply again, for the advice after a failure. */
-  command: string
+  /** The command line that sends this reply again, for the advice after a failure (made only then). */
+  command: () => string
 }
 
 export interface ReplyResult {
@@ -71,7 +71,7 @@ export async function sendReply(client: PmsClient, journal: AttemptJournal, job:
           exitCode: ExitCode.tempFailure,
           details: error.details,
           cause: error,
-          suggestion: `run the same command again (${job.command}): it sends under the same Idempotency-Key, so the guest gets the reply once`,
+          suggestion: `run the same command again; it sends under the same Idempotency-Key, so the guest gets the reply once: ${job.command()}`,
         })
       }
       // A refusal (422, 404) or a delivery_failed is the service's word on this attempt: it is over.
@@ -87,7 +87,7 @@ export async function sendReply(client: PmsClient, journal: AttemptJournal, job:
           exitCode: ExitCode.tempFailure,
           details: error.details,
           cause: error,
-          suggestion: `send it again later: ${job.command}`,
+          suggestion: `send it again later: ${job.command()}`,
         })
       }
       throw refusalError(error, job.request.channel)

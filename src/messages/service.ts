@@ -4,17 +4,26 @@ import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Message, MessageAttachment, MessageThread, MessageThreadState} from '../contract/messages.js'
 import {uuid} from '../contract/registry.js'
+import {shellCommand} from '../text/shell.js'
 import {streamToFile} from './download.js'
 import {latestFirst, type ConversationView} from './render.js'
 
-/** Booking and message ids are uuids: anything else is refused before it costs a call. */
-export function assertId(id: string, what: 'booking' | 'message'): void {
+/**
+ * Booking and message ids are uuids: anything else is refused before it costs a call. A message id
+ * is checked with the (already checked) booking it belongs to, so that the advice names it.
+ */
+export function assertId(id: string, what: 'booking' | {messageOf: string}): void {
   if (!uuid().safeParse(id).success) {
-    throw new UsageError(`"${id}" is not a ${what} id: ids are uuids`, {
+    throw new UsageError(`"${id}" is not a ${what === 'booking' ? 'booking' : 'message'} id: ids are uuids`, {
       code: 'invalid_argument',
-      suggestion: what === 'booking' ? 'copy the booking id from pms messages threads' : 'copy the message id from pms messages read BOOKING',
+      suggestion: what === 'booking' ? 'copy the booking id from pms messages threads' : `copy the message id from ${readCommand(what.messageOf)}`,
     })
   }
+}
+
+/** The command that shows a booking's conversation, message ids and attachment indexes. */
+function readCommand(bookingId: string): string {
+  return shellCommand(['pms', 'messages', 'read', bookingId])
 }
 
 export interface ThreadsQuery {
@@ -92,12 +101,12 @@ export async function downloadAttachment(client: PmsClient, attachment: MessageA
   return streamToFile(download.body, file)
 }
 
-export function findAttachment(messages: Message[], messageId: string, index: number): MessageAttachment {
+export function findAttachment(messages: Message[], bookingId: string, messageId: string, index: number): MessageAttachment {
   const message = messages.find((m) => m.id === messageId)
   if (!message) {
     throw new UsageError(`Message ${messageId} is not in this booking's conversation`, {
       code: 'invalid_argument',
-      suggestion: 'copy the message id shown beside the attachment by pms messages read BOOKING',
+      suggestion: `copy the message id shown beside the attachment by ${readCommand(bookingId)}`,
     })
   }
   const attachment = message.attachments.find((a) => a.index === index)
@@ -105,7 +114,7 @@ export function findAttachment(messages: Message[], messageId: string, index: nu
     const indexes = message.attachments.map((a) => a.index).join(', ') || 'none'
     throw new UsageError(`Message ${messageId} has no attachment ${index} (its attachments: ${indexes})`, {
       code: 'invalid_argument',
-      suggestion: 'use an index shown in brackets by pms messages read BOOKING',
+      suggestion: `use an index shown in brackets by ${readCommand(bookingId)}`,
     })
   }
   return attachment

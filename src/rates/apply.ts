@@ -11,7 +11,7 @@
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
-import {batchList} from './errors.js'
+import {batchList, waitCommand} from './errors.js'
 import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
@@ -50,6 +50,8 @@ export interface ApplyOptions {
   preview: boolean
   wait: boolean
   connectionKey: string
+  /** --profile of the run, named in the commands it prints (undefined: the default profile). */
+  profile?: string
   /**
    * --resubmit: every batch is a new attempt, even where an identical batch of an earlier run is
    * still queued or processing (not followed) or its attempt's outcome is unknown (not recovered).
@@ -236,7 +238,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
   if (ids.length === 0) return result
   if (!options.wait) {
-    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: pms batches wait ${ids.join(' ')}\n`)
+    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: ${waitCommand(ids, options.profile)}\n`)
     return result
   }
   result.reports = await followPhase(client, ids, options, ui)
@@ -375,6 +377,7 @@ async function followPhase(client: RatesClient, ids: readonly string[], options:
       clock: options.clock,
       timeoutMs: options.waitTimeoutMs,
       signal: interrupt?.signal,
+      profile: options.profile,
       onReport: (report) => waiting?.report(report),
       onPause: (ms) => waiting?.pause(ms),
     })

@@ -1,5 +1,6 @@
 import {ExitCode, PmsError} from '../client/errors.js'
 import {plural} from '../text/words.js'
+import {shellCommand} from '../text/shell.js'
 
 /** One problem of an input file, placed by line (the header is line 1) and column. */
 export interface CsvProblem {
@@ -174,6 +175,11 @@ export class SubmitInterruptedError extends PmsError {
   }
 }
 
+/** The command that follows stored batches, for the profile that submitted them (undefined: the default one). */
+export function waitCommand(ids: readonly string[], profile?: string): string {
+  return shellCommand(['pms', 'batches', 'wait', ...ids, ...(profile ? ['--profile', profile] : [])])
+}
+
 /**
  * Following batches stopped before they all reached a final status (--timeout, or Ctrl-C). The
  * batches are stored and keep running on the service; the message names the command to follow them.
@@ -181,14 +187,14 @@ export class SubmitInterruptedError extends PmsError {
 export class WaitStoppedError extends PmsError {
   readonly pending: string[]
 
-  constructor(reason: 'timeout' | 'interrupted', pending: readonly string[], timeoutMs?: number) {
+  constructor(reason: 'timeout' | 'interrupted', pending: readonly string[], timeoutMs?: number, profile?: string) {
     const why = reason === 'timeout' ? `still not final after ${Math.round((timeoutMs ?? 0) / 1000)} s (--timeout)` : 'stopped waiting (interrupted)'
     const count = pending.length === 1 ? '1 batch is stored and keeps' : `${pending.length} batches are stored and keep`
     super(`${why}: ${count} running on the service: ${pending.join(' ')}`, {
       code: reason === 'timeout' ? 'wait_timeout' : 'wait_interrupted',
       // A timeout is worth another look later (cron); an interrupt is the user's own choice.
       exitCode: reason === 'timeout' ? ExitCode.tempFailure : INTERRUPTED_EXIT,
-      suggestion: `follow ${pending.length === 1 ? 'it' : 'them'} with: pms batches wait ${pending.join(' ')}`,
+      suggestion: `follow ${pending.length === 1 ? 'it' : 'them'} with: ${waitCommand(pending, profile)}`,
       details: {pending},
     })
     this.pending = [...pending]

@@ -109,6 +109,8 @@ export interface WaitOptions {
   timeoutMs?: number
   /** Ctrl-C: stop following at once; the batches keep running. */
   signal?: AbortSignal
+  /** --profile of the run, named in the command printed to follow the batches later. */
+  profile?: string
 }
 
 /** Reads every batch until each reaches a final status, backing off between rounds. */
@@ -118,7 +120,7 @@ export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatch
   const maxDelay = options.maxDelayMs ?? 15_000
   const deadline = options.timeoutMs === undefined ? Infinity : options.clock.now() + options.timeoutMs
   const pending = () => ids.filter((id) => !isFinal(reports.get(id)?.status ?? ''))
-  const stop = (reason: 'timeout' | 'interrupted') => new WaitStoppedError(reason, pending(), options.timeoutMs)
+  const stop = (reason: 'timeout' | 'interrupted') => new WaitStoppedError(reason, pending(), options.timeoutMs, options.profile)
   for (;;) {
     for (const id of ids) {
       const known = reports.get(id)

@@ -1,8 +1,9 @@
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Cases {
@@ -222,6 +223,65 @@ describe('pms messages against the sandbox', () => {
       expect(failed.stderr).toContain('safe to send it again')
       expect(failed.stderr).toContain(`pms messages reply ${cases.thread}`)
       expect((await messagesOf(cases.thread)).some((m) => m.text === text)).toBe(false)
+    })
+
+    describe('the command printed after not_sent, pasted into bash, sends exactly the text written', () => {
+      /** A folder with `pms` on it, as an installed pms would be, for the pasted command. */
+      function pathWithPms(): string {
+        const bin = mkdtempSync(join(tmpdir(), 'pms-bin-'))
+        writeFileSync(join(bin, 'pms'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(PMS_BIN)} "$@"\n`, {mode: 0o755})
+        return `${bin}:${process.env.PATH}`
+      }
+
+      /** The command after the last "Try: ... again later: ", as printed. */
+      function printedCommand(stderr: string): string {
+        const hint = stderr.split('\n').findLast((line) => line.startsWith('Try: '))
+        expect(hint, stderr).toMatch(/^Try: send it again later: pms messages reply /)
+        return hint!.slice('Try: send it again later: '.length)
+      }
+
+      async function failThenPaste(text: string, args: string[], input?: string): Promise<string> {
+        const configDir = tempConfigDir()
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'not_sent'})
+        const failed = await runPms(['messages', 'reply', cases.thread, ...args], {env, configDir, input})
+        expect(failed.code, failed.stderr).toBe(75)
+        const command = printedCommand(failed.stderr)
+        expect(command).not.toContain('BOOKING')
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+        const pasted = await new Promise<{code: number | null; stderr: string}>((resolve) => {
+          const child = spawn('bash', ['-c', `${command} --yes`], {
+            env: {...process.env, ...env, PMS_CONFIG_DIR: configDir, HOME: '/home/someone-else', PATH: pathWithPms(), NO_COLOR: '1'},
+            stdio: ['ignore', 'ignore', 'pipe'],
+          })
+          let stderr = ''
+          child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+          child.on('close', (code) => resolve({code, stderr}))
+        })
+        expect(pasted.code, `${command}\n${pasted.stderr}`).toBe(0)
+        return command
+      }
+
+      it('a one-line text with quotes, $HOME, backticks and a backslash is single-quoted in the command', async () => {
+        const text = `It's "ready" at $HOME; costs \`5\` \\o/ ${Date.now()}`
+        const command = await failThenPaste(text, ['--text', text])
+        expect(command).toContain(`--text '`)
+        const sent = (await messagesOf(cases.thread)).filter((m) => m.text === text)
+        expect(sent).toHaveLength(1)
+      })
+
+      it('a text on several lines is saved to a file the command names with --file, and arrives byte for byte', async () => {
+        const text = `It's "ready" at $HOME;\ncosts \`5\` \\n and a real newline above ${Date.now()}`
+        const command = await failThenPaste(text, ['--text', text])
+        expect(command).toMatch(/--file \S+\.txt/)
+        expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+      })
+
+      it('a text given on stdin is saved to a file too: the command is runnable, not a description', async () => {
+        const text = `From stdin: it's $HOME \`x\` ${Date.now()}`
+        const command = await failThenPaste(text, [], `${text}\n`)
+        expect(command).toMatch(/--file \S+\.txt/)
+        expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+      })
     })
 
     it('delivery_failed unknown: shows the conversation and never sends again by itself', async () => {

@@ -62,6 +62,7 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
         clock: ctx.clock,
         timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
         signal: interrupt.signal,
+        profile: ctx.profile,
         onReport: (report) => waiting.report(report),
         onPause: (ms) => waiting.pause(ms),
       })

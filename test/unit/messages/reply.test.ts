@@ -9,7 +9,7 @@ const job: ReplyJob = {
   request: {channel: 'platform', text: 'Yes, from 1 pm.'},
   photos: [],
   connectionKey: 'http://127.0.0.1:4010#default',
-  command: 'pms messages reply ...',
+  command: () => 'pms messages reply ...',
 }
 
 /** A client whose send answers `error` once, then a sent message; records each key it was sent under. */
