@@ -74,6 +74,9 @@ const COMMANDS: string[][] = [
   ['openapi', '--from-service'],
   ['auth', 'status'],
   ['auth', 'token'],
+  ['messages', 'read', '3f1c2b9a-1111-4000-8000-000000000001'],
+  ['bookings', 'lock-codes', '3f1c2b9a-1111-4000-8000-000000000001'],
+  ['batches', 'get', '3f1c2b9a-1111-4000-8000-000000000001'],
 ]
 
 function expectRefused(result: PmsResult, command: string[], issuer: string, requested: string, source: string): void {
