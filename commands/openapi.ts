@@ -5,7 +5,7 @@ export default class Openapi extends BaseCommand<typeof Openapi> {
   static override summary = 'Print the OpenAPI 3.1 document of the Partner API v1'
   static override description = `Prints the document pms builds from its own contract schemas, the shapes the sandbox serves.
 With --from-service, prints the document the service answers at GET {app_url}/api/v1/openapi.json,
-with the profile's login when there is one and without a token otherwise.`
+with the profile's token (every call carries one: a login, or PMS_ACCESS_TOKEN).`
 
   static override examples = ['<%= config.bin %> openapi > openapi.json', '<%= config.bin %> openapi --from-service']
 
@@ -20,7 +20,7 @@ with the profile's login when there is one and without a token otherwise.`
       return
     }
     const {createClient} = await import('../src/cli/session.js')
-    const client = await createClient(this.ctx, {loginOptional: true})
+    const client = await createClient(this.ctx)
     try {
       const document = await client.openapi()
       this.ctx.io.out(typeof document === 'string' ? document : JSON.stringify(document, null, 2) + '\n')

@@ -14,7 +14,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listLockCodes, lockCodeColumns, renderLockCodes}, {renderTable, toCsv}] = await Promise.all([
+    const [{createClient}, {listLockCodes, lockCodeColumns, readLockCode, renderLockCodes}, {renderTable, toCsv}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
@@ -22,7 +22,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
     const client = await createClient(this.ctx)
     try {
       const codes = await listLockCodes(client, this.args.booking)
-      this.emit(codes, (rows) => (this.flags.csv ? toCsv(lockCodeColumns, rows) : renderLockCodes(rows, (r) => renderTable(this.ctx.io, lockCodeColumns, r))))
+      this.emit(codes, (rows) => (this.flags.csv ? toCsv(lockCodeColumns, rows.map(readLockCode)) : renderLockCodes(rows, (r) => renderTable(this.ctx.io, lockCodeColumns, r))))
     } finally {
       await client.close()
     }

@@ -15,6 +15,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     '<%= config.bin %> sandbox start --speed 60 --rate-limits off --state ./sandbox-state.json',
     '<%= config.bin %> sandbox start --redirect-uri http://localhost:8766/callback',
     '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:9000/hooks --events booking.created,message.received',
+    '<%= config.bin %> sandbox start --evolve',
   ]
 
   static override flags = {
@@ -32,6 +33,11 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     }),
     'webhook-url': Flags.string({description: 'App Webhook: POST signed App Events here (http accepted on loopback)'}),
     events: Flags.string({description: 'Event types the App subscribes to, comma-separated (default: every type)'}),
+    evolve: Flags.boolean({
+      description:
+        'Answer as version 1 may a year from now: unknown fields in every object, new values of the open enumerations, other names where the contract shows none, and now and then a 503 with an unknown error code (docs/sandbox.md)',
+      default: false,
+    }),
   }
 
   async run(): Promise<void> {
@@ -49,6 +55,7 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
       redirectUris: flags['redirect-uri'],
       webhookUrl: flags['webhook-url'],
       events: flags.events,
+      evolve: flags.evolve,
     })
   }
 }

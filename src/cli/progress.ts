@@ -96,9 +96,10 @@ export function createFollowDisplay(io: Io, ids: readonly string[], clock: Clock
   return {
     report(report) {
       const known = batches.get(report.id) ?? {id: report.id}
-      const pending = report.changes.pending
-      const moved = known.pending !== pending
-      batches.set(report.id, {id: report.id, status: report.status, pending, submitted: report.changes.submitted, stillSince: moved ? clock.now() : known.stillSince})
+      // A report without counts (the contract shows none) still moves the line by its status.
+      const pending = report.changes?.pending
+      const moved = known.pending !== pending || known.status !== report.status
+      batches.set(report.id, {id: report.id, status: report.status, pending, submitted: report.changes?.submitted, stillSince: moved ? clock.now() : known.stillSince})
       draw()
     },
     pause(ms) {

@@ -14,6 +14,8 @@ export interface SandboxRunOptions {
   autoApprove: boolean
   rateLimits: boolean
   statePath?: string
+  /** --evolve: answers as version 1 may write them later. */
+  evolve?: boolean
   /** --redirect-uri: more redirect URIs registered for the App. */
   redirectUris?: readonly string[]
   /** --webhook-url: the App Webhook (http accepted on loopback). */
@@ -50,6 +52,7 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
       speed,
       autoApprove: options.autoApprove,
       rateLimits: options.rateLimits,
+      evolve: options.evolve,
       statePath: options.statePath,
       redirectUris: options.redirectUris,
       ...(options.webhookUrl === undefined ? {} : {webhookUrl: options.webhookUrl}),
@@ -94,7 +97,7 @@ export async function runSandbox(ctx: RunContext, options: SandboxRunOptions): P
     )
   } else {
     io.out(renderSandboxInfo(sandbox))
-    io.err(`Sandbox listening (speed x${speed}, rate limits ${options.rateLimits ? 'on' : 'off'}${options.statePath ? `, state in ${options.statePath}` : ''}). Stop with Ctrl+C.\n`)
+    io.err(`Sandbox listening (speed x${speed}, rate limits ${options.rateLimits ? 'on' : 'off'}${options.evolve ? ', evolved answers' : ''}${options.statePath ? `, state in ${options.statePath}` : ''}). Stop with Ctrl+C.\n`)
     // The first thing anyone does next, ready to paste: the sandbox's own throwaway secret is on stdout already.
     io.err(`Log in from another terminal: ${sandboxLoginCommand(sandbox)}\n`)
   }

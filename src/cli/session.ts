@@ -1,6 +1,6 @@
 import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
 import {serviceTransport} from '../auth/service-http.js'
-import {anonymousTokenProvider, type ClientOptions, ExitCode, PmsClient, PmsError} from '../client/index.js'
+import {type ClientOptions, PmsClient} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
 /**
@@ -9,23 +9,15 @@ import type {RunContext} from './base-command.js'
  * refreshes go through one transport, paced with every other pms run on the same profile (a cron
  * job beside a terminal): one budget.
  */
-export async function createClient(
-  ctx: RunContext,
-  {loginOptional = false, ...hooks}: Pick<ClientOptions, 'onPacingWait'> & {loginOptional?: boolean} = {},
-): Promise<PmsClient> {
+export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, 'onPacingWait'> = {}): Promise<PmsClient> {
   const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
   const appUrl = resolveAppUrl(authOptions)
   const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
   const userAgent = `pms/${ctx.version}`
   const http = serviceTransport({...authOptions, userAgent, trace, ...hooks}, appUrl)
   const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace, http}).catch(async (error: unknown) => {
-    // Without a login a public document can still be read; the service says so if it is not public.
-    if (!loginOptional || !(error instanceof PmsError) || error.exitCode !== ExitCode.loginNeeded) {
-      await http.close()
-      throw error
-    }
-    trace?.(`* ${error.message}: calling without a token`)
-    return anonymousTokenProvider
+    await http.close()
+    throw error
   })
   return new PmsClient(http.withTokens(tokens))
 }

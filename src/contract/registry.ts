@@ -22,6 +22,15 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
   return z.union([z.enum(values), z.string()])
 }
 
+/**
+ * A field the contract does not name, or names without showing its shape: absent, or present in
+ * another shape, it reads as undefined instead of failing the answer (STYLE 15: read liberally
+ * what the contract does not pin down). The shape stays in the generated document.
+ */
+export function lenient<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined)
+}
+
 /** Identifiers: `guid` accepts any 8-4-4-4-12 hex form, so ids of other UUID versions still parse. */
 export const uuid = () => z.guid({error: (issue) => (issue.code === 'invalid_format' ? 'Invalid UUID' : undefined)})
 /** A night or stay date, `YYYY-MM-DD`. */

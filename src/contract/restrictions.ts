@@ -56,11 +56,12 @@ export const RestrictionRecordSchema = component(
   z.looseObject({
     property_id: uuid(),
     date: isoDate(),
-    rate: z.number().nullable(),
-    min_stay: z.int().nullable(),
-    closed_to_arrival: z.boolean().nullable(),
-    closed_to_departure: z.boolean().nullable(),
-    availability: z.boolean().nullable(),
+    // Absent (a service that leaves unset values out) reads as unset. The list of refusals is named by the contract.
+    rate: z.number().nullable().catch(null),
+    min_stay: z.int().nullable().catch(null),
+    closed_to_arrival: z.boolean().nullable().catch(null),
+    closed_to_departure: z.boolean().nullable().catch(null),
+    availability: z.boolean().nullable().catch(null),
     unwritable_fields: z.array(UnwritableFieldSchema),
   }),
 )

@@ -71,7 +71,9 @@ export function renderConversation(view: ConversationView): string {
     if (message.subject) lines.push(`${pad}  Subject: ${message.subject}`)
     for (const line of message.text.split('\n')) lines.push(`${pad}  ${line}`)
     for (const attachment of message.attachments) {
-      lines.push(`${pad}  [${attachment.index}] ${attachment.file_name ?? 'photo'}${attachment.content_type ? ` (${attachment.content_type})` : ''}  message ${message.id}`)
+      // A type other than `image` (version 1 may add types) is named as it comes.
+      const kind = [attachment.type === 'image' ? undefined : attachment.type, attachment.content_type ?? undefined].filter(Boolean).join(', ')
+      lines.push(`${pad}  [${attachment.index}] ${attachment.file_name ?? (attachment.type === 'image' ? 'photo' : 'file')}${kind ? ` (${kind})` : ''}  message ${message.id}`)
     }
     lines.push('')
   }

@@ -277,21 +277,27 @@ function statusPaint(status: string, paint: Paint): string {
  */
 export function renderReport(report: BatchReport, names: Names, paint: Paint = plain, width?: number): string {
   const out: string[] = [`Batch ${report.id}: ${statusPaint(report.status, paint)}`]
+  // The contract shows no report structure: without per-Property outcomes there is only the status.
+  const properties = report.properties ?? []
+  if (report.properties === undefined) {
+    out.push('(the service sent no per-Property outcome with this status)')
+    return out.join('\n') + '\n'
+  }
   const count = (changes: Record<string, unknown>, key: string) => (typeof changes[key] === 'number' ? (changes[key] as number) : 0)
   // `pending` only says something while the batch is in flight; a final report is narrower without it.
-  const inFlight = count(report.changes as Record<string, unknown>, 'pending') > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, 'pending') > 0)
+  const inFlight = count((report.changes ?? {}) as Record<string, unknown>, 'pending') > 0 || properties.some((p) => count(p.changes as Record<string, unknown>, 'pending') > 0)
   // Counts that are 0 everywhere say nothing; without them the report fits 80 columns. `submitted`
   // and `applied` always show, so that a report of nothing applied says so.
-  const anywhere = (key: string) => count(report.changes as Record<string, unknown>, key) > 0 || report.properties.some((p) => count(p.changes as Record<string, unknown>, key) > 0)
+  const anywhere = (key: string) => count((report.changes ?? {}) as Record<string, unknown>, key) > 0 || properties.some((p) => count(p.changes as Record<string, unknown>, key) > 0)
   const keys = REPORT_COUNTS.filter((key) => (key !== 'pending' || inFlight) && (key === 'submitted' || key === 'applied' || anywhere(key)))
   const countsOf = (p: {changes: unknown}) => keys.map((key) => count(p.changes as Record<string, unknown>, key))
   // As in the dry-run summary: past a screenful, Properties that completed with nothing refused,
   // failed or cancelled share one line, so the ones that need a look stand out.
-  const collapse = report.properties.length > MAX_SUMMARY_ROWS
+  const collapse = properties.length > MAX_SUMMARY_ROWS
   const quietSums = keys.map(() => 0)
   let quietCount = 0
   const rows: (string | number)[][] = []
-  for (const p of report.properties) {
+  for (const p of properties) {
     const counts = countsOf(p)
     const troubled = ['refused', 'failed', 'cancelled'].some((key) => counts[keys.indexOf(key as never)]! > 0)
     if (collapse && p.status === 'completed' && !troubled && p.refused_fields.length === 0 && p.failures.length === 0) {
@@ -305,12 +311,12 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   // Short, so that the label is not cut to fit: "no trouble" is nothing refused, failed or cancelled.
   const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: no trouble`
   if (quietCount > 0) rows.push([quietLabel, 'completed', ...quietSums])
-  if (report.properties.length > 1) {
-    rows.push(['Total', report.status, ...keys.map((key) => count(report.changes as Record<string, unknown>, key))])
+  if (properties.length > 1) {
+    rows.push(['Total', report.status, ...keys.map((key) => count((report.changes ?? {}) as Record<string, unknown>, key))])
   }
   out.push(textTable(['Property', 'status', ...keys], rows, paint, width).trimEnd())
-  out.push(...refusalSection(report.properties, names, paint))
-  const failed = report.properties.filter((p) => p.failures.length > 0)
+  out.push(...refusalSection(properties, names, paint))
+  const failed = properties.filter((p) => p.failures.length > 0)
   if (failed.length > 0) {
     out.push('', paint('bold', 'Failed'))
     for (const p of failed) {

@@ -27,6 +27,8 @@ export interface SandboxOptions {
   webhookDeadlineMs?: number
   /** Features to register; default every feature of features.ts (tests add their own). */
   features?: SandboxFeature[]
+  /** --evolve: answers written as version 1 may write them later (src/sandbox/evolve.ts). */
+  evolve?: boolean
   /** Receives one line per request answered (`--debug`): method, path, status, time. Never bodies or headers. */
   trace?: (line: string) => void
 }

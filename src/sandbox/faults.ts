@@ -22,6 +22,8 @@ export interface FaultState {
   send_failure_outcome: SendFailureOutcome
   /** Probability (0..1) that an attachment download answers 502 attachment_unavailable. */
   attachment_unavailable: number
+  /** A field name left out of every object of every /api/v1 answer: a service that breaks the contract. */
+  omit_field: string | null
 }
 
 export const SEND_FAILURE_OUTCOMES = ['not_sent', 'unknown'] as const
@@ -41,6 +43,7 @@ export function noFaults(): FaultState {
     send_failure: 0,
     send_failure_outcome: 'not_sent',
     attachment_unavailable: 0,
+    omit_field: null,
   }
 }
 

@@ -8,6 +8,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import type {ValidationIssue} from '../contract/errors.js'
 import {API_PREFIX, IDEMPOTENCY_KEY_MAX_LENGTH, type LimitClass, type Permission} from '../contract/limits.js'
 import type {SandboxContext} from './context.js'
+import {EVOLVED_ERROR_CODE, EVOLVED_OUTAGE_EVERY, evolveAnswer, withoutField} from './evolve.js'
 import {abandonIdempotent, fingerprint, startIdempotent} from './idempotency.js'
 import {checkAccessToken, connectionIdOfToken} from './oauth/tokens.js'
 import type {Random} from './random.js'
@@ -78,7 +79,8 @@ export interface ApiRouteDefinition {
   method: HttpMethod
   /** Relative to /api/v1, in fastify syntax: `/properties/:id`. */
   url: string
-  permission: Permission
+  /** null: any valid token may call it (GET /openapi.json). */
+  permission: Permission | null
   limitClass: LimitClass
   /**
    * Honours `Idempotency-Key` (ignored when the JSON body has `dry_run: true`): per App Connection
@@ -131,6 +133,20 @@ function bearerToken(header: string | undefined): string | undefined {
 export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts: {limiter: RateLimiter; requestLog: RequestLog; faultRandom: Random}): ApiServer {
   const known: KnownPath[] = []
   const {limiter, requestLog, faultRandom} = parts
+  let evolvedReads = 0
+
+  // Answers rewritten on their way out: --evolve, and the fault omit_field (a service breaking the contract).
+  app.addHook('onSend', async (request, reply, payload) => {
+    const omit = ctx.faults.omit_field
+    if (!ctx.options.evolve && omit === null) return payload
+    const path = request.url.split('?')[0] as string
+    const json = String(reply.getHeader('content-type') ?? '').startsWith('application/json')
+    if (!path.startsWith(API_PREFIX + '/') || path === `${API_PREFIX}/openapi.json` || !json || typeof payload !== 'string') return payload
+    let body: unknown = JSON.parse(payload)
+    if (ctx.options.evolve) body = evolveAnswer(path, body)
+    if (omit !== null) body = withoutField(body, omit)
+    return JSON.stringify(body)
+  })
 
   const declarePath = (method: HttpMethod, url: string) => {
     const pattern = toPattern(url)
@@ -174,13 +190,17 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
       if (findAccount(ctx.world, connection.account_id)?.subscription_blocked) {
         throw new ApiFailure(402, 'subscription_blocked', 'The account subscription is blocked; calls work again once it is restored.')
       }
-      if (!effectivePermissions(ctx.world, connection).has(definition.permission)) {
+      if (definition.permission !== null && !effectivePermissions(ctx.world, connection).has(definition.permission)) {
         throw new ApiFailure(403, 'forbidden_permission', `This endpoint needs the Permission ${definition.permission}.`, {
           permission: definition.permission,
         })
       }
       const {faults} = ctx
       if (faults.fail > 0 && faultRandom.next() < faults.fail) throw injectedFailure(faults.fail_status)
+      // --evolve: now and then a failure whose code no version of pms knows (Errors: "version 1 may add codes").
+      if (ctx.options.evolve && request.method === 'GET' && definition.url !== '/openapi.json' && ++evolvedReads % EVOLVED_OUTAGE_EVERY === 0) {
+        throw new ApiFailure(503, EVOLVED_ERROR_CODE, 'The service is degraded for a moment; retry shortly.', {retry_after_seconds: 1}, {'retry-after': '1'})
+      }
     }
 
   const dropped = (request: FastifyRequest, reply: FastifyReply, status: number): void => {

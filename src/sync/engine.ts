@@ -1,11 +1,11 @@
 import type {BookingsQuery} from '../client/index.js'
-import type {BookingsPage} from '../contract/bookings.js'
+import type {BookingRecordsPage} from '../contract/bookings.js'
 import {BOOKINGS_PAGE_SIZE} from '../contract/limits.js'
 import {scopeOf, type Sink} from './sink.js'
 
 /** The one call of the client the engine needs, so that unit tests hand in pages without HTTP. */
 export interface BookingPages {
-  pages(query: BookingsQuery): AsyncIterable<BookingsPage>
+  pages(query: BookingsQuery): AsyncIterable<BookingRecordsPage>
 }
 
 export interface SyncOptions {

@@ -1,4 +1,4 @@
-import type {Booking} from '../contract/bookings.js'
+import type {BookingRecord} from '../contract/bookings.js'
 
 export type SinkKind = 'sqlite' | 'jsonl' | 'csv' | 'postgres'
 
@@ -7,7 +7,7 @@ export interface SinkCommit {
   profile: string
   /** Which part of the listing the walk covers: `*` or the sorted Property ids of --property. */
   scope: string
-  bookings: readonly Booking[]
+  bookings: readonly BookingRecord[]
   /** ISO instant of this run, stamped on every row it writes. */
   syncedAt: string
   /**

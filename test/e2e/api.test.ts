@@ -153,11 +153,14 @@ describe('pms api and pms openapi against the sandbox', () => {
     expect(remote.code, remote.stderr).toBe(0)
     expect((JSON.parse(remote.stdout) as {openapi: string}).openapi).toMatch(/^3\.1/)
   })
-  it('pms openapi --from-service reads the public document without a login, sending no Authorization', async () => {
-    const result = await runPms(['openapi', '--from-service', '--debug'], {env: {PMS_APP_URL: sandbox.appUrl}})
+  it('pms openapi --from-service sends the token like every call (General rules 1); without a login it asks for one and sends nothing', async () => {
+    const token = (await connect(sandbox.appUrl)).access_token
+    const result = await runPms(['openapi', '--from-service', '--debug'], {env: {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}})
     expect(result.code, result.stderr).toBe(0)
     expect((JSON.parse(result.stdout) as {openapi: string}).openapi).toMatch(/^3\.1/)
-    expect(result.stderr).toContain('calling without a token')
-    expect(result.stderr).not.toContain('authorization:')
+    expect(result.stderr).toMatch(/authorization: \S/i)
+    expect(result.stderr).not.toContain(token)
+    const without = await runPms(['openapi', '--from-service'], {env: {PMS_APP_URL: sandbox.appUrl}})
+    expect(without.code).toBe(3)
   })
 })

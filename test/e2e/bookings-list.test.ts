@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {Booking, LockCode} from '../../src/contract/bookings.js'
+import type {LockCode} from '../../src/contract/bookings.js'
+import type {ServedBooking} from './support/bookings.js'
 import {apiListing} from './support/bookings.js'
 import {runPms} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
@@ -8,7 +9,7 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
   let sandbox: StartedSandbox
   let token: string
   let env: Record<string, string>
-  let listing: Map<string, Booking>
+  let listing: Map<string, ServedBooking>
   beforeAll(async () => {
     sandbox = await startSandbox(['--bookings', '400', '--rate-limits', 'off'])
     token = (await connect(sandbox.appUrl)).access_token
@@ -24,7 +25,7 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
   it('list --json gives every booking of the listing, cancelled ones with their status', async () => {
     const result = await runPms(['bookings', 'list', '--json'], {env})
     expect(result.code, result.stderr).toBe(0)
-    const listed = JSON.parse(result.stdout) as Booking[]
+    const listed = JSON.parse(result.stdout) as ServedBooking[]
     expect(new Map(listed.map((b) => [b.id, b]))).toEqual(listing)
     expect(listed.some((b) => b.status === 'cancelled')).toBe(true)
   })
@@ -50,7 +51,7 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
     const ranges = calls.map((call) => new URLSearchParams(call.query)).map((q) => [q.get('from'), q.get('to')])
     expect(new Set(ranges.map((range) => range.join(' ')))).toEqual(new Set(['2026-01-01 2027-01-01', '2027-01-02 2028-01-02', '2028-01-03 2028-12-31']))
     expect(calls.every((call) => call.status === 200)).toBe(true)
-    const listed = JSON.parse(result.stdout) as Booking[]
+    const listed = JSON.parse(result.stdout) as ServedBooking[]
     expect(listed.length).toBe(new Set(listed.map((b) => b.id)).size)
     // Everything with stay dates meeting the range, as the service selects it (check_in <= to, check_out > from).
     const expected = [...listing.values()].filter((b) => b.check_in !== null && b.check_in <= to && b.check_out! > from)

@@ -8,7 +8,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {Booking} from '../../src/contract/bookings.js'
+import type {ServedBooking} from './support/bookings.js'
 import {apiListing, changeBookings, liveRecords, replayJsonl, sqliteBookings} from './support/bookings.js'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
 import {connect, startSandbox, type StartedSandbox} from './support/sandbox.js'
@@ -94,7 +94,7 @@ describe('pms bookings sync killed at random moments', () => {
   }
 
   /** An incremental run, after all that, must already hold every booking of the listing in its current version. */
-  function expectHoldsListing(held: Map<string, Booking>, listing: Map<string, Booking>, removed: Set<string>) {
+  function expectHoldsListing(held: Map<string, ServedBooking>, listing: Map<string, ServedBooking>, removed: Set<string>) {
     const live = new Map([...held].filter(([id]) => !removed.has(id)))
     expect(live.size).toBe(listing.size)
     expect(live).toEqual(listing)
@@ -131,7 +131,7 @@ describe('pms bookings sync killed at random moments', () => {
     const versions = readFileSync(file, 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as {removed_at: string | null; booking: Booking})
+      .map((line) => JSON.parse(line) as {removed_at: string | null; booking: ServedBooking})
       .filter((line) => line.removed_at === null)
       .map((line) => `${line.booking.id} ${JSON.stringify(line.booking)}`)
     expect(versions.length).toBe(new Set(versions).size)

@@ -5,7 +5,7 @@
  */
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect} from 'vitest'
-import type {Booking} from '../../src/contract/bookings.js'
+import type {ServedBooking} from './support/bookings.js'
 import type {SyncRunSummary} from '../../src/sync/index.js'
 import {accountLockKey} from '../../src/sync/sinks/postgres.js'
 import {apiListing, changeBookings, profilesWithLogins} from './support/bookings.js'
@@ -21,7 +21,7 @@ interface PgRow {
   id: string
   removed_at: string | null
   status: string
-  record: Booking
+  record: ServedBooking
 }
 
 describe('pms bookings sync into PostgreSQL', () => {

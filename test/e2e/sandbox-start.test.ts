@@ -33,8 +33,10 @@ describe('pms sandbox start --json', () => {
     expect(requests.at(-1)).toMatchObject({method: 'GET', path: '/api/v1/properties', status: 200})
   })
 
-  it('GET {base_url}/openapi.json answers the generated OpenAPI 3.1 document', async () => {
-    const response = await fetch(`${sandbox.appUrl}/api/v1/openapi.json`)
+  it('GET {base_url}/openapi.json answers the generated OpenAPI 3.1 document to a call with a token, 401 without (General rules 1)', async () => {
+    expect((await fetch(`${sandbox.appUrl}/api/v1/openapi.json`)).status).toBe(401)
+    const {access_token: token} = await connect(sandbox.appUrl)
+    const response = await fetch(`${sandbox.appUrl}/api/v1/openapi.json`, {headers: {authorization: `Bearer ${token}`}})
     expect(response.status).toBe(200)
     const document = (await response.json()) as {openapi: string; paths: Record<string, unknown>}
     expect(document.openapi).toMatch(/^3\.1/)

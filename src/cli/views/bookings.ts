@@ -2,7 +2,7 @@
 import {loadConfig} from '../../auth/config.js'
 import {loadProfile} from '../../auth/index.js'
 import {ApiError, UsageError, type BookingsQuery, type PmsClient} from '../../client/index.js'
-import type {Booking, LockCode} from '../../contract/bookings.js'
+import {readBooking, readLockCode, type BookingFields, type BookingRecord, type LockCodeFields, type LockCodeRecord} from '../../contract/bookings.js'
 import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
 import type {RunContext} from '../base-command.js'
@@ -10,30 +10,34 @@ import {assertUuid} from '../ids.js'
 import {toCsv, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
 
-export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<Booking[]> {
+export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<BookingRecord[]> {
   for (const id of query.propertyIds ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
-  const bookings: Booking[] = []
+  const bookings: BookingRecord[] = []
   for await (const booking of client.bookings.list(query)) bookings.push(booking)
   return bookings
 }
 
-const guests = (b: Booking) => b.occupancy.adults + b.occupancy.children + b.occupancy.infants
+/** Null when the record does not say how many came: no count is better than a wrong one. */
+const guests = (b: BookingFields) => (b.adults === null || b.children === null || b.infants === null ? null : b.adults + b.children + b.infants)
 
-export const bookingColumns: Column<Booking>[] = [
+/** Columns of `bookings list`: what the record gives in the shape pms knows; `--json` prints the records whole. */
+export const bookingColumns: Column<BookingFields>[] = [
   {header: 'id', value: (b) => b.id},
   {header: 'property_id', value: (b) => b.property_id},
   {header: 'status', value: (b) => b.status},
   {header: 'check_in', value: (b) => b.check_in},
   {header: 'check_out', value: (b) => b.check_out},
   {header: 'guests', value: guests, align: 'right'},
-  {header: 'channel', value: (b) => b.sales_channel.code},
+  {header: 'channel', value: (b) => b.channel_code},
   {header: 'reference', value: (b) => b.channel_reference},
-  {header: 'guest_name', value: (b) => b.guest.name, wrap: true},
-  {header: 'total', value: (b) => (b.price ? `${b.price.total} ${b.price.currency}` : null), align: 'right'},
+  {header: 'guest_name', value: (b) => b.guest_name, wrap: true},
+  {header: 'total', value: (b) => (b.total !== null ? `${b.total}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
   {header: 'updated_at', value: (b) => b.updated_at},
 ]
 
-export async function listLockCodes(client: PmsClient, bookingId: string): Promise<LockCode[]> {
+export {readBooking, readLockCode}
+
+export async function listLockCodes(client: PmsClient, bookingId: string): Promise<LockCodeRecord[]> {
   assertUuid(bookingId, 'booking', 'copy the id from the first column of pms bookings list')
   try {
     return await client.bookings.lockCodes(bookingId)
@@ -52,17 +56,17 @@ export async function listLockCodes(client: PmsClient, bookingId: string): Promi
 }
 
 /** A key box's code is static; a smart lock's code is `pending` until the lock confirms it. */
-export const lockCodeColumns: Column<LockCode>[] = [
-  {header: 'lock', value: (l) => l.lock_name ?? l.lock_id, wrap: true},
-  {header: 'type', value: (l) => l.lock_type},
-  {header: 'code', value: (l) => l.static_code ?? l.lock_code},
-  {header: 'status', value: (l) => (l.static_code !== null && l.lock_code === null ? 'static' : l.status)},
+export const lockCodeColumns: Column<LockCodeFields>[] = [
+  {header: 'lock', value: (l) => l.lock, wrap: true},
+  {header: 'type', value: (l) => l.type},
+  {header: 'code', value: (l) => l.code},
+  {header: 'status', value: (l) => l.status},
   {header: 'valid_from', value: (l) => l.valid_from},
   {header: 'valid_until', value: (l) => l.valid_until},
 ]
 
-export function renderLockCodes(codes: LockCode[], render: (rows: LockCode[]) => string): string {
-  return codes.length === 0 ? 'No lock codes for this booking (a cancelled booking has none).\n' : render(codes)
+export function renderLockCodes(codes: LockCodeRecord[], render: (rows: LockCodeFields[]) => string): string {
+  return codes.length === 0 ? 'No lock codes for this booking (a cancelled booking has none).\n' : render(codes.map(readLockCode))
 }
 
 /**

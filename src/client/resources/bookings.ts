@@ -1,4 +1,4 @@
-import {BookingsPageSchema, LockCodesAnswerSchema, type Booking, type BookingsPage, type LockCode} from '../../contract/bookings.js'
+import {BookingRecordsPageSchema, LockCodesRecordSchema, readBooking, type BookingRecord, type BookingRecordsPage, type LockCodeRecord} from '../../contract/bookings.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
@@ -20,7 +20,7 @@ export class BookingsResource {
   constructor(private readonly transport: Transport) {}
 
   /** Pages carry `next_updated_since`: keep the last page's for the next incremental walk. */
-  pages(query: BookingsQuery = {}): AsyncIterable<BookingsPage> {
+  pages(query: BookingsQuery = {}): AsyncIterable<BookingRecordsPage> {
     return walkPages(async (cursor) => {
       const answer = await this.transport.send({
         method: 'GET',
@@ -34,37 +34,57 @@ export class BookingsResource {
           limit: query.limit,
         },
       })
-      return parseAnswer(BookingsPageSchema, answer.body, 'GET /bookings')
+      return parseAnswer(BookingRecordsPageSchema, answer.body, 'GET /bookings')
     })
   }
 
   /**
-   * Every booking of the query. A stay range longer than one call takes (docs/contract-gaps.md row
-   * 14) or more Properties than one call names is split into calls that each fit; a booking met by
-   * two of them (its stay crosses a split) is listed once, in its newest version, in listing order.
+   * Every booking of the query, each once ("upsert by booking id"): a booking that changes while
+   * the listing is paged comes again ahead of the cursor, and one whose stay crosses a split of a
+   * long range or of many Properties (docs/contract-gaps.md row 14) is met by two calls. Listed in
+   * its newest version, in the service's order (or at its last sighting when records do not say
+   * when they changed).
    */
-  list(query: BookingsQuery = {}): AsyncIterable<Booking> {
+  list(query: BookingsQuery = {}): AsyncIterable<BookingRecord> {
     const ranges = splitStayRange(query.from, query.to)
     const propertyGroups = chunk(query.propertyIds, MAX_PROPERTIES_PER_CALL)
-    if (ranges.length === 1 && propertyGroups.length === 1) return walkItems(this.pages(query))
     return this.merged(propertyGroups.flatMap((propertyIds) => ranges.map((range) => ({...query, ...range, propertyIds}))))
   }
 
-  private async *merged(queries: BookingsQuery[]): AsyncGenerator<Booking> {
-    const byId = new Map<string, Booking>()
+  private async *merged(queries: BookingsQuery[]): AsyncGenerator<BookingRecord> {
+    const byId = new Map<string, BookingRecord>()
     for (const query of queries) {
       for await (const booking of walkItems(this.pages(query))) {
         const known = byId.get(booking.id)
-        if (!known || known.updated_at < booking.updated_at) byId.set(booking.id, booking)
+        if (known && isNewer(known, booking)) continue
+        // Deleted first so that the newest sighting takes its place in listing order.
+        byId.delete(booking.id)
+        byId.set(booking.id, booking)
       }
     }
-    yield* [...byId.values()].sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1))
+    const merged = [...byId.values()]
+    // In the service's order (updated_at, then id: docs/contract-gaps.md row 11) when every record says when it changed.
+    const times = new Map(merged.map((booking) => [booking.id, readBooking(booking).updated_at]))
+    if (merged.every((booking) => times.get(booking.id) !== null)) {
+      merged.sort((a, b) => {
+        const [ta, tb] = [times.get(a.id) as string, times.get(b.id) as string]
+        return ta === tb ? (a.id < b.id ? -1 : 1) : ta < tb ? -1 : 1
+      })
+    }
+    yield* merged
   }
 
-  async lockCodes(bookingId: string): Promise<LockCode[]> {
+  async lockCodes(bookingId: string): Promise<LockCodeRecord[]> {
     const answer = await this.transport.send({method: 'GET', path: `/bookings/${segment(bookingId)}/lock-codes`})
-    return parseAnswer(LockCodesAnswerSchema, answer.body, 'GET /bookings/{booking_id}/lock-codes').data
+    return parseAnswer(LockCodesRecordSchema, answer.body, 'GET /bookings/{booking_id}/lock-codes').data
   }
+}
+
+/** Whether `known` is a later version than `seen`: by their change times when both have one, else the later sighting wins. */
+function isNewer(known: BookingRecord, seen: BookingRecord): boolean {
+  const a = readBooking(known).updated_at
+  const b = readBooking(seen).updated_at
+  return a !== null && b !== null && Date.parse(a) > Date.parse(b)
 }
 
 const DAY_MS = 86_400_000

@@ -147,6 +147,8 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     const duplicate = probability('duplicate_delivery')
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
+    const omit = body.omit_field ?? null
+    if (omit !== null && (typeof omit !== 'string' || omit === '')) throw validationFailed([{path: 'omit_field', message: 'must be a field name'}])
     // Each call replaces the whole fault set: {} clears everything.
     Object.assign(ctx.faults, {
       drop_response: probability('drop_response'),
@@ -159,6 +161,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       send_failure: probability('send_failure'),
       send_failure_outcome: sendFailureOutcome,
       attachment_unavailable: probability('attachment_unavailable'),
+      omit_field: omit,
     })
     return faultsView()
   })
@@ -178,6 +181,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     send_failure: ctx.faults.send_failure,
     send_failure_outcome: ctx.faults.send_failure_outcome,
     attachment_unavailable: ctx.faults.attachment_unavailable,
+    omit_field: ctx.faults.omit_field,
   })
 
   app.post('/_sandbox/operator', async (request) => {

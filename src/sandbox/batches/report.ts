@@ -1,13 +1,13 @@
 import {cellDay, cellField, untagCell} from '../../contract/cells.js'
 import {UNWRITABLE_REASONS} from '../../contract/error-codes.js'
-import type {BatchReport} from '../../contract/batches.js'
+import type {BatchReport, BatchReportProperty} from '../../contract/batches.js'
 import {FAILURE_CODE, statusOf, sumCounts} from './engine.js'
 import type {PropertyOutcome, StoredBatch} from './engine.js'
 import {toRuns} from './runs.js'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-function propertyReport(outcome: PropertyOutcome): BatchReport['properties'][number] {
+function propertyReport(outcome: PropertyOutcome): BatchReportProperty {
   const refused = [...outcome.refused].sort((a, b) => a - b)
   const failed = [...outcome.failed].sort((a, b) => a - b)
   return {
@@ -26,8 +26,11 @@ function propertyReport(outcome: PropertyOutcome): BatchReport['properties'][num
   }
 }
 
+/** A report as the sandbox writes it: every field of docs/contract-gaps.md row 2 present. */
+export type ServedBatchReport = BatchReport & Required<Pick<BatchReport, 'created_at' | 'updated_at' | 'completed_at' | 'changes' | 'properties'>>
+
 /** docs/contract-gaps.md row 2. */
-export function batchReport(batch: StoredBatch): BatchReport {
+export function batchReport(batch: StoredBatch): ServedBatchReport {
   return {
     id: batch.id,
     status: batch.status,

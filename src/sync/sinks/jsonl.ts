@@ -1,4 +1,5 @@
 import {closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync} from 'node:fs'
+import {readBooking, type BookingRecord} from '../../contract/bookings.js'
 import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {rowKey} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
@@ -9,7 +10,8 @@ export interface JsonlLine {
   synced_at: string
   /** Set on the line written when a --full run found the booking gone from the listing. */
   removed_at: string | null
-  booking: {id: string; property_id: string} & Record<string, unknown>
+  /** The record as the service sent it. */
+  booking: BookingRecord
 }
 
 /**
@@ -83,7 +85,8 @@ class JsonlSink implements Sink {
       const prefix = rowKey(commit.profile, '')
       for (const [key, entry] of this.known) {
         if (!key.startsWith(prefix) || entry.removed || end.seen.has(entry.booking.id)) continue
-        if (inScope && !inScope.has(entry.booking.property_id)) continue
+        // A --property run removes only bookings it knows to be of its Properties.
+        if (inScope && !inScope.has(readBooking(entry.booking).property_id ?? '')) continue
         entry.removed = true
         counts.removed++
         const line: JsonlLine = {profile: commit.profile, synced_at: commit.syncedAt, removed_at: commit.syncedAt, booking: entry.booking}

@@ -6,7 +6,10 @@ import {bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
 /** Version of the tables below, kept in `pms_schema`; docs/bookings.md describes them. */
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
+
+/** Columns that schema 1 required and the contract does not name: NULL when the record has no such field. */
+const OPTIONAL_SINCE_2 = ['property_id', 'status', 'adults', 'children', 'infants', 'channel_code', 'channel_name', 'created_at', 'updated_at']
 
 /**
  * `account_id` is the profile name: the API names no account, and a profile holds one account's
@@ -17,15 +20,15 @@ CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NO
 CREATE TABLE IF NOT EXISTS bookings (
   account_id TEXT NOT NULL,
   id TEXT NOT NULL,
-  property_id TEXT NOT NULL,
-  status TEXT NOT NULL,
+  property_id TEXT,
+  status TEXT,
   check_in DATE,
   check_out DATE,
-  adults INTEGER NOT NULL,
-  children INTEGER NOT NULL,
-  infants INTEGER NOT NULL,
-  channel_code TEXT NOT NULL,
-  channel_name TEXT NOT NULL,
+  adults INTEGER,
+  children INTEGER,
+  infants INTEGER,
+  channel_code TEXT,
+  channel_name TEXT,
   channel_reference TEXT,
   guest_name TEXT,
   guest_email TEXT,
@@ -33,8 +36,8 @@ CREATE TABLE IF NOT EXISTS bookings (
   currency TEXT,
   total NUMERIC,
   paid NUMERIC,
-  created_at TIMESTAMPTZ NOT NULL,
-  updated_at TIMESTAMPTZ NOT NULL,
+  created_at TIMESTAMPTZ,
+  updated_at TIMESTAMPTZ,
   removed_at TIMESTAMPTZ,
   synced_at TIMESTAMPTZ NOT NULL,
   record JSONB NOT NULL,
@@ -178,6 +181,7 @@ export async function openPostgresSink(url: string): Promise<PostgresSink> {
     const {rows} = await client.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'bookings'`)
     const version = rows[0]?.version ?? 0
     if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${shown} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into another database')
+    if (version === 1) await client.query(`ALTER TABLE bookings ${OPTIONAL_SINCE_2.map((column) => `ALTER COLUMN ${column} DROP NOT NULL`).join(', ')}`)
     await client.query(`INSERT INTO pms_schema (name, version) VALUES ('bookings', $1) ON CONFLICT (name) DO UPDATE SET version = excluded.version`, [SCHEMA_VERSION])
     await client.query('COMMIT')
   } catch (error) {

@@ -5,21 +5,26 @@ import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
 /** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS bookings (
+/**
+ * Only what the contract names is NOT NULL: a booking's id (and what pms itself writes). The other
+ * columns hold what the record gives in the shape pms knows, else NULL (schema 2; schema 1 required
+ * them, and is rebuilt on open).
+ */
+const bookingsTable = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
   profile TEXT NOT NULL,
   id TEXT NOT NULL,
-  property_id TEXT NOT NULL,
-  status TEXT NOT NULL,
+  property_id TEXT,
+  status TEXT,
   check_in TEXT,
   check_out TEXT,
-  adults INTEGER NOT NULL,
-  children INTEGER NOT NULL,
-  infants INTEGER NOT NULL,
-  channel_code TEXT NOT NULL,
-  channel_name TEXT NOT NULL,
+  adults INTEGER,
+  children INTEGER,
+  infants INTEGER,
+  channel_code TEXT,
+  channel_name TEXT,
   channel_reference TEXT,
   guest_name TEXT,
   guest_email TEXT,
@@ -27,13 +32,15 @@ CREATE TABLE IF NOT EXISTS bookings (
   currency TEXT,
   total REAL,
   paid REAL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
+  created_at TEXT,
+  updated_at TEXT,
   removed_at TEXT,
   synced_at TEXT NOT NULL,
   record TEXT NOT NULL,
   PRIMARY KEY (profile, id)
-);
+);`
+
+const SCHEMA = `${bookingsTable('bookings')}
 CREATE INDEX IF NOT EXISTS bookings_by_property ON bookings (profile, property_id);
 CREATE TABLE IF NOT EXISTS sync_state (
   profile TEXT NOT NULL,
@@ -44,6 +51,19 @@ CREATE TABLE IF NOT EXISTS sync_state (
   PRIMARY KEY (profile, scope)
 );
 `
+
+/** SQLite cannot drop NOT NULL from a column: the table of schema 1 is copied into one of schema 2. */
+function migrateFromVersion1(db: BetterSqlite3.Database): void {
+  const columns = [...BOOKING_ROW_COLUMNS, 'record'].join(', ')
+  db.transaction(() => {
+    db.exec(`${bookingsTable('bookings_v2')}
+      INSERT INTO bookings_v2 (${columns}) SELECT ${columns} FROM bookings;
+      DROP TABLE bookings;
+      ALTER TABLE bookings_v2 RENAME TO bookings;`)
+    db.exec(SCHEMA)
+    db.pragma(`user_version = ${SCHEMA_VERSION}`)
+  })()
+}
 
 /**
  * The default sink: one SQLite file. better-sqlite3 is imported here, on first use, so that no
@@ -65,6 +85,7 @@ export async function openSqliteSink(path: string): Promise<Sink> {
     db.pragma('synchronous = NORMAL')
     const version = db.pragma('user_version', {simple: true}) as number
     if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
+    if (version === 1) migrateFromVersion1(db)
     db.exec(SCHEMA)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   } catch (error) {

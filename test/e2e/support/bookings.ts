@@ -2,18 +2,23 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import Database from 'better-sqlite3'
 import type {Booking} from '../../../src/contract/bookings.js'
+
 import {tempConfigDir} from './pms.js'
 import {connect, sandboxAdmin, type StartedSandbox} from './sandbox.js'
 
+type Named<T> = {[K in keyof T as string extends K ? never : K]: T[K]}
+/** A booking as the sandbox serves it: every field of its shape present (the price only with prices.read). */
+export type ServedBooking = Omit<Required<Named<Booking>>, 'price'> & Pick<Booking, 'price'>
+
 /** Every booking GET /bookings lists for the token now, by id (a plain walk at the largest page size). */
-export async function apiListing(appUrl: string, token: string): Promise<Map<string, Booking>> {
-  const out = new Map<string, Booking>()
+export async function apiListing(appUrl: string, token: string): Promise<Map<string, ServedBooking>> {
+  const out = new Map<string, ServedBooking>()
   let cursor: string | null = null
   do {
     const query: string = `limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
     const response = await fetch(`${appUrl}/api/v1/bookings?${query}`, {headers: {authorization: `Bearer ${token}`}})
     if (!response.ok) throw new Error(`GET /bookings answered ${response.status}`)
-    const page = (await response.json()) as {data: Booking[]; next_cursor: string | null}
+    const page = (await response.json()) as {data: ServedBooking[]; next_cursor: string | null}
     for (const booking of page.data) out.set(booking.id, booking)
     cursor = page.next_cursor
   } while (cursor)
@@ -21,7 +26,7 @@ export async function apiListing(appUrl: string, token: string): Promise<Map<str
 }
 
 export interface SqliteBooking {
-  record: Booking
+  record: ServedBooking
   removed_at: string | null
   status: string
   updated_at: string
@@ -32,23 +37,23 @@ export function sqliteBookings(path: string, profile = 'default'): Map<string, S
   const db = new Database(path, {readonly: true})
   try {
     const rows = db.prepare('SELECT id, record, removed_at, status, updated_at FROM bookings WHERE profile = ?').all(profile) as Array<{id: string; record: string; removed_at: string | null; status: string; updated_at: string}>
-    return new Map(rows.map((row) => [row.id, {record: JSON.parse(row.record) as Booking, removed_at: row.removed_at, status: row.status, updated_at: row.updated_at}]))
+    return new Map(rows.map((row) => [row.id, {record: JSON.parse(row.record) as ServedBooking, removed_at: row.removed_at, status: row.status, updated_at: row.updated_at}]))
   } finally {
     db.close()
   }
 }
 
 /** The live records of a SQLite file (removed_at null), by id. */
-export function liveRecords(rows: Map<string, SqliteBooking>): Map<string, Booking> {
+export function liveRecords(rows: Map<string, SqliteBooking>): Map<string, ServedBooking> {
   return new Map([...rows].filter(([, row]) => row.removed_at === null).map(([id, row]) => [id, row.record]))
 }
 
 /** Replays a JSONL change feed: the last line per profile and id wins; removed lines drop the booking. */
-export function replayJsonl(path: string, profile = 'default'): Map<string, Booking> {
-  const out = new Map<string, Booking>()
+export function replayJsonl(path: string, profile = 'default'): Map<string, ServedBooking> {
+  const out = new Map<string, ServedBooking>()
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line) continue
-    const entry = JSON.parse(line) as {profile: string; removed_at: string | null; booking: Booking}
+    const entry = JSON.parse(line) as {profile: string; removed_at: string | null; booking: ServedBooking}
     if (entry.profile !== profile) continue
     if (entry.removed_at === null) out.set(entry.booking.id, entry.booking)
     else out.delete(entry.booking.id)

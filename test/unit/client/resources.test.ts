@@ -180,6 +180,27 @@ describe('docs/contract-gaps.md row 14: at most 366 days from from to to per GET
     ])
   })
 
+  it('list() of one range lists a booking that changed while it was paged once, in its newest version ("upsert by booking id")', async () => {
+    const {client} = await setup((req) => {
+      const cursor = new URL(req.url, 'http://x').searchParams.get('cursor')
+      // Booking 1 changed after the first page was read: it comes again, ahead of the cursor.
+      return cursor === null
+        ? {status: 200, body: {data: [booking(1, '2026-11-01T00:00:00.000Z'), booking(2, '2026-11-02T00:00:00.000Z')], next_cursor: 'p2', next_updated_since: '2026-11-22T10:00:00.000Z'}}
+        : {status: 200, body: {data: [booking(3, '2026-11-03T00:00:00.000Z'), booking(1, '2026-11-04T00:00:00.000Z')], next_cursor: null, next_updated_since: '2026-11-22T10:00:00.000Z'}}
+    })
+    const listed = await collect(client.bookings.list({}))
+    expect(listed.map((b) => [b.id, b.updated_at])).toEqual([
+      [uuid(2), '2026-11-02T00:00:00.000Z'],
+      [uuid(3), '2026-11-03T00:00:00.000Z'],
+      [uuid(1), '2026-11-04T00:00:00.000Z'],
+    ])
+  })
+
+  it('list() keeps records that say nothing but their id (the contract names no other field), in the order they came', async () => {
+    const {client} = await setup(() => ({status: 200, body: {data: [{id: uuid(2)}, {id: uuid(1), something_new: true}], next_cursor: null, next_updated_since: '2026-11-22T10:00:00.000Z'}}))
+    expect(await collect(client.bookings.list({}))).toEqual([{id: uuid(2)}, {id: uuid(1), something_new: true}])
+  })
+
   it('list() names at most 100 Properties per call (the contract\'s limit) and walks every group', async () => {
     const {server, client} = await setup(() => ({status: 200, body: {data: [], next_cursor: null, next_updated_since: '2026-11-22T10:00:00.000Z'}}))
     const ids = Array.from({length: 150}, (_, i) => uuid(i + 1))

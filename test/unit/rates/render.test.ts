@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {BatchReport, RestrictionBatchPreview, RestrictionRecord} from '../../../src/contract/index.js'
+import type {ServedBatchReport} from '../../../src/sandbox/batches/report.js'
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
@@ -100,7 +101,7 @@ describe('rendering a dry run', () => {
 
 describe('rendering an outcome report', () => {
   const counts = (over: Partial<Record<string, number>>) => ({submitted: 0, pending: 0, applied: 0, unchanged: 0, superseded: 0, refused: 0, failed: 0, cancelled: 0, ...over})
-  const report: BatchReport = {
+  const report: ServedBatchReport = {
     id: '40000000-0000-4000-8000-000000000001',
     status: 'partially_failed',
     created_at: '2026-11-22T10:00:00.000Z',
@@ -124,7 +125,7 @@ describe('rendering an outcome report', () => {
 
   it('on a terminal, cuts long Property labels with … so that the report fits its width; off a terminal cuts nothing', () => {
     const long = new Map([[A, 'A very long Property name that goes on and on, Lisbon 12']])
-    const completed: BatchReport = {...report, status: 'completed', changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2}), properties: [{...report.properties[0]!, changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2})}]}
+    const completed: ServedBatchReport = {...report, status: 'completed', changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2}), properties: [{...report.properties[0]!, changes: counts({submitted: 10, applied: 4, unchanged: 4, refused: 2})}]}
     const lines = renderReport(completed, long, undefined, 80).split('\n')
     for (const line of lines.slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(80)
     expect(lines[2]).toMatch(/^A very long P.*… \(10000000\)\s+completed/)

@@ -414,8 +414,12 @@ describe('the request log', () => {
 })
 
 describe('GET /openapi.json', () => {
-  it('answers the document generated from the contract schemas', async () => {
-    const response = await get(app, '/api/v1/openapi.json')
+  it('answers the document generated from the contract schemas, to a call with an access token like every call (General rules 1)', async () => {
+    const without = await get(app, '/api/v1/openapi.json')
+    expect(without.statusCode).toBe(401)
+    expect(errorCode(without)).toBe('unauthorized')
+    const tokens = await connect(app, {permissions: []})
+    const response = await get(app, '/api/v1/openapi.json', tokens.access_token)
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())))
   })

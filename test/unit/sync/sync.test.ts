@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 import type {BookingsQuery} from '../../../src/client/index.js'
-import type {Booking, BookingsPage} from '../../../src/contract/bookings.js'
+import type {Booking, BookingRecordsPage} from '../../../src/contract/bookings.js'
 import {syncProfile, type BookingPages} from '../../../src/sync/engine.js'
 import {runSync, summaryLine, syncExitCode, type ProfileClient, type SyncRunSummary} from '../../../src/sync/index.js'
 import type {Sink} from '../../../src/sync/sink.js'
@@ -12,10 +12,13 @@ import {openCsvSink} from '../../../src/sync/sinks/csv.js'
 import {openJsonlSink} from '../../../src/sync/sinks/jsonl.js'
 import {openSqliteSink} from '../../../src/sync/sinks/sqlite.js'
 
+/** The fake service serves the sandbox's full shape. */
+type FullBooking = Booking & {property_id: string; updated_at: string}
+
 const PROPERTY_A = '11111111-1111-4111-8111-111111111111'
 const PROPERTY_B = '22222222-2222-4222-8222-222222222222'
 
-function booking(n: number, updatedAt: number, fields: Partial<Booking> = {}): Booking {
+function booking(n: number, updatedAt: number, fields: Partial<Booking> = {}): FullBooking {
   return {
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
     property_id: n % 2 === 0 ? PROPERTY_A : PROPERTY_B,
@@ -39,22 +42,22 @@ function booking(n: number, updatedAt: number, fields: Partial<Booking> = {}): B
  */
 class FakeService implements BookingPages {
   now = Date.parse('2026-11-22T10:00:00.000Z')
-  readonly bookings = new Map<string, Booking>()
+  readonly bookings = new Map<string, FullBooking>()
   readonly queries: BookingsQuery[] = []
   /** Throws when this many pages have been served (a killed run or a failing service). */
   failAfterPages: number | undefined
 
-  put(b: Booking): void {
+  put(b: FullBooking): void {
     this.bookings.set(b.id, b)
   }
   change(id: string, fields: Partial<Booking>): void {
     this.now += 1000
-    this.put({...(this.bookings.get(id) as Booking), ...fields, updated_at: new Date(this.now).toISOString()})
+    this.put({...(this.bookings.get(id) as FullBooking), ...fields, updated_at: new Date(this.now).toISOString()})
   }
   listing(): Booking[] {
     return [...this.bookings.values()].sort((a, b) => (a.id < b.id ? -1 : 1))
   }
-  async *pages(query: BookingsQuery): AsyncIterable<BookingsPage> {
+  async *pages(query: BookingsQuery): AsyncIterable<BookingRecordsPage> {
     this.queries.push(query)
     const startedAt = new Date(this.now).toISOString()
     const since = query.updatedSince === undefined ? -Infinity : Date.parse(query.updatedSince)
@@ -96,7 +99,7 @@ function contents(kind: Kind, path: string, profile = 'p'): Map<string, {updated
     }
   } else if (kind === 'jsonl') {
     for (const line of readFileSync(path, 'utf8').split('\n').filter(Boolean)) {
-      const entry = JSON.parse(line) as {profile: string; removed_at: string | null; booking: Booking}
+      const entry = JSON.parse(line) as {profile: string; removed_at: string | null; booking: FullBooking}
       if (entry.profile === profile) out.set(entry.booking.id, {updated_at: entry.booking.updated_at, removed: entry.removed_at !== null})
     }
   } else {

@@ -1,0 +1,54 @@
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import Database from 'better-sqlite3'
+import {describe, expect, it} from 'vitest'
+import {openSqliteSink} from '../../../src/sync/sinks/sqlite.js'
+
+/** The bookings table as schema 1 wrote it: columns the contract never names were NOT NULL. */
+const SCHEMA_1 = `
+CREATE TABLE bookings (
+  profile TEXT NOT NULL, id TEXT NOT NULL, property_id TEXT NOT NULL, status TEXT NOT NULL, check_in TEXT, check_out TEXT,
+  adults INTEGER NOT NULL, children INTEGER NOT NULL, infants INTEGER NOT NULL, channel_code TEXT NOT NULL, channel_name TEXT NOT NULL,
+  channel_reference TEXT, guest_name TEXT, guest_email TEXT, guest_phone TEXT, currency TEXT, total REAL, paid REAL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, removed_at TEXT, synced_at TEXT NOT NULL, record TEXT NOT NULL,
+  PRIMARY KEY (profile, id)
+);
+CREATE INDEX bookings_by_property ON bookings (profile, property_id);
+CREATE TABLE sync_state (profile TEXT NOT NULL, scope TEXT NOT NULL, updated_since TEXT NOT NULL, synced_at TEXT NOT NULL, full_synced_at TEXT, PRIMARY KEY (profile, scope));
+PRAGMA user_version = 1;
+INSERT INTO bookings VALUES ('default', 'b-1', 'p-1', 'confirmed', '2027-01-01', '2027-01-03', 2, 0, 0, 'airbnb', 'Airbnb', 'R1', 'Ana', NULL, NULL, NULL, NULL, NULL,
+  '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z', NULL, '2026-11-02T00:00:00.000Z', '{"id":"b-1"}');
+INSERT INTO sync_state VALUES ('default', '*', '2026-11-02T00:00:00.000Z', '2026-11-02T00:00:00.000Z', NULL);
+`
+
+const BARE = '3f1c2b9a-1111-4000-8000-00000000000f'
+
+describe('the SQLite bookings file of an earlier version', () => {
+  it('is carried over to schema 2 on open: its rows and cursor kept, and a booking with nothing but its id then fits', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-sqlite-')), 'bookings.sqlite')
+    const old = new Database(path)
+    old.exec(SCHEMA_1)
+    old.close()
+
+    const sink = await openSqliteSink(path)
+    try {
+      expect(await sink.cursor('default', '*')).toBe('2026-11-02T00:00:00.000Z')
+      const counts = await sink.commit({profile: 'default', scope: '*', bookings: [{id: BARE}], syncedAt: '2026-11-25T00:00:00.000Z', end: {nextUpdatedSince: '2026-11-25T00:00:00.000Z'}})
+      expect(counts).toEqual({inserted: 1, updated: 0, removed: 0})
+    } finally {
+      await sink.close()
+    }
+    const db = new Database(path, {readonly: true})
+    try {
+      expect(db.pragma('user_version', {simple: true})).toBe(2)
+      expect(db.prepare('SELECT id, property_id, status, adults, guest_name FROM bookings ORDER BY id').all()).toEqual([
+        {id: BARE, property_id: null, status: null, adults: null, guest_name: null},
+        {id: 'b-1', property_id: 'p-1', status: 'confirmed', adults: 2, guest_name: 'Ana'},
+      ])
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'bookings_by_property'").all()).toHaveLength(1)
+    } finally {
+      db.close()
+    }
+  })
+})
