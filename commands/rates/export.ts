@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {plural} from '../../src/text/words.js'
+import {shellCommand} from '../../src/text/shell.js'
 
 export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override summary = 'Export the current rates and restrictions as CSV in the import format'
@@ -34,7 +35,8 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     if (note) io.err(note)
     if (this.flags.output) {
       await writeFile(this.flags.output, csv)
-      io.err(`Wrote ${plural(rows.length, 'row')} to ${this.flags.output}. Edit it, then see the changes with: pms rates import ${this.flags.output} --dry-run\n`)
+      const next = shellCommand(['pms', 'rates', 'import', this.flags.output, '--dry-run', ...(this.ctx.profile ? ['--profile', this.ctx.profile] : [])])
+      io.err(`Wrote ${plural(rows.length, 'row')} to ${this.flags.output}. Edit it, then see the changes with: ${next}\n`)
       if (this.ctx.json) this.emit({file: this.flags.output, rows: rows.length}, () => '')
     } else {
       this.emit(rows, () => csv)

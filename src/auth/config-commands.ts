@@ -1,6 +1,8 @@
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {isGlobalKey, isProfileKey, saveConfig, type PmsConfig} from './config.js'
-import {loadProfile, type ProfileOptions} from './profile.js'
+import {withCredentialLock} from './lock.js'
+import {loadProfile, type LoadedProfile, type ProfileOptions} from './profile.js'
+import {recordedStore} from './store-select.js'
 import {normalizeAppUrl, parseRedirectUri} from './urls.js'
 import {validateProfileName} from './config.js'
 
@@ -27,13 +29,15 @@ export function configGet(options: ProfileOptions, key: string): {key: string; p
   throw unknownKey(key)
 }
 
-export function configSet(options: ProfileOptions, key: string, raw: string): {key: string; profile?: string; value: string | boolean} {
+export async function configSet(options: ProfileOptions, key: string, raw: string): Promise<{key: string; profile?: string; value: string | boolean}> {
   const profile = loadProfile(options)
   const config: PmsConfig = profile.loaded.config
   if (isProfileKey(key)) {
     const value =
       key === 'app_url' ? normalizeAppUrl(raw, 'app_url') : key === 'redirect_uri' ? parseRedirectUri(raw, 'redirect_uri').uri : raw.trim()
     if (!value) throw new UsageError(`${key} cannot be empty`, {code: 'invalid_setting'})
+    // A login of an earlier version names no service of its own: it keeps the one it was made with.
+    if (key === 'app_url' && profile.settings.app_url && profile.settings.credential_store) await bindLoginTo(options.configDir, profile, profile.settings.app_url)
     config.profiles[profile.name] = {...profile.settings, [key]: value}
     saveConfig(options.configDir, config, profile.loaded)
     return {key, profile: profile.name, value}
@@ -50,6 +54,14 @@ export function configSet(options: ProfileOptions, key: string, raw: string): {k
     return {key, value: config.require_keychain}
   }
   throw unknownKey(key)
+}
+
+async function bindLoginTo(configDir: string, profile: LoadedProfile, appUrl: string): Promise<void> {
+  const store = await recordedStore(configDir, profile)
+  await withCredentialLock(configDir, profile.name, async () => {
+    const stored = await store.read()
+    if (stored && stored.app_url === undefined) await store.write({...stored, app_url: appUrl})
+  })
 }
 
 export interface ConfigListing {

@@ -78,7 +78,9 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
     now: () => clock.now(),
     binding: {requested, profileAppUrl: profile.settings.app_url},
     refresh: (refreshToken, storedSecret) => {
-      const clientSecret = options.env.PMS_CLIENT_SECRET || storedSecret
+      // The stored secret belongs to the issuing service; PMS_CLIENT_SECRET, exported for whatever
+      // App and service, serves only a login that stored none.
+      const clientSecret = storedSecret || options.env.PMS_CLIENT_SECRET
       if (!clientSecret) {
         throw new LoginRequiredError(`No client secret is stored for profile "${profile.name}"`, {
           code: 'client_secret_missing',

@@ -47,9 +47,24 @@ export class AppUrlMismatchError extends UsageError {
   }
 }
 
-/** Throws unless `requested` is the service that issued the login (unknown issuers pass: nothing to compare). */
+/**
+ * Throws unless `requested` is the service that issued the login. A login that names no service
+ * (an entry of an earlier version whose profile lost its app_url) is sent nowhere: it fails closed.
+ */
 export function assertIssuer(profile: string, issuer: string | undefined, requested: EffectiveAppUrl, way: 'use' | 'login' = 'use'): void {
-  if (issuer !== undefined && issuer !== sameForm(requested.url)) throw new AppUrlMismatchError(profile, issuer, requested, way)
+  if (issuer === undefined) throw new UnknownIssuerError(profile)
+  if (issuer !== sameForm(requested.url)) throw new AppUrlMismatchError(profile, issuer, requested, way)
+}
+
+/** A stored login whose issuing service is unknown: its secrets go nowhere until it is made again. */
+export class UnknownIssuerError extends UsageError {
+  constructor(profile: string) {
+    const logout = shellCommand(['pms', 'logout', ...(profile === 'default' ? [] : ['--profile', profile])])
+    super(`The stored login of profile "${profile}" does not say which service issued it, so its tokens and client secret are sent nowhere`, {
+      code: 'app_url_unknown',
+      suggestion: `${logout}, then ${loginCommand(profile)} --app-url https://... (the service you logged in to)`,
+    })
+  }
 }
 
 /** One written form per address, so that `https://x/` and `https://X` compare equal. */

@@ -1,8 +1,9 @@
 import {UsageError} from '../client/errors.js'
+import {shellCommand} from '../text/shell.js'
 import {withCredentialLock} from './lock.js'
-import {issuerOf} from './issuer.js'
+import {issuerOf, UnknownIssuerError} from './issuer.js'
 import {revokeToken} from './oauth-client.js'
-import {loadProfile, resolveAppUrl, type AuthIo} from './profile.js'
+import {loadProfile, type AuthIo} from './profile.js'
 import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens} from './stored-token-provider.js'
@@ -42,15 +43,16 @@ export async function logout(options: LogoutOptions): Promise<LogoutResult> {
     let revokedAt: string | undefined
     if (options.revoke && stored?.refresh_token) {
       const clientId = options.env.PMS_CLIENT_ID || profile.settings.client_id
-      const clientSecret = options.env.PMS_CLIENT_SECRET || stored.client_secret
+      const clientSecret = stored.client_secret || options.env.PMS_CLIENT_SECRET
       if (!clientId || !clientSecret) {
         throw new UsageError('Cannot revoke: the client id or secret of the App is unknown', {
           code: 'client_credentials_missing',
-          suggestion: 'set PMS_CLIENT_ID and PMS_CLIENT_SECRET, or run pms logout without --revoke',
+          suggestion: `set PMS_CLIENT_ID and PMS_CLIENT_SECRET, or run ${shellCommand(['pms', 'logout', ...(profile.name === 'default' ? [] : ['--profile', profile.name])])} without --revoke`,
         })
       }
       // Revoked where it was issued, whatever PMS_APP_URL says now: a token goes to no other service.
-      const appUrl = issuerOf(stored, profile.settings.app_url) ?? resolveAppUrl(options)
+      const appUrl = issuerOf(stored, profile.settings.app_url)
+      if (appUrl === undefined) throw new UnknownIssuerError(profile.name)
       const refreshToken = stored.refresh_token
       await withServiceTransport(options, appUrl, undefined, (http) => revokeToken({http, client: {clientId, clientSecret}}, refreshToken, 'refresh_token'))
       revokedAt = appUrl

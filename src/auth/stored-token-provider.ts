@@ -75,8 +75,25 @@ export class StoredTokenProvider implements TokenProvider {
       throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
     }
     const binding = this.options.binding
-    if (binding) assertIssuer(this.options.profile, issuerOf(credentials, binding.profileAppUrl), binding.requested)
+    if (binding) {
+      const issuer = issuerOf(credentials, binding.profileAppUrl)
+      assertIssuer(this.options.profile, issuer, binding.requested)
+      // An entry of an earlier version is bound now, so that a later change of the profile's app_url cannot carry it along.
+      if (credentials.app_url === undefined && issuer !== undefined) return this.bind(issuer)
+    }
     return credentials
+  }
+
+  /** Writes the issuer into the entry, under the lock, into what is stored then (a refresh may have written meanwhile). */
+  private bind(issuer: string): Promise<StoredCredentials> {
+    return this.options.lock(async () => {
+      const stored = await this.options.store.read()
+      if (!stored?.refresh_token && !stored?.access_token) throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
+      if (stored.app_url !== undefined) return stored
+      const bound = {...stored, app_url: issuer}
+      await this.options.store.write(bound)
+      return bound
+    })
   }
 
   /** The issuer the entry is bound to from now on: its own, else the address it was just used with. */

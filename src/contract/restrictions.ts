@@ -56,12 +56,13 @@ export const RestrictionRecordSchema = component(
   z.looseObject({
     property_id: uuid(),
     date: isoDate(),
-    // Absent (a service that leaves unset values out) reads as unset. The list of refusals is named by the contract.
-    rate: z.number().nullable().catch(null),
-    min_stay: z.int().nullable().catch(null),
-    closed_to_arrival: z.boolean().nullable().catch(null),
-    closed_to_departure: z.boolean().nullable().catch(null),
-    availability: z.boolean().nullable().catch(null),
+    // Absent (a service that leaves unset values out) reads as unset; a value of another shape is an
+    // error, never read as unset. The list of refusals is named by the contract.
+    rate: z.number().nullable().default(null),
+    min_stay: z.int().nullable().default(null),
+    closed_to_arrival: z.boolean().nullable().default(null),
+    closed_to_departure: z.boolean().nullable().default(null),
+    availability: z.boolean().nullable().default(null),
     unwritable_fields: z.array(UnwritableFieldSchema),
   }),
 )

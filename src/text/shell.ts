@@ -5,8 +5,11 @@
  * into bash, the command then carries exactly the text pms saw.
  */
 
-/** Words that need no quotes in any POSIX shell: nothing in them is expanded, split or globbed. */
-const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/
+/**
+ * Words that need no quotes in any POSIX shell: nothing in them is expanded, split or globbed. A
+ * leading `=` is quoted too: zsh expands `=cmd` to the path of cmd.
+ */
+const PLAIN_WORD = /^[A-Za-z0-9_@%+:,./-][A-Za-z0-9_@%+=:,./-]*$/
 
 export function shellQuote(word: string): string {
   if (PLAIN_WORD.test(word)) return word

@@ -62,6 +62,13 @@ function storedEntry(configDir: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(configDir, 'credentials', 'default.json'), 'utf8')) as Record<string, unknown>
 }
 
+/** A read, a refresh-capable token command and a sync: enough where every command was tried once above. */
+const SOME: string[][] = [
+  ['properties', 'list'],
+  ['auth', 'token'],
+  ['bookings', 'sync', '--to', 'SYNC_FILE'],
+]
+
 /** Every command that would use the stored login. */
 const COMMANDS: string[][] = [
   ['properties', 'list'],
@@ -107,9 +114,10 @@ describe('credentials go only to the service that issued them', {timeout: 180_00
     expect(recorder.received.map((r) => `${r.method} ${r.url}`)).toEqual([])
   }
 
-  async function runEach(configDir: string, env: Record<string, string>): Promise<Array<[string[], PmsResult]>> {
+  /** Each command of `commands` (every one by default), one after the other. */
+  async function runEach(configDir: string, env: Record<string, string>, commands: string[][] = COMMANDS): Promise<Array<[string[], PmsResult]>> {
     const results: Array<[string[], PmsResult]> = []
-    for (const command of COMMANDS) {
+    for (const command of commands) {
       const args = command.map((arg) => (arg === 'SYNC_FILE' ? join(configDir, 'bookings.sqlite') : arg))
       results.push([command, await runPms(args, {configDir, env: {...NO_KEYCHAIN, ...env}})])
     }
@@ -151,16 +159,16 @@ describe('credentials go only to the service that issued them', {timeout: 180_00
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, pair)
     expect((await runPms(['config', 'set', 'app_url', recorder.url], {configDir})).code).toBe(0)
-    for (const [command, result] of await runEach(configDir, {})) {
+    for (const [command, result] of await runEach(configDir, {}, SOME)) {
       expectRefused(result, command, sandbox.appUrl, recorder.url, 'app_url of profile "default"')
     }
     expectNothingLeaked(pair)
   })
 
-  it('a login stored by an earlier version (no address of its own) belongs to the app_url it was made with, and is bound to it at its next refresh', async () => {
+  it('a login stored by an earlier version (no address of its own) belongs to the app_url it was made with, and is bound to it at its first use there', async () => {
     const pair = await connect(sandbox.appUrl)
     const configDir = seedLogin(sandbox, pair, {bound: false, expiresAt: Date.now() - 60_000})
-    for (const [command, result] of await runEach(configDir, {PMS_APP_URL: recorder.url})) expectRefused(result, command, sandbox.appUrl, recorder.url, 'PMS_APP_URL')
+    for (const [command, result] of await runEach(configDir, {PMS_APP_URL: recorder.url}, SOME)) expectRefused(result, command, sandbox.appUrl, recorder.url, 'PMS_APP_URL')
     expectNothingLeaked(pair)
     const refreshed = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
     expect(refreshed.code, refreshed.stderr).toBe(0)
@@ -169,6 +177,23 @@ describe('credentials go only to the service that issued them', {timeout: 180_00
     expect((await runPms(['config', 'set', 'app_url', recorder.url], {configDir})).code).toBe(0)
     expectRefused(await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN}), ['properties', 'list'], sandbox.appUrl, recorder.url, 'app_url of profile "default"')
     expectNothingLeaked(pair)
+  })
+
+  it('a login of an earlier version whose profile app_url is changed before it is ever used stays with the service it was made with', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, {bound: false})
+    expect((await runPms(['config', 'set', 'app_url', recorder.url], {configDir, env: NO_KEYCHAIN})).code).toBe(0)
+    expect(storedEntry(configDir).app_url).toBe(sandbox.appUrl)
+    for (const [command, result] of await runEach(configDir, {}, SOME)) expectRefused(result, command, sandbox.appUrl, recorder.url, 'app_url of profile "default"')
+    expectNothingLeaked(pair)
+  })
+
+  it('a refresh sends the client secret stored with the login, not a PMS_CLIENT_SECRET exported for another App or service', async () => {
+    const pair = await connect(sandbox.appUrl)
+    const configDir = seedLogin(sandbox, pair, {expiresAt: Date.now() - 60_000})
+    const result = await runPms(['auth', 'token'], {configDir, env: {...NO_KEYCHAIN, PMS_CLIENT_SECRET: 'pms_cs_of_another_app'}})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.trim()).not.toBe(pair.access_token)
   })
 
   it('pms login --app-url (or PMS_APP_URL) naming another server into a logged-in profile is refused; after a logout the stored client secret is still not sent there', async () => {

@@ -42,8 +42,7 @@ export class BookingsResource {
    * Every booking of the query, each once ("upsert by booking id"): a booking that changes while
    * the listing is paged comes again ahead of the cursor, and one whose stay crosses a split of a
    * long range or of many Properties (docs/contract-gaps.md row 14) is met by two calls. Listed in
-   * its newest version, in the service's order (or at its last sighting when records do not say
-   * when they changed).
+   * its newest version, in the service's order (records that do not say when they changed last).
    */
   list(query: BookingsQuery = {}): AsyncIterable<BookingRecord> {
     const ranges = splitStayRange(query.from, query.to)
@@ -62,16 +61,15 @@ export class BookingsResource {
         byId.set(booking.id, booking)
       }
     }
-    const merged = [...byId.values()]
-    // In the service's order (updated_at, then id: docs/contract-gaps.md row 11) when every record says when it changed.
-    const times = new Map(merged.map((booking) => [booking.id, readBooking(booking).updated_at]))
-    if (merged.every((booking) => times.get(booking.id) !== null)) {
-      merged.sort((a, b) => {
-        const [ta, tb] = [times.get(a.id) as string, times.get(b.id) as string]
-        return ta === tb ? (a.id < b.id ? -1 : 1) : ta < tb ? -1 : 1
-      })
+    // In the service's order (the change time, then id: docs/contract-gaps.md row 11); records that
+    // do not say when they changed come last, in the order they came (the sort is stable).
+    const time = (booking: BookingRecord) => {
+      const at = readBooking(booking).updated_at
+      return at === null ? Infinity : Date.parse(at)
     }
-    yield* merged
+    const merged = [...byId.values()].map((booking) => ({booking, at: time(booking)}))
+    merged.sort((a, b) => (a.at !== b.at ? (a.at < b.at ? -1 : 1) : a.at === Infinity ? 0 : a.booking.id < b.booking.id ? -1 : 1))
+    yield* merged.map(({booking}) => booking)
   }
 
   async lockCodes(bookingId: string): Promise<LockCodeRecord[]> {

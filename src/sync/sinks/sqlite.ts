@@ -52,15 +52,28 @@ CREATE TABLE IF NOT EXISTS sync_state (
 );
 `
 
-/** SQLite cannot drop NOT NULL from a column: the table of schema 1 is copied into one of schema 2. */
+/**
+ * SQLite cannot drop NOT NULL from a column: the table of schema 1 is copied into one of schema 2
+ * (SQLite's own procedure for such changes). What users built on `bookings` (views, indexes,
+ * triggers) is dropped with it and made again from its own SQL afterwards, in the same transaction.
+ */
 function migrateFromVersion1(db: BetterSqlite3.Database): void {
   const columns = [...BOOKING_ROW_COLUMNS, 'record'].join(', ')
   db.transaction(() => {
+    const theirs = db
+      .prepare(
+        `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT IN ('bookings', 'bookings_by_property')
+         AND (tbl_name = 'bookings' OR (type = 'view' AND sql LIKE '%bookings%'))`,
+      )
+      .all() as Array<{type: string; name: string; sql: string}>
+    for (const view of theirs.filter((entry) => entry.type === 'view')) db.exec(`DROP VIEW "${view.name.replaceAll('"', '""')}"`)
     db.exec(`${bookingsTable('bookings_v2')}
       INSERT INTO bookings_v2 (${columns}) SELECT ${columns} FROM bookings;
       DROP TABLE bookings;
       ALTER TABLE bookings_v2 RENAME TO bookings;`)
     db.exec(SCHEMA)
+    // Views last: they may read the tables the indexes and triggers belong to.
+    for (const entry of [...theirs.filter((e) => e.type !== 'view'), ...theirs.filter((e) => e.type === 'view')]) db.exec(entry.sql)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   })()
 }

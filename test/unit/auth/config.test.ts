@@ -103,13 +103,13 @@ describe('profiles', () => {
 })
 
 describe('pms config get/set/list', () => {
-  it('sets per-profile settings and global ones', () => {
+  it('sets per-profile settings and global ones', async () => {
     const dir = tmp()
     const base = {env: {}, configDir: dir}
-    configSet({...base, profile: 'acme'}, 'app_url', 'https://acme.example.com/')
-    configSet({...base, profile: 'acme'}, 'redirect_uri', 'http://localhost:9000/callback')
-    configSet(base, 'default_profile', 'acme')
-    configSet(base, 'require_keychain', 'true')
+    await configSet({...base, profile: 'acme'}, 'app_url', 'https://acme.example.com/')
+    await configSet({...base, profile: 'acme'}, 'redirect_uri', 'http://localhost:9000/callback')
+    await configSet(base, 'default_profile', 'acme')
+    await configSet(base, 'require_keychain', 'true')
     expect(configGet(base, 'app_url').value).toBe('https://acme.example.com')
     expect(configGet(base, 'require_keychain').value).toBe(true)
     expect(configList(base)).toEqual({
@@ -127,10 +127,10 @@ describe('pms config get/set/list', () => {
     expect(() => configGet(base, 'client_id')).toThrow(expect.objectContaining({suggestion: 'pms config set client_id VALUE'}))
   })
 
-  it('refuses unknown keys, insecure app_url and odd booleans', () => {
+  it('refuses unknown keys, insecure app_url and odd booleans', async () => {
     const base = {env: {}, configDir: tmp()}
-    expect(() => configSet(base, 'colour', 'blue')).toThrow(UsageError)
-    expect(() => configSet(base, 'app_url', 'http://app.example.com')).toThrow(/https/)
-    expect(() => configSet(base, 'require_keychain', 'yes')).toThrow(UsageError)
+    await expect(configSet(base, 'colour', 'blue')).rejects.toThrow(UsageError)
+    await expect(configSet(base, 'app_url', 'http://app.example.com')).rejects.toThrow(/https/)
+    await expect(configSet(base, 'require_keychain', 'yes')).rejects.toThrow(UsageError)
   })
 })

@@ -2,7 +2,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {AppUrlMismatchError, assertIssuer, issuerOf} from '../../../src/auth/issuer.js'
+import {AppUrlMismatchError, assertIssuer, issuerOf, UnknownIssuerError} from '../../../src/auth/issuer.js'
 import {withCredentialLock} from '../../../src/auth/lock.js'
 import type {TokenPair} from '../../../src/auth/oauth-client.js'
 import {clearTokens, StoredTokenProvider} from '../../../src/auth/stored-token-provider.js'
@@ -13,7 +13,7 @@ const NOW = Date.UTC(2026, 10, 25, 10)
 const HOME = 'https://app.example.com'
 const STRANGER = {url: 'https://app.example.net', source: 'PMS_APP_URL'}
 
-function provider(store: MemoryTokenStore, refreshed: string[], requested = {url: HOME, source: 'PMS_APP_URL'}, profileAppUrl: string | undefined = HOME) {
+function provider(store: MemoryTokenStore, refreshed: string[], requested = {url: HOME, source: 'PMS_APP_URL'}, profileAppUrl: string | null = HOME) {
   return new StoredTokenProvider({
     profile: 'default',
     store,
@@ -23,7 +23,7 @@ function provider(store: MemoryTokenStore, refreshed: string[], requested = {url
       return {accessToken: 'at_1', refreshToken: 'rt_1', expiresAt: NOW + 3_600_000}
     },
     now: () => NOW,
-    binding: {requested, profileAppUrl},
+    binding: {requested, profileAppUrl: profileAppUrl ?? undefined},
   })
 }
 
@@ -77,7 +77,7 @@ describe('a stored login asked to call another service', () => {
     expect(refreshed).toEqual([])
   })
 
-  it('a login of an earlier version is refused elsewhere too, and bound to its service at its next refresh there', async () => {
+  it('a login of an earlier version is refused elsewhere too, and bound to its service the first time it is used there', async () => {
     const refreshed: string[] = []
     const store = new MemoryTokenStore({access_token: 'at_0', refresh_token: 'rt_0', expires_at: NOW - 1000, client_secret: 'cs'})
     await expect(provider(store, refreshed, STRANGER).getToken()).rejects.toBeInstanceOf(AppUrlMismatchError)
@@ -85,6 +85,24 @@ describe('a stored login asked to call another service', () => {
     expect(refreshed).toEqual(['rt_0'])
     expect((await store.read())?.app_url).toBe(HOME)
     // Bound: a later change of the profile's app_url does not carry it along.
+    expect((await store.read())?.app_url).toBe(HOME)
     await expect(provider(store, refreshed, {url: STRANGER.url, source: 'app_url of profile "default"'}, STRANGER.url).getToken()).rejects.toBeInstanceOf(AppUrlMismatchError)
+  })
+})
+
+describe('a login whose issuing service is unknown', () => {
+  it('is sent nowhere (an entry of an earlier version whose profile lost its app_url)', async () => {
+    const refreshed: string[] = []
+    const store = new MemoryTokenStore({access_token: 'at_0', refresh_token: 'rt_0', expires_at: NOW - 1000, client_secret: 'cs'})
+    await expect(provider(store, refreshed, {url: HOME, source: 'PMS_APP_URL'}, null).getToken()).rejects.toBeInstanceOf(UnknownIssuerError)
+    expect(refreshed).toEqual([])
+  })
+
+  it('an entry of an earlier version is bound at its first use, before any refresh', async () => {
+    const refreshed: string[] = []
+    const store = new MemoryTokenStore({access_token: 'at_0', refresh_token: 'rt_0', expires_at: NOW + 3_600_000, client_secret: 'cs'})
+    expect(await provider(store, refreshed).getToken()).toBe('at_0')
+    expect(refreshed).toEqual([])
+    expect((await store.read())?.app_url).toBe(HOME)
   })
 })

@@ -20,12 +20,16 @@ PRAGMA user_version = 1;
 INSERT INTO bookings VALUES ('default', 'b-1', 'p-1', 'confirmed', '2027-01-01', '2027-01-03', 2, 0, 0, 'airbnb', 'Airbnb', 'R1', 'Ana', NULL, NULL, NULL, NULL, NULL,
   '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z', NULL, '2026-11-02T00:00:00.000Z', '{"id":"b-1"}');
 INSERT INTO sync_state VALUES ('default', '*', '2026-11-02T00:00:00.000Z', '2026-11-02T00:00:00.000Z', NULL);
+CREATE VIEW arrivals AS SELECT id, check_in FROM bookings WHERE status = 'confirmed';
+CREATE INDEX by_check_in ON bookings (check_in);
+CREATE TABLE audit (id TEXT);
+CREATE TRIGGER on_booking AFTER INSERT ON bookings BEGIN INSERT INTO audit VALUES (new.id); END;
 `
 
 const BARE = '3f1c2b9a-1111-4000-8000-00000000000f'
 
 describe('the SQLite bookings file of an earlier version', () => {
-  it('is carried over to schema 2 on open: its rows and cursor kept, and a booking with nothing but its id then fits', async () => {
+  it('is carried over to schema 2 on open: its rows and cursor kept, the views, indexes and triggers built on it too, and a booking with nothing but its id then fits', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'pms-sqlite-')), 'bookings.sqlite')
     const old = new Database(path)
     old.exec(SCHEMA_1)
@@ -46,7 +50,15 @@ describe('the SQLite bookings file of an earlier version', () => {
         {id: BARE, property_id: null, status: null, adults: null, guest_name: null},
         {id: 'b-1', property_id: 'p-1', status: 'confirmed', adults: 2, guest_name: 'Ana'},
       ])
-      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'bookings_by_property'").all()).toHaveLength(1)
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('bookings_by_property', 'by_check_in', 'arrivals', 'on_booking') ORDER BY name").all()).toEqual([
+        {name: 'arrivals'},
+        {name: 'bookings_by_property'},
+        {name: 'by_check_in'},
+        {name: 'on_booking'},
+      ])
+      expect(db.prepare('SELECT id FROM arrivals').all()).toEqual([{id: 'b-1'}])
+      // The trigger came back before the new booking was written.
+      expect(db.prepare('SELECT id FROM audit').all()).toEqual([{id: BARE}])
     } finally {
       db.close()
     }

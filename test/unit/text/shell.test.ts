@@ -33,6 +33,11 @@ describe('shell quoting of the commands pms prints', () => {
     for (const word of AWKWARD) expect(throughShell(shell, word)).toBe(word)
   })
 
+  it('quotes a word that starts with = (zsh would expand =word to the path of a command)', () => {
+    expect(shellQuote('=5')).toBe("'=5'")
+    expect(shellQuote('a=5')).toBe('a=5')
+  })
+
   it('quotes each word of a command on its own', () => {
     expect(shellCommand(['pms', 'messages', 'reply', 'b-1', '--text', "it's here"])).toBe(`pms messages reply b-1 --text 'it'\\''s here'`)
   })
