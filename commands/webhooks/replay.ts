@@ -24,7 +24,7 @@ Prints the ids put back. Exits 1 when an id is not in the inbox (the others are 
     const {flags} = this
     const {argv} = await this.parse(WebhooksReplay)
     const {runReplay, renderReplay} = await import('../../src/cli/webhooks.js')
-    const result = await runReplay(this.ctx, {store: flags.store, ids: argv as string[], dead: flags.dead})
+    const result = await runReplay(this.ctx, {store: flags.store, ids: argv as string[], dead: flags.dead === true})
     this.emit(result, renderReplay)
   }
 }

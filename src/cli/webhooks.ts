@@ -261,28 +261,59 @@ async function openNamedInbox(ctx: RunContext, store: string | undefined): Promi
   return openInbox(location, {resetClaims: false})
 }
 
-export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxEntry[]> {
+/** One event of `pms webhooks inbox`, as --json prints it: times as ISO strings, null when unset. */
+export interface InboxRow {
+  id: string
+  type: string
+  status: InboxStatus
+  attempts: number
+  received_at: string
+  next_at: string | null
+  last_error: string | null
+  claimed_by: string | null
+  lease_until: string | null
+  done_at: string | null
+  done_by: string | null
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+function inboxRow(entry: InboxEntry): InboxRow {
+  return {
+    id: entry.id,
+    type: entry.type,
+    status: entry.status,
+    attempts: entry.attempts,
+    received_at: iso(entry.receivedAt)!,
+    next_at: iso(entry.nextAt),
+    last_error: entry.lastError,
+    claimed_by: entry.claimedBy,
+    lease_until: iso(entry.leaseUntil),
+    done_at: iso(entry.doneAt),
+    done_by: entry.doneBy,
+  }
+}
+
+export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxRow[]> {
   const inbox = await openNamedInbox(ctx, options.store)
   try {
-    return await inbox.list(options.status, options.limit)
+    return (await inbox.list(options.status, options.limit)).map(inboxRow)
   } finally {
     await inbox.close()
   }
 }
 
-const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString())
-
-export function renderInbox(io: Io, entries: InboxEntry[]): string {
-  const columns: Column<InboxEntry>[] = [
+export function renderInbox(io: Io, rows: InboxRow[]): string {
+  const columns: Column<InboxRow>[] = [
     {header: 'ID', value: (e) => e.id, id: true},
     {header: 'TYPE', value: (e) => e.type},
-    {header: 'STATUS', value: (e) => (e.leaseUntil !== null && e.status !== 'done' && e.status !== 'dead' ? `${e.status} (claimed)` : e.status)},
+    {header: 'STATUS', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
     {header: 'ATTEMPTS', value: (e) => e.attempts, align: 'right'},
-    {header: 'RECEIVED', value: (e) => iso(e.receivedAt)},
-    {header: 'NEXT', value: (e) => iso(e.nextAt)},
-    {header: 'LAST ERROR', value: (e) => e.lastError, wrap: true},
+    {header: 'RECEIVED', value: (e) => e.received_at},
+    {header: 'NEXT', value: (e) => e.next_at},
+    {header: 'LAST ERROR', value: (e) => e.last_error, wrap: true},
   ]
-  return renderTable(io, columns, entries, {noun: ['event', 'events']})
+  return renderTable(io, columns, rows, {noun: ['event', 'events']})
 }
 
 export interface ReplayOptions {
