@@ -6,10 +6,10 @@ import {join} from 'node:path'
 import {Webhook} from 'standardwebhooks'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startReceiver, until} from '../unit/sandbox/webhook-receiver.js'
-import {deliver, startListen, type StartedListener} from './support/listen.js'
+import {deliver, startListen} from './support/listen.js'
 import {runPms} from './support/pms.js'
 import {freePort} from './support/ports.js'
-import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxAdmin, startSandbox} from './support/sandbox.js'
 
 interface Delivery {
   event_id: string
