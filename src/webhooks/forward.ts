@@ -38,6 +38,8 @@ export class Forwarder {
       retry: {maxAttempts: 1},
       timeoutMs: options.deadlineMs ?? WEBHOOK_RESPONSE_DEADLINE_SECONDS * 1000,
       trace: options.trace,
+      // The target is a receiver beside the listener: never sent through HTTPS_PROXY or HTTP_PROXY.
+      env: {},
     })
   }
 
