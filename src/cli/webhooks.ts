@@ -262,7 +262,7 @@ async function openNamedInbox(ctx: RunContext, store: string | undefined): Promi
 }
 
 /** One event of `pms webhooks inbox`, as --json prints it: times as ISO strings, null when unset. */
-export interface InboxRow {
+export interface InboxLine {
   id: string
   type: string
   status: InboxStatus
@@ -278,7 +278,7 @@ export interface InboxRow {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-function inboxRow(entry: InboxEntry): InboxRow {
+function inboxRow(entry: InboxEntry): InboxLine {
   return {
     id: entry.id,
     type: entry.type,
@@ -294,7 +294,7 @@ function inboxRow(entry: InboxEntry): InboxRow {
   }
 }
 
-export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxRow[]> {
+export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxLine[]> {
   const inbox = await openNamedInbox(ctx, options.store)
   try {
     return (await inbox.list(options.status, options.limit)).map(inboxRow)
@@ -303,8 +303,8 @@ export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<
   }
 }
 
-export function renderInbox(io: Io, rows: InboxRow[]): string {
-  const columns: Column<InboxRow>[] = [
+export function renderInbox(io: Io, rows: InboxLine[]): string {
+  const columns: Column<InboxLine>[] = [
     {header: 'ID', value: (e) => e.id, id: true},
     {header: 'TYPE', value: (e) => e.type},
     {header: 'STATUS', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},

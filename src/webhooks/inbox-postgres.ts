@@ -12,8 +12,7 @@
 import {createHash} from 'node:crypto'
 import type {Pool} from 'pg'
 import {displayUrl, isConnectionLoss} from '../db/postgres.js'
-import {entry, storedEvent} from './inbox-sqlite.js'
-import {InboxInvalidError, InboxUnavailableError, type Inbox, type InboxEntry, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
 
 const SCHEMA_VERSION = 1
 
@@ -36,8 +35,6 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 );
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
 `
-
-const ENTRY_COLUMNS = 'webhook_id, type, status, attempts, received_at, next_at, last_error, claimed_by, lease_until, done_at, done_by'
 
 /** The advisory lock that makes two first listeners create the tables one after the other. */
 const SCHEMA_LOCK = createHash('sha256').update('pms webhooks inbox schema').digest().readBigInt64BE(0).toString()
@@ -115,7 +112,7 @@ class PostgresInbox implements Inbox {
   }
 
   async claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]> {
-    const rows = await this.sql<Parameters<typeof storedEvent>[0]>(
+    const rows = await this.sql<InboxRow>(
       `UPDATE webhook_events e SET claimed_by = $1, lease_until = $2
        FROM (SELECT webhook_id FROM webhook_events
              WHERE status IN ('pending', 'failed') AND next_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
@@ -153,8 +150,8 @@ class PostgresInbox implements Inbox {
   async list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]> {
     const rows =
       status === undefined
-        ? await this.sql<Parameters<typeof entry>[0]>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events ORDER BY received_at LIMIT $1`, [limit])
-        : await this.sql<Parameters<typeof entry>[0]>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events WHERE status = $1 ORDER BY received_at LIMIT $2`, [status, limit])
+        ? await this.sql<InboxRow>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events ORDER BY received_at LIMIT $1`, [limit])
+        : await this.sql<InboxRow>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events WHERE status = $1 ORDER BY received_at LIMIT $2`, [status, limit])
     return rows.map(entry)
   }
 

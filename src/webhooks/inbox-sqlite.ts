@@ -8,7 +8,7 @@
 import {closeSync, mkdirSync, openSync} from 'node:fs'
 import {dirname} from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import {InboxInvalidError, InboxUnavailableError, type Inbox, type InboxEntry, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
 
 const SCHEMA_VERSION = 1
 
@@ -30,44 +30,6 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 );
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
 `
-
-interface Row {
-  webhook_id: string
-  type: string
-  body: Buffer
-  headers: string
-  status: InboxStatus
-  attempts: number
-  received_at: number
-  next_at: number | null
-  last_error: string | null
-  claimed_by: string | null
-  lease_until: number | null
-  done_at: number | null
-  done_by: string | null
-}
-
-export function storedEvent(row: Row): StoredEvent {
-  return {...entry(row), body: row.body, headers: JSON.parse(row.headers) as Record<string, string>}
-}
-
-export function entry(row: Omit<Row, 'body' | 'headers'>): InboxEntry {
-  return {
-    id: row.webhook_id,
-    type: row.type,
-    status: row.status,
-    attempts: Number(row.attempts),
-    receivedAt: Number(row.received_at),
-    nextAt: row.next_at === null ? null : Number(row.next_at),
-    lastError: row.last_error,
-    claimedBy: row.claimed_by,
-    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
-    doneAt: row.done_at === null ? null : Number(row.done_at),
-    doneBy: row.done_by,
-  }
-}
-
-const ENTRY_COLUMNS = 'webhook_id, type, status, attempts, received_at, next_at, last_error, claimed_by, lease_until, done_at, done_by'
 
 /**
  * Opens (and creates) the inbox at `path`. `resetClaims`: the caller is the one listener of this file

@@ -118,3 +118,42 @@ export function nextAttemptAt(policy: RetryPolicy, attempts: number, receivedAt:
 
 /** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */
 export const DONE_RETENTION_MS = 3 * 24 * 60 * 60_000
+
+export const ENTRY_COLUMNS = 'webhook_id, type, status, attempts, received_at, next_at, last_error, claimed_by, lease_until, done_at, done_by'
+
+/** A row of the webhook_events table, as both stores read it (PostgreSQL answers its BIGINTs as strings). */
+export interface InboxRow {
+  webhook_id: string
+  type: string
+  body: Buffer
+  headers: string
+  status: InboxStatus
+  attempts: number
+  received_at: number | string
+  next_at: number | string | null
+  last_error: string | null
+  claimed_by: string | null
+  lease_until: number | string | null
+  done_at: number | string | null
+  done_by: string | null
+}
+
+export function storedEvent(row: InboxRow): StoredEvent {
+  return {...entry(row), body: row.body, headers: JSON.parse(row.headers) as Record<string, string>}
+}
+
+export function entry(row: Omit<InboxRow, 'body' | 'headers'>): InboxEntry {
+  return {
+    id: row.webhook_id,
+    type: row.type,
+    status: row.status,
+    attempts: Number(row.attempts),
+    receivedAt: Number(row.received_at),
+    nextAt: row.next_at === null ? null : Number(row.next_at),
+    lastError: row.last_error,
+    claimedBy: row.claimed_by,
+    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+    doneAt: row.done_at === null ? null : Number(row.done_at),
+    doneBy: row.done_by,
+  }
+}
