@@ -21,6 +21,9 @@ import type {Inbox, NewEvent} from './inbox.js'
 /** The largest body read: App Events are a few hundred bytes, so anything near this is no App Event. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/** Commits of the inbox under way at once. */
+const MAX_COMMITS_IN_FLIGHT = 4
+
 /** Seconds a sender is asked to wait (Retry-After) when the inbox cannot store. */
 const UNAVAILABLE_RETRY_SECONDS = 30
 
@@ -87,39 +90,44 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const outFd = options.outPath === undefined ? undefined : openSync(options.outPath, 'a', 0o600)
 
   // Deliveries that come while a commit is under way wait for the next one, all together: one
-  // transaction (one fsync, one round trip) for many events.
+  // transaction (one fsync, one round trip) for many events. A few commits may be in flight at once,
+  // so that a round trip or an fsync does not hold up the deliveries that come meanwhile.
   let waiting: Waiting[] = []
-  let storing: Promise<void> | undefined
-  const flush = async (): Promise<void> => {
-    while (waiting.length > 0) {
-      const batch = waiting
-      waiting = []
-      try {
-        const added = await options.inbox.add(batch.map((item) => item.event))
-        if (outFd !== undefined) {
-          // The body as it came, on one line: the event itself, not our reading of it.
-          const lines = batch.filter((item) => added.has(item.event.id)).map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n')
-          if (lines.length > 0) writeSync(outFd, lines.join(''))
-        }
-        // The same id twice in one batch: the first is the new one.
-        const answered = new Set<string>()
-        for (const item of batch) {
-          item.stored(added.has(item.event.id) && !answered.has(item.event.id))
-          answered.add(item.event.id)
-        }
-        if (added.size > 0) options.onStored?.()
-      } catch (error) {
-        for (const item of batch) item.refused(error)
+  const flushing = new Set<Promise<void>>()
+  const flush = async (batch: Waiting[]): Promise<void> => {
+    try {
+      const added = await options.inbox.add(batch.map((item) => item.event))
+      if (outFd !== undefined) {
+        // The body as it came, on one line: the event itself, not our reading of it.
+        const lines = batch.filter((item) => added.has(item.event.id)).map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n')
+        if (lines.length > 0) writeSync(outFd, lines.join(''))
       }
+      // The same id twice in one batch: the first is the new one.
+      const answered = new Set<string>()
+      for (const item of batch) {
+        item.stored(added.has(item.event.id) && !answered.has(item.event.id))
+        answered.add(item.event.id)
+      }
+      if (added.size > 0) options.onStored?.()
+    } catch (error) {
+      for (const item of batch) item.refused(error)
     }
   }
+  let scheduled = false
   const schedule = (): void => {
-    storing ??= new Promise<void>((resolve) => setImmediate(resolve))
-      .then(flush)
-      .finally(() => {
-        storing = undefined
+    if (scheduled || flushing.size >= MAX_COMMITS_IN_FLIGHT) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      if (waiting.length === 0) return
+      const batch = waiting
+      waiting = []
+      const task = flush(batch).finally(() => {
+        flushing.delete(task)
         if (waiting.length > 0) schedule()
       })
+      flushing.add(task)
+    })
   }
   const store = (event: NewEvent): Promise<boolean> =>
     new Promise((stored, refused) => {
@@ -207,7 +215,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         })
         server.closeIdleConnections()
       })
-      await storing
+      while (flushing.size > 0 || waiting.length > 0) await Promise.allSettled([...flushing, new Promise((resolve) => setImmediate(resolve))])
       if (outFd !== undefined) closeSync(outFd)
     },
   }
