@@ -114,7 +114,9 @@ class SqliteInbox implements Inbox {
 
   async add(events: NewEvent[]): Promise<Set<string>> {
     const added = this.write(() => this.addAll(events))
-    if (added.size > 0) await this.flushLog()
+    // Duplicates too: a copy answered 2xx ends the sender's retries just as the first would, so the
+    // first copy's commit (maybe still being flushed for another batch) must be on disk by then.
+    await this.flushLog()
     return added
   }
 
