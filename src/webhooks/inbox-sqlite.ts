@@ -123,7 +123,15 @@ class SqliteInbox implements Inbox {
   /** The fsync of the write-ahead log that makes the commits written so far durable (the log file stays while the database is open). */
   private async flushLog(): Promise<void> {
     try {
-      this.log ??= openSync(`${this.location}-wal`, 'r')
+      if (this.log === undefined) {
+        try {
+          this.log = openSync(`${this.location}-wal`, 'r')
+        } catch (error) {
+          // No log yet: nothing was written that a flush could keep.
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+          throw error
+        }
+      }
       const fd = this.log
       await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
     } catch (error) {
