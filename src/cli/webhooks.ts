@@ -237,7 +237,7 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
   const actions = [options.out && `appended to ${options.out}`, options.exec && `piped to ${options.exec}`, options.forwardTo && `forwarded to ${options.forwardTo}`].filter(Boolean)
   const kept = store.untilStop ? `in ${store.shown} until it stops (--port 0: --out or --store keeps them across restarts)` : `in ${store.shown}`
-  io.err(`Listening on ${listener.url}: App Events are verified and stored ${kept}${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}. Stop with Ctrl+C.\n`)
+  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; each is stored first ${kept}. Stop with Ctrl+C.\n`)
   const signal = await stopped
   io.err(`${signal}: no new requests; finishing the work under way.\n`)
   await listener.close()

@@ -16,7 +16,7 @@ import type {CommandRunner} from './runner.js'
 export interface WorkReport {
   id: string
   type: string
-  outcome: 'done' | 'retry' | 'dead' | 'store_failed'
+  outcome: 'done' | 'retry' | 'dead' | 'store_failed' | 'interrupted'
   detail: string
 }
 
@@ -108,11 +108,16 @@ export class Worker {
       return
     }
     for (const event of events) {
-      const work = this.work(event).finally(() => {
-        this.held.delete(event.id)
-        // A free slot: more may be due already.
-        this.nudge()
-      })
+      const work = this.work(event)
+        .catch((error: unknown) => {
+          // Not recorded as done or failed: once the lease expires the event is worked again.
+          this.options.report({id: event.id, type: event.type, outcome: 'interrupted', detail: `the work stopped: ${(error as Error).message}`})
+        })
+        .finally(() => {
+          this.held.delete(event.id)
+          // A free slot: more may be due already.
+          this.nudge()
+        })
       this.held.set(event.id, work)
     }
   }

@@ -174,7 +174,7 @@ describe('pms webhooks listen: the durable inbox', () => {
     expect(JSON.parse(unknown.stdout)).toMatchObject({error: {code: 'not_found'}})
     const nothing = await runPms(['webhooks', 'replay', '--store', store])
     expect(nothing.code).toBe(2)
-  }, 60_000)
+  }, 150_000)
 
   itAsRoot('a full disk makes the listener answer 503; the event sent again once there is room is stored and worked once', async () => {
     const secret = newSecret()
