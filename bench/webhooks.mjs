@@ -5,6 +5,7 @@
 // from a delivery to its forward (--forward-to a receiver in this process), one event at a time.
 // The figures are printed, not asserted.
 // Run after `npm run build`: node bench/webhooks.mjs [--seconds 5] [--connections 16] [--forwards 200]
+// (BENCH_STDERR=1 shows the listeners' stderr).
 import {randomBytes, randomUUID} from 'node:crypto'
 import {createServer} from 'node:http'
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -38,7 +39,7 @@ const signed = () => {
 
 async function listen(store, extra = []) {
   // Every request answered writes a line on stderr: ignored here, as a service manager would log it.
-  return startPms(['webhooks', 'listen', '--port', '0', '--json', '--store', store, ...extra], {stderr: 'ignore', env: {PMS_WEBHOOK_SECRET: secret, PMS_CONFIG_DIR: dir}})
+  return startPms(['webhooks', 'listen', '--port', '0', '--json', '--store', store, ...extra], {stderr: process.env.BENCH_STDERR ? 'inherit' : 'ignore', env: {PMS_WEBHOOK_SECRET: secret, PMS_CONFIG_DIR: dir}})
 }
 
 async function stop(child) {
