@@ -2,12 +2,13 @@
 // limits off), the number of API calls of an incremental run with nothing changed, and, where
 // Debian's postgresql package is installed, bookings per second into PostgreSQL (a throwaway cluster).
 // Run after `npm run build`: node bench/sync.mjs [--bookings 100000]
-import {execFileSync, spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
+import {startPostgres} from './support.mjs'
 
 const args = process.argv.slice(2)
 const index = args.indexOf('--bookings')
@@ -40,27 +41,16 @@ function sync(env, to = join(dir, 'bookings.sqlite')) {
   })
 }
 
-/** A full sync into a throwaway PostgreSQL cluster (initdb as the postgres user when run as root). */
+/** A full sync into a throwaway PostgreSQL cluster. */
 async function benchPostgres(env) {
-  const root = '/usr/lib/postgresql'
-  const version = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))[0] : undefined
-  if (!version) return console.log('PostgreSQL: skipped (no /usr/lib/postgresql/*/bin/initdb; Debian: apt-get install postgresql)')
-  const pgBin = join(root, version, 'bin')
-  const cluster = mkdtempSync(join(tmpdir(), 'pms-bench-pg-'))
-  chmodSync(cluster, 0o755)
-  const asRoot = process.getuid?.() === 0
-  if (asRoot) execFileSync('chown', ['postgres:postgres', cluster])
-  const run = (command, argv) => execFileSync(asRoot ? 'runuser' : join(pgBin, command), asRoot ? ['-u', 'postgres', '--', join(pgBin, command), ...argv] : argv, {stdio: 'ignore'})
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
-  run('initdb', ['-D', join(cluster, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
-  run('pg_ctl', ['-D', join(cluster, 'data'), '-l', join(cluster, 'log'), '-w', '-o', `-k ${cluster} -p ${port} -h 127.0.0.1`, 'start'])
+  const postgres = startPostgres()
+  if (!postgres) return console.log('PostgreSQL: skipped (no /usr/lib/postgresql/*/bin/initdb; Debian: apt-get install postgresql)')
   try {
-    const pg = await sync(env, `postgres://postgres@127.0.0.1:${port}/postgres`)
+    const pg = await sync(env, postgres.url)
     const {fetched, seconds} = pg.summary
     console.log(`full sync into PostgreSQL: ${fetched} bookings, ${seconds.toFixed(2)} s in the sync (${Math.round(fetched / seconds)} bookings/s), ${pg.wall.toFixed(2)} s from spawn to exit (${Math.round(fetched / pg.wall)} bookings/s)`)
   } finally {
-    run('pg_ctl', ['-D', join(cluster, 'data'), '-m', 'immediate', 'stop'])
-    rmSync(cluster, {recursive: true, force: true})
+    postgres.stop()
   }
 }
 

@@ -2,19 +2,20 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
-  static override summary = 'Receive App Events over HTTP: verify, de-duplicate, then forward, run a command or append to a file'
-  static override description = `An HTTP receiver to run behind your own HTTPS front (the service delivers only to https on port 443). Every POST to --path is verified on its raw body (as pms webhooks verify does) and answered at once: 200 for an accepted event and for a duplicate, 401 when no signature matches, 400 when headers are missing, the timestamp is off by more than --tolerance or the signed body is no App Event, 413 for bodies over 1 MB. The work happens after the answer, so the sender's 10-second deadline is always kept.
+  static override summary = 'Receive App Events over HTTP: verify, store in a durable inbox, then forward, run a command or append to a file'
+  static override description = `An HTTP receiver to run behind your own HTTPS front (the service delivers only to https on port 443). Every POST to --path is verified on its raw body (as pms webhooks verify does), stored in the inbox, and only then answered: 200 for a new event and for a duplicate, 503 when the inbox cannot store it (disk full, database down: the service sends it again later), 401 when no signature matches, 400 when headers are missing, the timestamp is off by more than --tolerance or the signed body has no id, type and created_at, 413 for bodies over 1 MB. Any signed event is accepted whatever its type and data, and passed on unchanged.
 
-A webhook-id accepted once is remembered on disk for 24 hours (beside --out as FILE.seen, else under PMS_CONFIG_DIR/webhooks/, or --dedup-file): a duplicate is answered 200 and does nothing more, across restarts too. One listener per file: a second on a file in use exits 75.
+The inbox is a SQLite file (--store FILE; default beside --out as FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0 and neither, a folder of the run), one listener per file: a second on a file in use exits 75. With --store postgres://..., any number of listeners, behind a load balancer, share one inbox: each event is stored once and worked by one of them.
 
-Each new event is then appended to --out as one JSON line, given to --exec on stdin (JSON Lines: one event per line; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once), and POSTed to --forward-to with the same raw body and headers. One line per request on stderr: time, webhook-id, type, outcome.
+The work is done from the inbox after the answer: each new event is appended to --out as one JSON line, given to --exec on stdin (JSON Lines; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once), and POSTed to --forward-to with the same raw body and headers. An event is done only once the target answered 2xx and the command exited 0; else it is tried again after --retry-delay, doubling up to --retry-max-delay, for --retry-for seconds, then it is dead (pms webhooks inbox --status dead; pms webhooks replay). A listener started after a crash finishes what was stored and not done. One line per request and per piece of work on stderr.
 
-SIGINT or SIGTERM stops taking requests and finishes the work of accepted events (pending --exec runs at once). With --json, one line {"url","dedup_file"} on stdout once it listens. See docs/webhooks.md.`
+SIGINT or SIGTERM stops taking requests and finishes the work under way (pending --exec runs at once). With --json, one line {"url","store"} on stdout once it listens. See docs/webhooks.md.`
 
   static override examples = [
     'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --out events.jsonl',
     "PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --exec 'pms bookings sync' --debounce 5",
     'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --forward-to http://127.0.0.1:3000/webhooks',
+    'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --store postgres://pms@db/pms --forward-to http://127.0.0.1:3000/webhooks',
   ]
 
   static override flags = {
@@ -27,7 +28,15 @@ SIGINT or SIGTERM stops taking requests and finishes the work of accepted events
     exec: Flags.string({description: 'Run this shell command with new events on stdin (JSON Lines)'}),
     debounce: Flags.integer({description: 'With --exec: run once after this many quiet seconds for a whole burst', min: 1}),
     'forward-to': Flags.string({description: 'POST each new event here, same raw body and headers'}),
-    'dedup-file': Flags.string({description: 'Where webhook-ids are remembered (default: --out FILE.seen, else under PMS_CONFIG_DIR/webhooks/; with --port 0, a folder of the run)'}),
+    store: Flags.string({
+      description: 'The inbox: a SQLite file, or postgres://... shared by many listeners (default: --out FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0, a folder of the run)',
+      env: 'PMS_WEBHOOK_STORE',
+      aliases: ['dedup-file'],
+    }),
+    'retry-delay': Flags.integer({description: 'Seconds before the first retry of failed work; each next delay doubles', default: 1, min: 1}),
+    'retry-max-delay': Flags.integer({description: 'Longest delay between two retries, in seconds', default: 300, min: 1}),
+    'retry-for': Flags.integer({description: 'Seconds after its arrival an event is retried before it is dead', default: 86_400, min: 0}),
+    lease: Flags.integer({description: 'Seconds a claim on an event lasts without renewal: a killed listener\'s events are taken over after this', default: 30, min: 1}),
   }
 
   async run(): Promise<void> {
@@ -43,7 +52,9 @@ SIGINT or SIGTERM stops taking requests and finishes the work of accepted events
       exec: flags.exec,
       debounceSeconds: flags.debounce,
       forwardTo: flags['forward-to'],
-      dedupFile: flags['dedup-file'],
+      store: flags.store,
+      retry: {firstDelayMs: flags['retry-delay'] * 1000, maxDelayMs: flags['retry-max-delay'] * 1000, giveUpAfterMs: flags['retry-for'] * 1000},
+      leaseSeconds: flags.lease,
     })
   }
 }

@@ -1,18 +1,24 @@
 /**
- * `pms webhooks verify` and `pms webhooks listen`: flags in, src/webhooks does the work, lines out.
- * The signing secret is checked first and never printed.
+ * `pms webhooks verify`, `listen`, `inbox` and `replay`: flags in, src/webhooks does the work, lines
+ * out. The signing secret is checked first and never printed.
  */
-import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {randomBytes} from 'node:crypto'
+import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {hostname, tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {readInput} from '../client/raw.js'
+import {isPostgresUrl} from '../db/postgres.js'
 import {tryHoldLock} from '../fs/file-lock.js'
-import type {WebhookPayload} from '../contract/webhooks.js'
+import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
+import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbox.js'
 import type {RequestReport} from '../webhooks/listener.js'
 import type {RunOutcome} from '../webhooks/runner.js'
+import type {WorkReport} from '../webhooks/worker.js'
 import type {RunContext} from './base-command.js'
+import type {Io} from './io.js'
+import {renderTable, type Column} from './output.js'
 import {untilSignal} from './signals.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
@@ -21,13 +27,13 @@ export class WebhookRefusedError extends PmsError {
     super(message, {code: reason, exitCode: ExitCode.failure, suggestion})
   }
 }
-/** Another listener remembers its webhook-ids in the same file. */
-export class DedupFileInUseError extends PmsError {
+/** Another listener uses the same SQLite inbox. */
+export class InboxInUseError extends PmsError {
   constructor(path: string) {
-    super(`Another pms webhooks listen remembers its webhook-ids in ${path}; this one does not start`, {
-      code: 'dedup_file_in_use',
+    super(`Another pms webhooks listen uses the inbox ${path}; this one does not start`, {
+      code: 'inbox_in_use',
       exitCode: ExitCode.tempFailure,
-      suggestion: 'give each listener a file of its own (--dedup-file, or a different --out); a killed listener\'s claim is taken over at once',
+      suggestion: 'give each listener a file of its own (--store), or share a PostgreSQL inbox (--store postgres://...); a killed listener\'s claim is taken over at once',
     })
   }
 }
@@ -42,7 +48,7 @@ export interface VerifyOptions {
   toleranceSeconds: number
 }
 
-export async function runVerify(ctx: RunContext, options: VerifyOptions): Promise<WebhookPayload> {
+export async function runVerify(ctx: RunContext, options: VerifyOptions): Promise<WebhookEnvelope> {
   const secret = webhookSecret(options.secret)
   if (options.body === undefined && ctx.io.stdinIsTTY) {
     throw new UsageError('No body to verify', {suggestion: 'pass --body FILE with the body exactly as received, or pipe it on stdin'})
@@ -58,7 +64,7 @@ export async function runVerify(ctx: RunContext, options: VerifyOptions): Promis
   return checked.event
 }
 
-export function renderEvent(event: WebhookPayload): string {
+export function renderEvent(event: WebhookEnvelope): string {
   return JSON.stringify(event, null, 2)
 }
 
@@ -72,25 +78,37 @@ export interface ListenOptions {
   exec?: string
   debounceSeconds?: number
   out?: string
-  dedupFile?: string
+  /** A SQLite file or a postgres:// address. */
+  store?: string
+  retry: RetryPolicy
+  leaseSeconds: number
 }
 
 /**
- * Where the ids of one listener are remembered: --dedup-file, beside --out, or one file per address
- * under PMS_CONFIG_DIR; undefined for --port 0 without either (each run gets a port, and a file, of its own).
+ * Where the inbox of one listener is: --store, beside --out, else PMS_CONFIG_DIR/webhooks/inbox.sqlite;
+ * undefined for --port 0 without either (each run gets a port, and an inbox, of its own).
  */
-export function dedupPath(configDir: string, options: Pick<ListenOptions, 'dedupFile' | 'out' | 'host' | 'path'>, port: number): string | undefined {
-  if (options.dedupFile !== undefined) return resolve(options.dedupFile)
-  if (options.out !== undefined) return resolve(`${options.out}.seen`)
+export function storePath(configDir: string, options: Pick<ListenOptions, 'store' | 'out'>, port: number): string | undefined {
+  if (options.store !== undefined) return isPostgresUrl(options.store) ? options.store : resolve(options.store)
+  if (options.out !== undefined) return resolve(`${options.out}.inbox`)
   if (port === 0) return undefined
-  const name = `${options.host}-${port}${options.path}`.replace(/[^A-Za-z0-9.-]+/g, '_')
-  return join(configDir, 'webhooks', `seen-${name}.log`)
+  return defaultStore(configDir)
+}
+
+/** The inbox `pms webhooks listen`, `inbox` and `replay` use when no --store is given. */
+export function defaultStore(configDir: string): string {
+  return join(configDir, 'webhooks', 'inbox.sqlite')
 }
 
 /** One stderr line per request answered: time, webhook-id, type, outcome, and what came of it. */
 export function reportLine(at: number, report: RequestReport): string {
   const outcome = report.outcome === 'refused' ? `refused ${report.status}` : report.outcome
   return `${new Date(at).toISOString()}\t${report.id ?? '-'}\t${report.type ?? '-'}\t${outcome}\t${report.detail}\n`
+}
+
+/** One stderr line per piece of work: time, webhook-id, type, done, retry or dead, and why. */
+export function workLine(at: number, report: WorkReport): string {
+  return `${new Date(at).toISOString()}\t${report.id}\t${report.type}\t${report.outcome}\t${report.detail}\n`
 }
 
 export function runLine(at: number, run: RunOutcome): string {
@@ -114,26 +132,43 @@ function checkListenOptions(options: ListenOptions): void {
       throw new UsageError(`--forward-to ${options.forwardTo} is not an http(s) URL`, {suggestion: '--forward-to http://127.0.0.1:3000/webhooks'})
     }
   }
+  if (options.retry.maxDelayMs < options.retry.firstDelayMs) throw new UsageError('--retry-max-delay is shorter than --retry-delay', {suggestion: '--retry-delay 1 --retry-max-delay 300'})
 }
 
-/** Runs the receiver until SIGINT or SIGTERM, then finishes the work of every accepted event. */
+/** Opens the inbox at `location`: a PostgreSQL database shared by any number of listeners, else a SQLite file. */
+async function openInbox(location: string, options: {resetClaims: boolean}): Promise<Inbox> {
+  if (isPostgresUrl(location)) {
+    const {openPostgresInbox} = await import('../webhooks/inbox-postgres.js')
+    return openPostgresInbox(location)
+  }
+  const {openSqliteInbox} = await import('../webhooks/inbox-sqlite.js')
+  return openSqliteInbox(location, options)
+}
+
+/** Runs the receiver until SIGINT or SIGTERM, then finishes the work under way. */
 export async function runListen(ctx: RunContext, options: ListenOptions): Promise<void> {
   const secret = webhookSecret(options.secret)
   checkListenOptions(options)
-  const chosen = dedupPath(ctx.configDir, options, options.port)
-  // --port 0 and no file named: the next run listens on another port, so its ids have nothing to
-  // carry over; they live in a folder of this run's own, gone when it stops.
+  const chosen = storePath(ctx.configDir, options, options.port)
+  if (chosen !== undefined && isPostgresUrl(chosen)) {
+    // Shared: any number of listeners use it at once, and claims keep their work apart.
+    const inbox = await openInbox(chosen, {resetClaims: false})
+    return listenUntilSignal(ctx, options, secret, inbox, {shown: inbox.location, untilStop: false})
+  }
+  // --port 0 and no file named: the next run listens on another port, so its inbox has nothing to
+  // carry over; it lives in a folder of this run's own, gone when it stops.
   const scratch = chosen === undefined ? mkdtempSync(join(tmpdir(), 'pms-webhooks-')) : undefined
-  const seenPath = chosen ?? join(scratch!, 'ids.seen')
+  const path = chosen ?? join(scratch!, 'inbox.sqlite')
   try {
-    const cannotUse = (error: unknown) => new UsageError(`Cannot use ${seenPath} to remember webhook-ids: ${(error as Error).message}`, {suggestion: 'pass --dedup-file with a path this user may write'})
-    // Two listeners on one file would not see each other's ids, and both would do the work of a duplicate.
-    const release = await tryHoldLock(`${seenPath}.lock`).catch((error: unknown) => {
-      throw cannotUse(error)
+    // Two listeners on one file would work the same events twice: one listener per file.
+    const release = await tryHoldLock(`${path}.lock`).catch((error: unknown) => {
+      throw new UsageError(`Cannot use ${path} as the webhook inbox: ${(error as Error).message}`, {suggestion: 'pass --store with a path this user may write'})
     })
-    if (!release) throw new DedupFileInUseError(seenPath)
+    if (!release) throw new InboxInUseError(path)
     try {
-      await listenUntilSignal(ctx, options, secret, {path: seenPath, untilStop: scratch !== undefined}, cannotUse)
+      // This listener holds the file: every claim found in it is a killed listener's, released at once.
+      const inbox = await openInbox(path, {resetClaims: true})
+      await listenUntilSignal(ctx, options, secret, inbox, {shown: path, untilStop: scratch !== undefined})
     } finally {
       await release()
     }
@@ -142,46 +177,53 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   }
 }
 
-async function listenUntilSignal(
-  ctx: RunContext,
-  options: ListenOptions,
-  secret: string,
-  ids: {path: string; untilStop: boolean},
-  cannotUse: (error: unknown) => Error,
-): Promise<void> {
-  const seenPath = ids.path
+/** Names this listener in the claims of a shared inbox: which machine, which process. */
+function ownerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
+}
+
+async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}): Promise<void> {
   const {startListener} = await import('../webhooks/listener.js')
-  const {SeenLog} = await import('../webhooks/seen.js')
   const {Forwarder} = await import('../webhooks/forward.js')
   const {CommandRunner} = await import('../webhooks/runner.js')
+  const {Worker} = await import('../webhooks/worker.js')
   const {io} = ctx
-  let seen
-  try {
-    seen = SeenLog.open(seenPath, {now: ctx.clock.now()})
-  } catch (error) {
-    throw cannotUse(error)
-  }
+  const runner =
+    options.exec === undefined
+      ? undefined
+      : new CommandRunner({command: options.exec, debounceMs: (options.debounceSeconds ?? 0) * 1000, onRun: (run) => io.err(runLine(ctx.clock.now(), run))})
+  const forwarder = options.forwardTo === undefined ? undefined : new Forwarder(options.forwardTo, {userAgent: `pms/${ctx.version}`, trace: ctx.debug ? (line) => io.err(line + '\n') : undefined})
+  const worker =
+    runner === undefined && forwarder === undefined
+      ? undefined
+      : new Worker({
+          inbox,
+          owner: ownerName(),
+          forwarder,
+          runner,
+          retry: options.retry,
+          leaseMs: options.leaseSeconds * 1000,
+          pollMs: inbox.kind === 'postgres' ? 500 : 1000,
+          report: (report) => io.err(workLine(ctx.clock.now(), report)),
+        })
   let listener
   try {
     if (options.out !== undefined) mkdirSync(dirname(resolve(options.out)), {recursive: true})
-    const runner =
-      options.exec === undefined
-        ? undefined
-        : new CommandRunner({command: options.exec, debounceMs: (options.debounceSeconds ?? 0) * 1000, onRun: (run) => io.err(runLine(ctx.clock.now(), run))})
     listener = await startListener({
       host: options.host,
       port: options.port,
       path: options.path,
       secret,
       toleranceSeconds: options.toleranceSeconds,
-      seen,
+      inbox,
+      hasWork: worker !== undefined,
       outPath: options.out,
-      forwarder: options.forwardTo === undefined ? undefined : new Forwarder(options.forwardTo),
-      runner,
+      onStored: () => worker?.nudge(),
       report: (report) => io.err(reportLine(ctx.clock.now(), report)),
     })
   } catch (error) {
-    seen.close()
+    await inbox.close()
+    await forwarder?.close()
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       throw new PmsError(`Port ${options.port} on ${options.host} is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass another --port'})
@@ -189,13 +231,121 @@ async function listenUntilSignal(
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on ${options.host}`, {suggestion: '--host 127.0.0.1'})
     throw error
   }
+  // What a killed listener stored and did not finish is worked first.
+  worker?.start()
   const stopped = untilSignal()
-  if (ctx.json) io.out(JSON.stringify({url: listener.url, dedup_file: seenPath}) + '\n')
+  if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
   const actions = [options.out && `appended to ${options.out}`, options.exec && `piped to ${options.exec}`, options.forwardTo && `forwarded to ${options.forwardTo}`].filter(Boolean)
-  const kept = ids.untilStop ? `until it stops in ${seenPath} (--port 0: --out or --dedup-file keeps them across restarts)` : `24 h in ${seenPath}`
-  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; webhook-ids are remembered ${kept}. Stop with Ctrl+C.\n`)
+  const kept = store.untilStop ? `in ${store.shown} until it stops (--port 0: --out or --store keeps them across restarts)` : `in ${store.shown}`
+  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; each is stored first ${kept}. Stop with Ctrl+C.\n`)
   const signal = await stopped
-  io.err(`${signal}: no new requests; finishing the work of accepted events.\n`)
+  io.err(`${signal}: no new requests; finishing the work under way.\n`)
   await listener.close()
+  await worker?.stop()
+  await forwarder?.close()
+  await inbox.close()
 }
 
+export interface InboxOptions {
+  store?: string
+  status?: InboxStatus
+  limit: number
+}
+
+/** Opens the inbox named by --store (or the default one) for `inbox` and `replay`, next to a running listener. */
+async function openNamedInbox(ctx: RunContext, store: string | undefined): Promise<Inbox> {
+  const location = store === undefined ? defaultStore(ctx.configDir) : isPostgresUrl(store) ? store : resolve(store)
+  if (!isPostgresUrl(location) && !existsSync(location)) {
+    throw new UsageError(`No webhook inbox at ${location}`, {code: 'inbox_not_found', suggestion: 'pass --store with the inbox of pms webhooks listen (a file, or postgres://...)'})
+  }
+  return openInbox(location, {resetClaims: false})
+}
+
+/** One event of `pms webhooks inbox`, as --json prints it: times as ISO strings, null when unset. */
+export interface InboxLine {
+  id: string
+  type: string
+  status: InboxStatus
+  attempts: number
+  received_at: string
+  next_at: string | null
+  last_error: string | null
+  claimed_by: string | null
+  lease_until: string | null
+  done_at: string | null
+  done_by: string | null
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+function inboxRow(entry: InboxEntry): InboxLine {
+  return {
+    id: entry.id,
+    type: entry.type,
+    status: entry.status,
+    attempts: entry.attempts,
+    received_at: iso(entry.receivedAt)!,
+    next_at: iso(entry.nextAt),
+    last_error: entry.lastError,
+    claimed_by: entry.claimedBy,
+    lease_until: iso(entry.leaseUntil),
+    done_at: iso(entry.doneAt),
+    done_by: entry.doneBy,
+  }
+}
+
+export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxLine[]> {
+  const inbox = await openNamedInbox(ctx, options.store)
+  try {
+    return (await inbox.list(options.status, options.limit)).map(inboxRow)
+  } finally {
+    await inbox.close()
+  }
+}
+
+export function renderInbox(io: Io, rows: InboxLine[]): string {
+  const columns: Column<InboxLine>[] = [
+    {header: 'ID', value: (e) => e.id, id: true},
+    {header: 'TYPE', value: (e) => e.type},
+    {header: 'STATUS', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
+    {header: 'ATTEMPTS', value: (e) => e.attempts, align: 'right'},
+    {header: 'RECEIVED', value: (e) => e.received_at},
+    {header: 'NEXT', value: (e) => e.next_at},
+    {header: 'LAST ERROR', value: (e) => e.last_error, wrap: true},
+  ]
+  return renderTable(io, columns, rows, {noun: ['event', 'events']})
+}
+
+export interface ReplayOptions {
+  store?: string
+  ids: string[]
+  dead: boolean
+}
+
+export interface ReplayResult {
+  replayed: string[]
+  not_found: string[]
+}
+
+export async function runReplay(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
+  if (options.dead === (options.ids.length > 0)) {
+    throw new UsageError(options.dead ? 'Give event ids or --dead, not both' : 'Nothing to replay', {suggestion: 'pms webhooks replay ID... (ids from pms webhooks inbox), or pms webhooks replay --dead'})
+  }
+  const inbox = await openNamedInbox(ctx, options.store)
+  let replayed: string[]
+  try {
+    replayed = await inbox.replay(options.dead ? 'dead' : options.ids, ctx.clock.now())
+  } finally {
+    await inbox.close()
+  }
+  const result = {replayed, not_found: options.ids.filter((id) => !replayed.includes(id))}
+  if (!ctx.json) ctx.io.err(`${replayed.length} event${replayed.length === 1 ? '' : 's'} put back to work; a running listener takes ${replayed.length === 1 ? 'it' : 'them'} within a second.\n`)
+  if (result.not_found.length > 0) {
+    throw new PmsError(`Not in the inbox: ${result.not_found.join(', ')}`, {code: 'not_found', exitCode: ExitCode.failure, suggestion: 'pms webhooks inbox lists the ids it holds', details: result})
+  }
+  return result
+}
+
+export function renderReplay(result: ReplayResult): string {
+  return result.replayed.join('\n')
+}

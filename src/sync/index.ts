@@ -9,7 +9,8 @@ import {withSyncLock} from './lock.js'
 import type {Sink, SinkKind} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
 // node-postgres itself is imported by openPostgresSink, only for a postgres:// target.
-import {displayUrl, isPostgresUrl, openPostgresSink} from './sinks/postgres.js'
+import {displayUrl, isPostgresUrl} from '../db/postgres.js'
+import {openPostgresSink} from './sinks/postgres.js'
 
 export {BOOKING_ROW_COLUMNS} from './rows.js'
 

@@ -1,18 +1,18 @@
 /**
  * One check of one delivery, shared by `pms webhooks verify` and `pms webhooks listen`: the
  * signature on the raw body (the contract's module, src/contract/webhook-signature.ts), then the
- * body read as the contract's Payload, tolerant of fields it does not name.
+ * body's envelope (id, type, created_at); whatever else it holds, `data` included, is kept as it came.
  */
 import {WEBHOOK_SECRET_PREFIX} from '../contract/limits.js'
 import {verify, webhookSecretKey, type WebhookVerifyFailure} from '../contract/webhook-signature.js'
-import {WebhookPayloadSchema, type WebhookPayload} from '../contract/webhooks.js'
+import {WebhookEnvelopeSchema, type WebhookEnvelope} from '../contract/webhooks.js'
 import {UsageError} from '../client/errors.js'
 
 /** Every reason a delivery is refused: the signature module's, and the two of a signed body that is no App Event. */
 export type RefusalReason = WebhookVerifyFailure | 'invalid_payload' | 'id_mismatch'
 
 export type DeliveryCheck =
-  | {ok: true; id: string; timestamp: number; event: WebhookPayload}
+  | {ok: true; id: string; timestamp: number; event: WebhookEnvelope}
   | {ok: false; reason: RefusalReason; message: string; suggestion: string}
 
 export interface CheckOptions {
@@ -63,7 +63,7 @@ function refusal(reason: RefusalReason, options: CheckOptions, headers: Headers)
         suggestion: "use the App's signing secret (whsec_...) and the body exactly as received: not re-serialised JSON, no newline added at the end",
       }
     case 'invalid_payload':
-      return {message: 'the body is signed but is not an App Event of the contract (Payload table)', suggestion: 'the sender signed something else: check what it sends'}
+      return {message: 'the body is signed but is no App Event: a JSON object with id, type and created_at', suggestion: 'the sender signed something else: check what it sends'}
     case 'id_mismatch':
       return {message: 'the body is signed but its id differs from the webhook-id header', suggestion: 'the contract says id equals webhook-id: check what the sender sends'}
   }
@@ -80,7 +80,7 @@ export function checkDelivery(secret: string, headers: Headers, rawBody: Buffer 
   } catch {
     return fail('invalid_payload')
   }
-  const parsed = WebhookPayloadSchema.safeParse(json)
+  const parsed = WebhookEnvelopeSchema.safeParse(json)
   if (!parsed.success) return fail('invalid_payload')
   if (parsed.data.id !== verified.id) return fail('id_mismatch')
   return {ok: true, id: verified.id, timestamp: verified.timestamp, event: parsed.data}

@@ -1,63 +1,76 @@
 /**
- * `--forward-to URL`: POSTs an accepted event on, with the raw body and the headers it came with, so
- * that the receiver behind can verify the same signature itself. The sender has been answered
- * already and will not send again, so a failed forward is tried three times (after 1 and 5 seconds);
- * at most 10 forwards are in flight, as the contract's sender keeps to.
+ * `--forward-to URL`: POSTs a stored event on, with the raw body and the headers it came with, so
+ * that the receiver behind can verify the same signature itself. One attempt per call: the inbox's
+ * worker decides when to try again. Sent through the project's one HTTP client (pool, proxy
+ * settings, timeouts, --debug trace), with its own retries off, and redirects never followed: the
+ * URL itself must answer 2xx, as the contract asks of the App Webhook.
  */
-import {request} from 'undici'
-import {WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_RESPONSE_DEADLINE_SECONDS} from '../contract/limits.js'
+import {WEBHOOK_RESPONSE_DEADLINE_SECONDS} from '../contract/limits.js'
+import {PmsError} from '../client/errors.js'
+import {Transport} from '../client/transport.js'
 
 /** Headers of one hop, or recomputed by the HTTP client: never copied. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-connection', 'expect'])
-const RETRY_DELAYS_MS = [1000, 5000]
 
-export type ForwardOutcome = {ok: true; status: number; attempts: number} | {ok: false; status: number | null; attempts: number; detail: string}
+export type ForwardOutcome = {ok: true; status: number} | {ok: false; status: number | null; detail: string}
+
+/** The headers of a delivery worth passing on: all but those of one hop, as single strings. */
+export function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_HEADERS.has(name.toLowerCase())) continue
+    kept[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return kept
+}
 
 export class Forwarder {
-  private inFlight = 0
-  private readonly waiting: Array<() => void> = []
+  private readonly transport: Transport
 
   constructor(
     private readonly url: string,
-    private readonly options: {retryDelaysMs?: readonly number[]; deadlineMs?: number} = {},
-  ) {}
-
-  async forward(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<ForwardOutcome> {
-    const sent: Record<string, string | string[]> = {}
-    for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_HEADERS.has(name.toLowerCase())) sent[name] = value
-    const delays = this.options.retryDelaysMs ?? RETRY_DELAYS_MS
-    let last: ForwardOutcome = {ok: false, status: null, attempts: 0, detail: 'not sent'}
-    for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
-      last = await this.slot(() => this.once(rawBody, sent, attempt))
-      if (last.ok) return last
-      const delay = delays[attempt - 1]
-      if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay))
-    }
-    return last
+    options: {userAgent: string; deadlineMs?: number; trace?: (line: string) => void},
+  ) {
+    this.transport = new Transport({
+      appUrl: new URL(url).origin,
+      userAgent: options.userAgent,
+      pacing: false,
+      retry: {maxAttempts: 1},
+      timeoutMs: options.deadlineMs ?? WEBHOOK_RESPONSE_DEADLINE_SECONDS * 1000,
+      trace: options.trace,
+      // The target is a receiver beside the listener: never sent through HTTPS_PROXY or HTTP_PROXY.
+      env: {},
+    })
   }
 
-  private async once(body: Buffer, headers: Record<string, string | string[]>, attempt: number): Promise<ForwardOutcome> {
-    const deadline = this.options.deadlineMs ?? WEBHOOK_RESPONSE_DEADLINE_SECONDS * 1000
+  async forward(rawBody: Buffer, given: Record<string, string>): Promise<ForwardOutcome> {
+    const headers = forwardedHeaders(given)
     try {
-      const answer = await request(this.url, {method: 'POST', headers, body, headersTimeout: deadline, bodyTimeout: deadline})
-      await answer.body.dump()
-      if (answer.statusCode >= 200 && answer.statusCode < 300) return {ok: true, status: answer.statusCode, attempts: attempt}
-      return {ok: false, status: answer.statusCode, attempts: attempt, detail: `answered ${answer.statusCode}`}
+      const answer = await this.transport.send({
+        method: 'POST',
+        path: this.url,
+        headers: {...headers, accept: '*/*'},
+        raw: {bytes: rawBody, contentType: headers['content-type'] ?? 'application/json'},
+        // Whatever the receiver answers in its body, only its status counts: the body is read and dropped.
+        stream: true,
+      })
+      for await (const _chunk of answer.stream ?? []) void _chunk
+      if (answer.status >= 200 && answer.status < 300) return {ok: true, status: answer.status}
+      return {ok: false, status: answer.status, detail: `answered ${answer.status}`}
     } catch (error) {
-      return {ok: false, status: null, attempts: attempt, detail: (error as NodeJS.ErrnoException).code ?? (error as Error).message}
+      if (!(error instanceof PmsError)) throw error
+      const status = (error as {status?: unknown}).status
+      return typeof status === 'number' ? {ok: false, status, detail: `answered ${status}`} : {ok: false, status: null, detail: networkDetail(error)}
     }
   }
 
-  private async slot<T>(task: () => Promise<T>): Promise<T> {
-    // A slot freed goes straight to the next in line, so that no newcomer takes it in between.
-    if (this.inFlight >= WEBHOOK_MAX_IN_FLIGHT) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    else this.inFlight++
-    try {
-      return await task()
-    } finally {
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.inFlight--
-    }
+  async close(): Promise<void> {
+    await this.transport.close()
   }
+}
+
+/** The socket error's code (ECONNREFUSED, ...) when there is one: short, and what an operator searches for. */
+function networkDetail(error: PmsError): string {
+  const cause = (error as {cause?: {code?: unknown}}).cause
+  return typeof cause?.code === 'string' ? cause.code : error.message
 }

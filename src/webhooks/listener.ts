@@ -1,9 +1,11 @@
 /**
  * `pms webhooks listen`: an HTTP receiver of App Events for integrators behind their own HTTPS
- * front. Every request is verified on its raw bytes before anything reads them as JSON; an accepted
- * event is remembered (SeenLog) and answered 200 at once, and its work (the JSONL file, the command,
- * the forward) happens after the answer, so a slow command never makes the sender's 10-second
- * deadline. A duplicate is answered 200 too (the sender must stop sending it) and nothing more.
+ * front. Every request is verified on its raw bytes before anything reads them as JSON; a verified
+ * event is stored in the inbox (committed) and only then answered 200, so an event the sender counts
+ * as delivered is never lost. Its work (the command, the forward) is done from the inbox, after the
+ * answer, so a slow command never makes the sender's 10-second deadline. A duplicate is answered 200
+ * too (the sender must stop sending it) and nothing more. When the inbox cannot store (disk full,
+ * database down), the answer is 503 and the sender tries again later.
  *
  * node:http rather than the sandbox's server framework: the receiver is one route whose whole job
  * is the raw body, which a framework's body parsing would only have to be told to leave alone.
@@ -12,14 +14,18 @@ import {closeSync, openSync, writeSync} from 'node:fs'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {WEBHOOK_HEADERS} from '../contract/webhook-signature.js'
-import type {WebhookPayload} from '../contract/webhooks.js'
 import {checkDelivery, REFUSAL_STATUS} from './check.js'
-import type {Forwarder} from './forward.js'
-import type {CommandRunner} from './runner.js'
-import type {SeenLog} from './seen.js'
+import {forwardedHeaders} from './forward.js'
+import type {Inbox, NewEvent} from './inbox.js'
 
 /** The largest body read: App Events are a few hundred bytes, so anything near this is no App Event. */
 export const MAX_BODY_BYTES = 1024 * 1024
+
+/** Commits of the inbox under way at once. */
+const MAX_COMMITS_IN_FLIGHT = 4
+
+/** Seconds a sender is asked to wait (Retry-After) when the inbox cannot store. */
+const UNAVAILABLE_RETRY_SECONDS = 30
 
 export type Outcome = 'accepted' | 'duplicate' | 'refused'
 
@@ -30,7 +36,7 @@ export interface RequestReport {
   id: string | null
   type: string | null
   status: number
-  /** The refusal reason, or what the work of an accepted event came to. */
+  /** The refusal reason, or where the event went. */
   detail: string
 }
 
@@ -41,11 +47,13 @@ export interface ListenerOptions {
   path: string
   secret: string
   toleranceSeconds: number
-  seen: SeenLog
-  /** --out: JSONL file, one line per accepted event. */
+  inbox: Inbox
+  /** Whether stored events have work to wait for (--forward-to, --exec); without, they are stored as done. */
+  hasWork: boolean
+  /** --out: JSONL file, one line per new event. */
   outPath?: string
-  forwarder?: Forwarder
-  runner?: CommandRunner
+  /** New events were stored (the worker looks for them at once). */
+  onStored?(): void
   report(report: RequestReport): void
   now?: () => number
   maxBodyBytes?: number
@@ -53,7 +61,7 @@ export interface ListenerOptions {
 
 export interface Listener {
   url: string
-  /** Stops accepting, lets requests in progress finish, then finishes the work of every accepted event. */
+  /** Stops accepting and lets requests in progress finish (their events stored, or refused). */
   close(): Promise<void>
 }
 
@@ -70,41 +78,64 @@ function headerText(request: IncomingMessage, name: string): string | null {
   return typeof value === 'string' ? value : null
 }
 
+interface Waiting {
+  event: NewEvent
+  stored(added: boolean): void
+  refused(error: unknown): void
+}
+
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const now = options.now ?? Date.now
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES
   const outFd = options.outPath === undefined ? undefined : openSync(options.outPath, 'a', 0o600)
-  const work = new Set<Promise<void>>()
 
-  const afterAnswer = (event: WebhookPayload, rawBody: Buffer, request: IncomingMessage): void => {
-    // Counted at once, started after the answer has been written.
-    const task = new Promise((resolve) => setImmediate(resolve)).then(async () => {
-      const done: string[] = []
-      try {
-        // The body as it came, on one line: the event itself, not our reading of it (unknown fields kept).
-        const line = JSON.stringify(JSON.parse(rawBody.toString('utf8')))
-        if (outFd !== undefined) {
-          writeSync(outFd, line + '\n')
-          done.push('out')
-        }
-        if (options.runner) {
-          options.runner.push(line)
-          done.push('exec queued')
-        }
-        if (options.forwarder) {
-          const forwarded = await options.forwarder.forward(rawBody, request.headers)
-          done.push(forwarded.ok ? `forwarded ${forwarded.status}` : `forward failed after ${forwarded.attempts} attempts: ${forwarded.detail}`)
-        }
-      } catch (error) {
-        done.push(`failed: ${(error as Error).message}`)
+  // Deliveries that come while a commit is under way wait for the next one, all together: one
+  // transaction (one fsync, one round trip) for many events. A few commits may be in flight at once,
+  // so that a round trip or an fsync does not hold up the deliveries that come meanwhile.
+  let waiting: Waiting[] = []
+  const flushing = new Set<Promise<void>>()
+  const flush = async (batch: Waiting[]): Promise<void> => {
+    try {
+      const added = await options.inbox.add(batch.map((item) => item.event))
+      if (outFd !== undefined) {
+        // The body as it came, on one line: the event itself, not our reading of it.
+        const lines = batch.filter((item) => added.has(item.event.id)).map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n')
+        if (lines.length > 0) writeSync(outFd, lines.join(''))
       }
-      options.report({outcome: 'accepted', id: event.id, type: event.type, status: 200, detail: done.join(', ')})
-    })
-    work.add(task)
-    void task.finally(() => work.delete(task))
+      // The same id twice in one batch: the first is the new one.
+      const answered = new Set<string>()
+      for (const item of batch) {
+        item.stored(added.has(item.event.id) && !answered.has(item.event.id))
+        answered.add(item.event.id)
+      }
+      if (added.size > 0) options.onStored?.()
+    } catch (error) {
+      for (const item of batch) item.refused(error)
+    }
   }
+  let scheduled = false
+  const schedule = (): void => {
+    if (scheduled || flushing.size >= MAX_COMMITS_IN_FLIGHT) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      if (waiting.length === 0) return
+      const batch = waiting
+      waiting = []
+      const task = flush(batch).finally(() => {
+        flushing.delete(task)
+        if (waiting.length > 0) schedule()
+      })
+      flushing.add(task)
+    })
+  }
+  const store = (event: NewEvent): Promise<boolean> =>
+    new Promise((stored, refused) => {
+      waiting.push({event, stored, refused})
+      schedule()
+    })
 
-  const handle = (request: IncomingMessage, response: ServerResponse, rawBody: Buffer): void => {
+  const handle = async (request: IncomingMessage, response: ServerResponse, rawBody: Buffer): Promise<void> => {
     const checked = checkDelivery(options.secret, request.headers, rawBody, {toleranceSeconds: options.toleranceSeconds, now: now()})
     if (!checked.ok) {
       const status = REFUSAL_STATUS[checked.reason]
@@ -112,16 +143,23 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       options.report({outcome: 'refused', id: headerText(request, WEBHOOK_HEADERS.id), type: null, status, detail: checked.reason})
       return
     }
-    const at = now()
-    if (options.seen.has(checked.id, at)) {
-      answer(response, 200, {status: 'duplicate', id: checked.id})
-      options.report({outcome: 'duplicate', id: checked.id, type: checked.event.type, status: 200, detail: 'seen before'})
+    const {id, event} = checked
+    let added: boolean
+    try {
+      added = await store({id, type: event.type, body: rawBody, headers: forwardedHeaders(request.headers), receivedAt: now(), done: !options.hasWork})
+    } catch (error) {
+      // Never acknowledge what is not stored: the sender retries a 503.
+      answer(response, 503, {error: {code: 'inbox_unavailable', message: 'the event could not be stored; send it again later'}}, {'retry-after': String(UNAVAILABLE_RETRY_SECONDS)})
+      options.report({outcome: 'refused', id, type: event.type, status: 503, detail: `inbox_unavailable: ${(error as Error).message}`})
       return
     }
-    // Remembered before the answer: a duplicate sent the moment the sender has its 200 is known.
-    options.seen.add(checked.id, at)
-    answer(response, 200, {status: 'accepted', id: checked.id})
-    afterAnswer(checked.event, rawBody, request)
+    if (!added) {
+      answer(response, 200, {status: 'duplicate', id})
+      options.report({outcome: 'duplicate', id, type: event.type, status: 200, detail: 'stored before'})
+      return
+    }
+    answer(response, 200, {status: 'accepted', id})
+    options.report({outcome: 'accepted', id, type: event.type, status: 200, detail: options.hasWork ? 'stored' : 'stored, nothing to do'})
   }
 
   const server = createServer((request, response) => {
@@ -148,7 +186,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       chunks.push(chunk)
     })
     request.on('end', () => {
-      if (!refused) handle(request, response, Buffer.concat(chunks, size))
+      if (!refused) void handle(request, response, Buffer.concat(chunks, size))
     })
     request.on('error', () => undefined)
   })
@@ -177,10 +215,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         })
         server.closeIdleConnections()
       })
-      while (work.size > 0) await Promise.allSettled([...work])
-      await options.runner?.drain()
+      while (flushing.size > 0 || waiting.length > 0) await Promise.allSettled([...flushing, new Promise((resolve) => setImmediate(resolve))])
       if (outFd !== undefined) closeSync(outFd)
-      options.seen.close()
     },
   }
 }

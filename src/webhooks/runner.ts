@@ -1,6 +1,7 @@
 /**
- * `--exec CMD [--debounce SECONDS]`: runs a shell command for accepted events, never two runs at
- * once. The command reads the events on stdin as JSON Lines, one App Event per line.
+ * `--exec CMD [--debounce SECONDS]`: runs a shell command for stored events, never two runs at
+ * once. The command reads the events on stdin as JSON Lines, one App Event per line; each event
+ * learns how its run ended, so that the inbox marks it done only after an exit 0.
  *
  * Without a debounce every event gets a run of its own, one after the other. With one, events are
  * gathered until none has come for that many seconds, and the command runs once for all of them: a
@@ -45,27 +46,33 @@ export interface RunnerOptions {
 
 const MAX_WAIT_PERIODS = 10
 
+interface Waiting {
+  line: string
+  ran(outcome: RunOutcome): void
+}
+
 export class CommandRunner {
-  private readonly pending: string[] = []
+  private readonly pending: Waiting[] = []
   private running: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
   /** When the oldest waiting event came (debounce only). */
   private firstAt: number | undefined
   /** The quiet period is over (or there is none): what waits may run once the command is free. */
   private due = false
+  private draining = false
   private readonly launch: Launch
 
   constructor(private readonly options: RunnerOptions) {
     this.launch = options.launch ?? launchShell
   }
 
-  /** One accepted event, as one line of JSON. */
-  push(eventJson: string): void {
-    this.pending.push(eventJson)
-    if (this.options.debounceMs === 0) {
+  /** One event, as one line of JSON; resolves with the outcome of the run that got it. */
+  push(eventJson: string): Promise<RunOutcome> {
+    const ran = new Promise<RunOutcome>((resolve) => this.pending.push({line: eventJson, ran: resolve}))
+    if (this.options.debounceMs === 0 || this.draining) {
       this.due = true
       this.kick()
-      return
+      return ran
     }
     const now = Date.now()
     this.firstAt ??= now
@@ -76,10 +83,13 @@ export class CommandRunner {
       this.due = true
       this.kick()
     }, Math.max(0, wait))
+    return ran
   }
 
   /** Runs what waits now, without waiting for quiet, and resolves once the command is idle (on shutdown). */
   async drain(): Promise<void> {
+    // Events pushed from now on (work that was under way) run without waiting for quiet either.
+    this.draining = true
     clearTimeout(this.timer)
     this.timer = undefined
     for (;;) {
@@ -103,9 +113,11 @@ export class CommandRunner {
     })
   }
 
-  private async execute(batch: string[]): Promise<void> {
+  private async execute(batch: Waiting[]): Promise<void> {
     const started = Date.now()
-    const outcome = await this.launch(this.options.command, batch.map((line) => line + '\n').join(''), batch.length)
-    this.options.onRun({events: batch.length, ...outcome, ms: Date.now() - started})
+    const launched = await this.launch(this.options.command, batch.map((waiting) => waiting.line + '\n').join(''), batch.length)
+    const outcome = {events: batch.length, ...launched, ms: Date.now() - started}
+    this.options.onRun(outcome)
+    for (const waiting of batch) waiting.ran(outcome)
   }
 }

@@ -157,7 +157,7 @@ describe('pms webhooks listen', () => {
     listener = await startListen(['--port', '0', '--out', out], {secret})
     expect((await deliver(listener.url, event)).status).toBe(200)
     expect(await listener.stop()).toBe(0)
-    expect(listener.dedupFile).toBe(`${out}.seen`)
+    expect(listener.store).toBe(`${out}.inbox`)
     listener = await startListen(['--port', '0', '--out', out], {secret})
     const again = await deliver(listener.url, event)
     expect(again.status).toBe(200)
@@ -166,22 +166,22 @@ describe('pms webhooks listen', () => {
     expect(lines(out)).toHaveLength(1)
   })
 
-  it('one listener per dedup file: a second exits 75 (dedup_file_in_use) while the first runs; after a stop, or a SIGKILL, the next one starts at once', async () => {
-    const dedup = join(tempDir(), 'ids.seen')
-    listener = await startListen(['--port', '0', '--dedup-file', dedup], {secret})
-    const second = await runPms(['webhooks', 'listen', '--port', '0', '--dedup-file', dedup, '--json'], {env: {PMS_WEBHOOK_SECRET: secret}})
+  it('one listener per SQLite inbox: a second exits 75 (inbox_in_use) while the first runs; after a stop, or a SIGKILL, the next one starts at once', async () => {
+    const dedup = join(tempDir(), 'inbox.sqlite')
+    listener = await startListen(['--port', '0', '--store', dedup], {secret})
+    const second = await runPms(['webhooks', 'listen', '--port', '0', '--store', dedup, '--json'], {env: {PMS_WEBHOOK_SECRET: secret}})
     expect(second.code, second.stderr).toBe(75)
-    expect(JSON.parse(second.stdout)).toMatchObject({error: {code: 'dedup_file_in_use', message: expect.stringContaining(dedup)}})
+    expect(JSON.parse(second.stdout)).toMatchObject({error: {code: 'inbox_in_use', message: expect.stringContaining(dedup)}})
     // The first one goes on as before.
     expect((await deliver(listener.url, signedEvent(secret))).status).toBe(200)
     expect(await listener.stop()).toBe(0)
 
-    listener = await startListen(['--port', '0', '--dedup-file', dedup], {secret})
+    listener = await startListen(['--port', '0', '--store', dedup], {secret})
     listener.child.kill('SIGKILL')
     await listener.stop()
     // The killed listener's lock is still fresh (refreshed every 2 s, stale after 10 s): a listener
     // that did not take it over would exit 75 at once, and startListen would fail.
-    listener = await startListen(['--port', '0', '--dedup-file', dedup], {secret})
+    listener = await startListen(['--port', '0', '--store', dedup], {secret})
     expect((await deliver(listener.url, signedEvent(secret))).status).toBe(200)
   }, 60_000)
 

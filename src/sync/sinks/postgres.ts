@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {Client, QueryResult, QueryResultRow} from 'pg'
 import {ExitCode, PmsError} from '../../client/errors.js'
+import {displayUrl, isConnectionLoss} from '../../db/postgres.js'
 import {SinkInvalidError, SyncLockedError} from '../errors.js'
 import {bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
@@ -90,22 +91,6 @@ ON CONFLICT (account_id, id) DO UPDATE SET ${[...PAGE_COLUMNS.map(([c]) => c).fi
 WHERE bookings.record IS DISTINCT FROM excluded.record OR bookings.removed_at IS NOT NULL
 RETURNING (xmax = 0) AS inserted`
 
-/** A postgres:// or postgresql:// address: this sink's --to. */
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target)
-}
-
-/** The address as shown in summaries and errors: without its password. */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@')
-  }
-}
-
 /** The advisory lock key of an account: a stable signed 64-bit number from its name. */
 export function accountLockKey(accountId: string): string {
   return createHash('sha256').update(`pms bookings sync\u0000${accountId}`).digest().readBigInt64BE(0).toString()
@@ -137,18 +122,6 @@ export class SinkLostError extends PmsError {
       cause,
     })
   }
-}
-
-/**
- * Whether a failed query means the connection is gone rather than that the statement was wrong:
- * SQLSTATE class 08 (connection exception), 57P01-57P03 (the server shut down or ended the
- * session) and 57P05 (idle session timeout), or a socket error of Node (ECONNRESET, EPIPE, ...), which carries an errno.
- */
-export function isConnectionLoss(error: unknown): boolean {
-  const {code, errno} = (error ?? {}) as {code?: unknown; errno?: unknown}
-  if (typeof code !== 'string') return false
-  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1235]$/.test(code)) return true
-  return typeof errno === 'number' && /^E[A-Z]+$/.test(code)
 }
 
 /**

@@ -5,7 +5,8 @@ import {PMS_BIN, tempConfigDir} from './pms.js'
 
 export interface StartedListener {
   url: string
-  dedupFile: string
+  /** The inbox: a file, or a postgres:// address without its password. */
+  store: string
   child: ChildProcess
   stderr(): string
   stdout(): string
@@ -36,10 +37,10 @@ export function startListen(args: string[], options: {secret: string; configDir?
     lines.on('line', (line) => (stdout += line + '\n'))
     lines.once('line', (line) => {
       clearTimeout(timer)
-      const info = JSON.parse(line) as {url: string; dedup_file: string}
+      const info = JSON.parse(line) as {url: string; store: string}
       resolve({
         url: info.url,
-        dedupFile: info.dedup_file,
+        store: info.store,
         child,
         stderr: () => stderr,
         stdout: () => stdout,

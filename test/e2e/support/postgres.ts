@@ -32,6 +32,10 @@ export interface StartedPostgres {
   createDatabase(name: string): void
   /** One SQL statement's rows through psql, as JSON. */
   query<T>(sql: string, database?: string): T[]
+  /** Stops the server (fast shutdown: sessions are ended) and keeps its data, for resume(). */
+  pause(): void
+  /** Starts the paused server again, on the same port. */
+  resume(): void
   stop(): void
 }
 
@@ -49,7 +53,8 @@ export async function startPostgres(): Promise<StartedPostgres> {
   const data = join(dir, 'data')
   const port = await freePort()
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-k ${dir} -p ${port} -h 127.0.0.1 -F`, 'start'])
+  const start = () => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-k ${dir} -p ${port} -h 127.0.0.1 -F`, 'start'])
+  start()
   const psql = (args: string[], database: string) => {
     const result = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', ...args], {encoding: 'utf8', maxBuffer: 512 * 1024 * 1024})
     if (result.status !== 0) throw new Error(`psql: ${result.error?.message ?? result.stderr}`)
@@ -59,6 +64,8 @@ export async function startPostgres(): Promise<StartedPostgres> {
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     createDatabase: (name) => void psql(['-c', `CREATE DATABASE ${name}`], 'postgres'),
     query: <T>(sql: string, database = 'postgres') => JSON.parse(psql(['-c', `SELECT coalesce(json_agg(q), '[]') FROM (${sql}) q`], database)) as T[],
+    pause: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: () => void start(),
     stop: () => {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])

@@ -11,8 +11,8 @@ export interface Received {
 /** What the receiver does with the n-th delivery (0-based): answer a status, or hold the answer until release(). */
 export type Behaviour = (index: number, received: Received) => number | 'hold'
 
-/** A webhook receiver on 127.0.0.1, port 0: records every POST with its raw body. */
-export async function startReceiver(behaviour: Behaviour = () => 200) {
+/** A webhook receiver on 127.0.0.1 (port 0 unless given): records every POST with its raw body. */
+export async function startReceiver(behaviour: Behaviour = () => 200, listenPort = 0) {
   const received: Received[] = []
   const held: ServerResponse[] = []
   let open = 0
@@ -34,7 +34,7 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
       else response.writeHead(answer).end()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/hooks`,

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {accountLockKey, displayUrl, isConnectionLoss, isPostgresUrl} from '../../../src/sync/sinks/postgres.js'
+import {displayUrl, isConnectionLoss, isPostgresUrl} from '../../../src/db/postgres.js'
+import {accountLockKey} from '../../../src/sync/sinks/postgres.js'
 
 describe('the PostgreSQL sink target', () => {
   it('takes postgres:// and postgresql:// addresses, and nothing else', () => {

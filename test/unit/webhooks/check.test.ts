@@ -25,6 +25,21 @@ describe('checkDelivery (contract: Signature; Payload)', () => {
     expect(checked).toMatchObject({ok: true, id, event: {type: 'booking.updated', added_in_v1_1: 'x', data: {later: true}}})
   })
 
+  it('accepts any signed envelope with id, type and created_at, whatever its data (contract: data of app_connection.* and restriction_batch.completed "not shown")', () => {
+    const id = randomUUID()
+    const unknown = {id, type: 'listing.renamed', created_at: '2026-11-22T09:00:00.000Z', data: {}}
+    const {body, headers} = delivery({id, body: unknown})
+    expect(checkDelivery(SECRET, headers, body, options)).toMatchObject({ok: true, id, event: unknown})
+    const noData = delivery({id, body: {id, type: 'app_connection.created', created_at: '2026-11-22T09:00:00.000Z'}})
+    expect(checkDelivery(SECRET, noData.headers, noData.body, options)).toMatchObject({ok: true, id})
+    for (const missing of ['id', 'type', 'created_at']) {
+      const envelope: Record<string, unknown> = {id, type: 'booking.created', created_at: '2026-11-22T09:00:00.000Z', data: {}}
+      delete envelope[missing]
+      const broken = delivery({id, body: envelope})
+      expect(checkDelivery(SECRET, broken.headers, broken.body, options)).toMatchObject({ok: false, reason: 'invalid_payload'})
+    }
+  })
+
   it('refuses a tampered body with 401 no_matching_signature', () => {
     const {body, headers} = delivery()
     const checked = checkDelivery(SECRET, headers, body.replace('"b1"', '"b2"'), options)

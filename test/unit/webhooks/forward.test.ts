@@ -7,8 +7,8 @@ describe('Forwarder (--forward-to)', () => {
     const receiver = await startReceiver()
     try {
       const body = Buffer.from('{"id":"e1",  "type":"booking.created"}')
-      const outcome = await new Forwarder(receiver.url).forward(body, {'webhook-id': 'e1', 'webhook-signature': 'v1,abc', host: 'front.example', 'content-length': '999', connection: 'keep-alive', 'x-request-id': 'r1'})
-      expect(outcome).toEqual({ok: true, status: 200, attempts: 1})
+      const outcome = await new Forwarder(receiver.url, {userAgent: 'pms/test'}).forward(body, {'webhook-id': 'e1', 'webhook-signature': 'v1,abc', host: 'front.example', 'content-length': '999', connection: 'keep-alive', 'x-request-id': 'r1'})
+      expect(outcome).toEqual({ok: true, status: 200})
       const got = receiver.received[0]!
       expect(got.body).toBe(body.toString())
       expect(got.headers).toMatchObject({'webhook-id': 'e1', 'webhook-signature': 'v1,abc', 'x-request-id': 'r1', 'content-length': String(body.length)})
@@ -18,22 +18,27 @@ describe('Forwarder (--forward-to)', () => {
     }
   })
 
-  it('tries a failed forward again, then reports the last failure', async () => {
-    const receiver = await startReceiver((index) => (index < 2 ? 503 : 200))
+  it('makes one attempt per call and reports a failure with its status or socket error: the inbox decides when to try again', async () => {
+    const receiver = await startReceiver((index) => (index < 1 ? 503 : 200))
     try {
-      const forwarder = new Forwarder(receiver.url, {retryDelaysMs: [10, 10]})
-      expect(await forwarder.forward(Buffer.from('{}'), {})).toEqual({ok: true, status: 200, attempts: 3})
-      receiver.behave(() => 500)
-      expect(await forwarder.forward(Buffer.from('{}'), {})).toMatchObject({ok: false, status: 500, attempts: 3})
+      const forwarder = new Forwarder(receiver.url, {userAgent: 'pms/test'})
+      expect(await forwarder.forward(Buffer.from('{}'), {})).toEqual({ok: false, status: 503, detail: 'answered 503'})
+      expect(receiver.received).toHaveLength(1)
+      expect(await forwarder.forward(Buffer.from('{}'), {})).toEqual({ok: true, status: 200})
+      await forwarder.close()
     } finally {
       await receiver.close()
     }
+    const down = new Forwarder(receiver.url, {userAgent: 'pms/test'})
+    expect(await down.forward(Buffer.from('{}'), {})).toEqual({ok: false, status: null, detail: 'ECONNREFUSED'})
+    await down.close()
   })
 
   it('does not follow a redirect: the URL itself must answer 2xx', async () => {
     const receiver = await startReceiver(() => 302)
     try {
-      expect(await new Forwarder(receiver.url, {retryDelaysMs: []}).forward(Buffer.from('{}'), {})).toMatchObject({ok: false, status: 302, attempts: 1})
+      expect(await new Forwarder(receiver.url, {userAgent: 'pms/test'}).forward(Buffer.from('{}'), {})).toMatchObject({ok: false, status: 302})
+      expect(receiver.received).toHaveLength(1)
     } finally {
       await receiver.close()
     }

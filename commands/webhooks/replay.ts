@@ -1,0 +1,30 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../src/cli/base-command.js'
+
+export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
+  static override summary = 'Put events of a webhook inbox back to work'
+  static override description = `Puts the events named (ids from pms webhooks inbox), or with --dead every dead one, back to pending with their attempts started over: a running pms webhooks listen on that inbox forwards them and runs its command again within a second. A done event replayed is worked again.
+
+Prints the ids put back. Exits 1 when an id is not in the inbox (the others are still put back). See docs/webhooks.md.`
+
+  static override examples = ['<%= config.bin %> webhooks replay --dead', '<%= config.bin %> webhooks replay 6f1c2a4e-... 9b0d1f3c-... --store events.jsonl.inbox']
+
+  static override strict = false
+
+  static override args = {
+    ids: Args.string({description: 'webhook-ids to put back to work'}),
+  }
+
+  static override flags = {
+    store: Flags.string({description: 'The inbox: a SQLite file or postgres://... (default: PMS_CONFIG_DIR/webhooks/inbox.sqlite)', env: 'PMS_WEBHOOK_STORE'}),
+    dead: Flags.boolean({description: 'Every dead event'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const {argv} = await this.parse(WebhooksReplay)
+    const {runReplay, renderReplay} = await import('../../src/cli/webhooks.js')
+    const result = await runReplay(this.ctx, {store: flags.store, ids: argv as string[], dead: flags.dead === true})
+    this.emit(result, renderReplay)
+  }
+}

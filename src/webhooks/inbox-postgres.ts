@@ -1,0 +1,175 @@
+/**
+ * The shared inbox: one PostgreSQL table for any number of listeners, on one machine or many,
+ * behind a load balancer. `INSERT ... ON CONFLICT (webhook_id) DO NOTHING` makes the first copy of
+ * an event the only one, whichever listener it reached; claims take rows with
+ * `FOR UPDATE SKIP LOCKED` and stamp a lease on them, so an event's work runs on one listener at a
+ * time, and a killed listener's events go back to work once its lease has expired.
+ *
+ * A pool rather than one session: a connection lost (the server restarted) is replaced on the next
+ * query instead of failing every later one. Leases and retry times are the listeners' clocks, so
+ * machines sharing an inbox keep their clocks in time (NTP) well within a lease.
+ */
+import {createHash} from 'node:crypto'
+import type {Pool} from 'pg'
+import {displayUrl, isConnectionLoss} from '../db/postgres.js'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+
+const SCHEMA_VERSION = 1
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS webhook_events (
+  webhook_id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  body BYTEA NOT NULL,
+  headers TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  received_at BIGINT NOT NULL,
+  next_at BIGINT,
+  last_error TEXT,
+  claimed_by TEXT,
+  lease_until BIGINT,
+  done_at BIGINT,
+  done_by TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
+`
+
+/** The advisory lock that makes two first listeners create the tables one after the other. */
+const SCHEMA_LOCK = createHash('sha256').update('pms webhooks inbox schema').digest().readBigInt64BE(0).toString()
+
+export async function openPostgresInbox(url: string): Promise<Inbox> {
+  const {default: pg} = await import('pg')
+  const shown = displayUrl(url)
+  // A short connect timeout: while the server is down each delivery is answered 503 at once, not after a hang.
+  const pool = new pg.Pool({connectionString: url, application_name: 'pms webhooks listen', max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000})
+  // An idle connection that breaks emits 'error' on the pool; without a listener the process would crash.
+  pool.on('error', () => undefined)
+  try {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`)
+      await client.query(SCHEMA)
+      const {rows} = await client.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'webhook_inbox'`)
+      const version = rows[0]?.version ?? 0
+      if (version > SCHEMA_VERSION) throw new InboxInvalidError(`${shown} was written by a newer pms (inbox schema ${version})`, 'upgrade pms, or pass another --store')
+      await client.query(`INSERT INTO pms_schema (name, version) VALUES ('webhook_inbox', $1) ON CONFLICT (name) DO UPDATE SET version = excluded.version`, [SCHEMA_VERSION])
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release()
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined)
+    if (error instanceof InboxInvalidError) throw error
+    // Unreachable or lost: a passing failure (75); anything else: this database cannot hold the inbox.
+    if (isConnectionLoss(error) || (error as Error).message.includes('timeout')) throw new InboxUnavailableError(shown, error)
+    throw new InboxInvalidError(`${shown} cannot hold the webhook inbox: ${(error as Error).message}`, 'pass --store with a database (or a user) that may create the webhook_events table', error)
+  }
+  return new PostgresInbox(pool, shown)
+}
+
+class PostgresInbox implements Inbox {
+  readonly kind = 'postgres' as const
+
+  constructor(
+    private readonly pool: Pool,
+    readonly location: string,
+  ) {}
+
+  /** Every failure to read or write the inbox is one to answer 503 for: never acknowledge what is not stored. */
+  private async sql<R extends object>(text: string, values?: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query(text, values)).rows as R[]
+    } catch (error) {
+      throw new InboxUnavailableError(this.location, error)
+    }
+  }
+
+  async add(events: NewEvent[]): Promise<Set<string>> {
+    // One statement for every delivery that came together: one commit, one round trip.
+    const unique = [...new Map(events.map((event) => [event.id, event])).values()]
+    const rows = await this.sql<{webhook_id: string}>(
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, next_at, done_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
+       ON CONFLICT (webhook_id) DO NOTHING RETURNING webhook_id`,
+      [
+        unique.map((event) => event.id),
+        unique.map((event) => event.type),
+        unique.map((event) => event.body),
+        unique.map((event) => JSON.stringify(event.headers)),
+        unique.map((event) => (event.done ? 'done' : 'pending')),
+        unique.map((event) => event.receivedAt),
+        unique.map((event) => (event.done ? null : event.receivedAt)),
+        unique.map((event) => (event.done ? event.receivedAt : null)),
+      ],
+    )
+    return new Set(rows.map((row) => row.webhook_id))
+  }
+
+  async claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]> {
+    const rows = await this.sql<InboxRow>(
+      `UPDATE webhook_events e SET claimed_by = $1, lease_until = $2
+       FROM (SELECT webhook_id FROM webhook_events
+             WHERE status IN ('pending', 'failed') AND next_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+             ORDER BY next_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
+       WHERE e.webhook_id = due.webhook_id RETURNING e.*`,
+      [owner, now + leaseMs, now, limit],
+    )
+    return rows.map(storedEvent).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0))
+  }
+
+  async renew(owner: string, ids: string[], until: number): Promise<void> {
+    await this.sql('UPDATE webhook_events SET lease_until = $1 WHERE webhook_id = ANY($2::text[]) AND claimed_by = $3', [until, ids, owner])
+  }
+
+  async done(owner: string, id: string, now: number): Promise<void> {
+    await this.sql(
+      `UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = $1, done_by = $2, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE webhook_id = $3`,
+      [now, owner, id],
+    )
+  }
+
+  async failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void> {
+    await this.sql(
+      `UPDATE webhook_events SET status = $1, attempts = attempts + 1, last_error = $2, next_at = $3, claimed_by = NULL, lease_until = NULL WHERE webhook_id = $4 AND claimed_by = $5`,
+      [nextAt === null ? 'dead' : 'failed', error, nextAt, id, owner],
+    )
+  }
+
+  async nextDue(now: number): Promise<number | null> {
+    const rows = await this.sql<{at: string | null}>(`SELECT min(greatest(next_at, coalesce(lease_until, 0))) AS at FROM webhook_events WHERE status IN ('pending', 'failed')`)
+    const at = rows[0]?.at
+    return at === null || at === undefined ? null : Math.max(now, Number(at))
+  }
+
+  async list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]> {
+    const rows =
+      status === undefined
+        ? await this.sql<InboxRow>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events ORDER BY received_at LIMIT $1`, [limit])
+        : await this.sql<InboxRow>(`SELECT ${ENTRY_COLUMNS} FROM webhook_events WHERE status = $1 ORDER BY received_at LIMIT $2`, [status, limit])
+    return rows.map(entry)
+  }
+
+  async replay(ids: string[] | 'dead', now: number): Promise<string[]> {
+    const reset = `status = 'pending', attempts = 0, next_at = $1, last_error = NULL, done_at = NULL, done_by = NULL`
+    const rows =
+      ids === 'dead'
+        ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE status = 'dead' RETURNING webhook_id`, [now])
+        : await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($2::text[]) RETURNING webhook_id`, [now, ids])
+    return rows.map((row) => row.webhook_id)
+  }
+
+  async forget(before: number): Promise<number> {
+    const rows = await this.sql<{webhook_id: string}>(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < $1 RETURNING webhook_id`, [before])
+    return rows.length
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined)
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The default inbox: one SQLite file, for one listener at a time (the listener holds a file lock
+ * beside it). An event is durable before it is answered: its transaction is committed into the
+ * write-ahead log and the log is fsynced. SQLite's own synchronous=FULL would fsync inside the
+ * commit, on the event loop, which would then stand still for every fsync; here the commit is
+ * synchronous=NORMAL (written to the log, not flushed) and the flush of the log is an fsync on
+ * libuv's thread pool, during which the listener goes on verifying and storing the next deliveries.
+ * The result is the same as FULL's: a commit is answered only once the log holding it is on disk
+ * (checkpoints, which move the log into the file, are synced by SQLite itself in both modes).
+ * Deliveries that come together are stored in one transaction, and share one fsync.
+ */
+import {closeSync, fsync, mkdirSync, openSync} from 'node:fs'
+import {dirname} from 'node:path'
+import type BetterSqlite3 from 'better-sqlite3'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+
+const SCHEMA_VERSION = 1
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS webhook_events (
+  webhook_id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  body BLOB NOT NULL,
+  headers TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  received_at INTEGER NOT NULL,
+  next_at INTEGER,
+  last_error TEXT,
+  claimed_by TEXT,
+  lease_until INTEGER,
+  done_at INTEGER,
+  done_by TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
+`
+
+/**
+ * Opens (and creates) the inbox at `path`. `resetClaims`: the caller is the one listener of this file
+ * (it holds its lock), so every claim left in it is a killed listener's and is released at once.
+ */
+export async function openSqliteInbox(path: string, options: {resetClaims: boolean}): Promise<Inbox> {
+  const {default: Database} = await import('better-sqlite3')
+  let db: BetterSqlite3.Database
+  try {
+    mkdirSync(dirname(path), {recursive: true, mode: 0o700})
+    // The events carry guests' booking and message ids: the file is for its owner only.
+    closeSync(openSync(path, 'a', 0o600))
+    db = new Database(path)
+  } catch (error) {
+    throw new InboxInvalidError(`Cannot open the webhook inbox ${path}: ${(error as Error).message}`, 'pass --store with a file this user may write', error)
+  }
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    const version = db.pragma('user_version', {simple: true}) as number
+    if (version > SCHEMA_VERSION) throw new InboxInvalidError(`${path} was written by a newer pms (inbox schema ${version})`, 'upgrade pms, or pass another --store')
+    db.exec(SCHEMA)
+    db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    if (options.resetClaims) db.prepare('UPDATE webhook_events SET claimed_by = NULL, lease_until = NULL WHERE claimed_by IS NOT NULL').run()
+  } catch (error) {
+    db.close()
+    if (error instanceof InboxInvalidError) throw error
+    throw new InboxInvalidError(`${path} is no webhook inbox: ${(error as Error).message}`, 'pass --store with a new file, or the inbox of an earlier listen', error)
+  }
+  return new SqliteInbox(db, path)
+}
+
+class SqliteInbox implements Inbox {
+  readonly kind = 'sqlite' as const
+  private log: number | undefined
+  private readonly insert: BetterSqlite3.Statement
+  private readonly addAll: (events: NewEvent[]) => Set<string>
+  private readonly claimAll: (owner: string, limit: number, now: number, leaseMs: number) => StoredEvent[]
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    readonly location: string,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, next_at, done_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id) DO NOTHING`,
+    )
+    this.addAll = db.transaction((events: NewEvent[]) => {
+      const added = new Set<string>()
+      for (const event of events) {
+        const status = event.done ? 'done' : 'pending'
+        const result = this.insert.run(event.id, event.type, event.body, JSON.stringify(event.headers), status, event.receivedAt, event.done ? null : event.receivedAt, event.done ? event.receivedAt : null)
+        if (result.changes > 0) added.add(event.id)
+      }
+      return added
+    })
+    const due = db.prepare(
+      `SELECT * FROM webhook_events WHERE status IN ('pending', 'failed') AND next_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+       ORDER BY next_at LIMIT ?`,
+    )
+    const take = db.prepare('UPDATE webhook_events SET claimed_by = ?, lease_until = ? WHERE webhook_id = ?')
+    this.claimAll = db.transaction((owner: string, limit: number, now: number, leaseMs: number) => {
+      const rows = due.all(now, now, limit) as Row[]
+      for (const row of rows) take.run(owner, now + leaseMs, row.webhook_id)
+      return rows.map((row) => ({...storedEvent(row), claimedBy: owner, leaseUntil: now + leaseMs}))
+    })
+  }
+
+  /** A write that fails (disk full, read-only, I/O error) means the inbox cannot store now. */
+  private write<T>(task: () => T): T {
+    try {
+      return task()
+    } catch (error) {
+      throw new InboxUnavailableError(this.location, error)
+    }
+  }
+
+  async add(events: NewEvent[]): Promise<Set<string>> {
+    const added = this.write(() => this.addAll(events))
+    // Duplicates too: a copy answered 2xx ends the sender's retries just as the first would, so the
+    // first copy's commit (maybe still being flushed for another batch) must be on disk by then.
+    await this.flushLog()
+    return added
+  }
+
+  /** The fsync of the write-ahead log that makes the commits written so far durable (the log file stays while the database is open). */
+  private async flushLog(): Promise<void> {
+    try {
+      if (this.log === undefined) {
+        try {
+          this.log = openSync(`${this.location}-wal`, 'r')
+        } catch (error) {
+          // No log yet: nothing was written that a flush could keep.
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+          throw error
+        }
+      }
+      const fd = this.log
+      await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
+    } catch (error) {
+      throw new InboxUnavailableError(this.location, error)
+    }
+  }
+
+  async claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]> {
+    return this.write(() => this.claimAll(owner, limit, now, leaseMs))
+  }
+
+  async renew(owner: string, ids: string[], until: number): Promise<void> {
+    const renew = this.db.prepare('UPDATE webhook_events SET lease_until = ? WHERE webhook_id = ? AND claimed_by = ?')
+    this.write(() => this.db.transaction(() => ids.forEach((id) => renew.run(until, id, owner)))())
+  }
+
+  async done(owner: string, id: string, now: number): Promise<void> {
+    this.write(() =>
+      this.db
+        .prepare(`UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = ?, done_by = ?, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE webhook_id = ?`)
+        .run(now, owner, id),
+    )
+  }
+
+  async failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void> {
+    this.write(() =>
+      this.db
+        .prepare(`UPDATE webhook_events SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, claimed_by = NULL, lease_until = NULL WHERE webhook_id = ? AND claimed_by = ?`)
+        .run(nextAt === null ? 'dead' : 'failed', error, nextAt, id, owner),
+    )
+  }
+
+  async nextDue(now: number): Promise<number | null> {
+    const row = this.db
+      .prepare(`SELECT min(max(next_at, coalesce(lease_until, 0))) AS at FROM webhook_events WHERE status IN ('pending', 'failed')`)
+      .get() as {at: number | null}
+    return row.at === null ? null : Math.max(now, Number(row.at))
+  }
+
+  async list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]> {
+    const rows = (
+      status === undefined
+        ? this.db.prepare(`SELECT ${ENTRY_COLUMNS} FROM webhook_events ORDER BY received_at LIMIT ?`).all(limit)
+        : this.db.prepare(`SELECT ${ENTRY_COLUMNS} FROM webhook_events WHERE status = ? ORDER BY received_at LIMIT ?`).all(status, limit)
+    ) as Row[]
+    return rows.map(entry)
+  }
+
+  async replay(ids: string[] | 'dead', now: number): Promise<string[]> {
+    const put = this.db.prepare(`UPDATE webhook_events SET status = 'pending', attempts = 0, next_at = ?, last_error = NULL, done_at = NULL, done_by = NULL WHERE webhook_id = ? RETURNING webhook_id`)
+    return this.write(() =>
+      this.db.transaction(() => {
+        const chosen = ids === 'dead' ? (this.db.prepare(`SELECT webhook_id FROM webhook_events WHERE status = 'dead'`).all() as Array<{webhook_id: string}>).map((row) => row.webhook_id) : ids
+        return chosen.filter((id) => put.get(now, id) !== undefined)
+      })(),
+    )
+  }
+
+  async forget(before: number): Promise<number> {
+    return this.write(() => this.db.prepare(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < ?`).run(before).changes)
+  }
+
+  async close(): Promise<void> {
+    this.db.close()
+    if (this.log !== undefined) closeSync(this.log)
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The inbox of `pms webhooks listen`: every verified event is stored here before the sender gets its
+ * 2xx, and the work (--forward-to, --exec) is done from here. A 2xx tells the service "never send
+ * this again", so an event answered before it is durable is an event that can be lost.
+ *
+ * Two stores keep the same rules: a SQLite file (one listener per file) and a PostgreSQL database
+ * shared by any number of listeners. An event's work is claimed with a lease: the claim holds while
+ * its holder renews it, and a killed holder's claim is taken over once its lease has expired.
+ */
+import {ExitCode, PmsError} from '../client/errors.js'
+
+/**
+ * pending: waits for its first attempt; failed: an attempt failed, the next one is due at `next_at`;
+ * dead: attempts stopped (the retry time ran out), until `pms webhooks replay`; done: worked, kept to
+ * recognise duplicates.
+ */
+export const INBOX_STATUSES = ['pending', 'failed', 'dead', 'done'] as const
+export type InboxStatus = (typeof INBOX_STATUSES)[number]
+
+/** What a delivery brings: the raw body (signed as it is) and the headers to pass on. */
+export interface NewEvent {
+  id: string
+  type: string
+  body: Buffer
+  headers: Record<string, string>
+  /** Epoch milliseconds. */
+  receivedAt: number
+  /** Nothing to do with it (no --forward-to, no --exec): stored as done, for deduplication. */
+  done: boolean
+}
+
+export interface StoredEvent {
+  id: string
+  type: string
+  body: Buffer
+  headers: Record<string, string>
+  status: InboxStatus
+  attempts: number
+  receivedAt: number
+  nextAt: number | null
+  lastError: string | null
+  claimedBy: string | null
+  leaseUntil: number | null
+  doneAt: number | null
+  doneBy: string | null
+}
+
+/** One row of `pms webhooks inbox`: the event without its body. */
+export type InboxEntry = Omit<StoredEvent, 'body' | 'headers'>
+
+export interface Inbox {
+  readonly kind: 'sqlite' | 'postgres'
+  /** The file, or the address without its password. */
+  readonly location: string
+  /**
+   * Stores the events durably (a committed transaction) and says which were new; ids already stored
+   * are duplicates. Throws InboxUnavailableError when they cannot be stored.
+   */
+  add(events: NewEvent[]): Promise<Set<string>>
+  /**
+   * Claims up to `limit` events due at `now` that no live lease holds, for `owner` until `now + leaseMs`.
+   * Across listeners sharing the store, an event is claimed by one at a time.
+   */
+  claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]>
+  /** Extends the leases `owner` holds on `ids`. */
+  renew(owner: string, ids: string[], until: number): Promise<void>
+  /** The work of `id` succeeded. */
+  done(owner: string, id: string, now: number): Promise<void>
+  /** The work of `id` failed: it is tried again at `nextAt`, or, when null, it is dead. */
+  failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void>
+  /** When the next event not claimed by a live lease is due, or null when none waits. */
+  nextDue(now: number): Promise<number | null>
+  list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]>
+  /** Puts the events back to work at `now` (attempts start over): the ids given, or every dead one. Answers the ids put back. */
+  replay(ids: string[] | 'dead', now: number): Promise<string[]>
+  /** Drops done events worked before `before` (their ids stop counting as duplicates). */
+  forget(before: number): Promise<number>
+  close(): Promise<void>
+}
+
+/** The event cannot be stored now (disk full, database down): the sender is answered 503 and sends again. */
+export class InboxUnavailableError extends PmsError {
+  constructor(location: string, cause: unknown) {
+    super(`Cannot store App Events in ${location}: ${(cause as Error).message}`, {
+      code: 'inbox_unavailable',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'free space on the disk of the inbox, or bring its database back; the service sends what was refused again',
+      cause,
+    })
+  }
+}
+
+/** The inbox cannot be opened or read as an inbox at all. */
+export class InboxInvalidError extends PmsError {
+  constructor(message: string, suggestion: string, cause?: unknown) {
+    super(message, {code: 'inbox_invalid', exitCode: ExitCode.usage, suggestion, cause})
+  }
+}
+
+export interface RetryPolicy {
+  /** Delay before the second attempt; each next delay doubles. */
+  firstDelayMs: number
+  maxDelayMs: number
+  /** After this long since the event came, a failure makes it dead instead of retried. */
+  giveUpAfterMs: number
+}
+
+/**
+ * When the attempt after `attempts` failed attempts is due, or null when it would come after the
+ * retry time ran out. Jitter (up to a tenth either way) keeps the events of one outage from
+ * coming back all in the same instant.
+ */
+export function nextAttemptAt(policy: RetryPolicy, attempts: number, receivedAt: number, now: number, random: () => number = Math.random): number | null {
+  const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, Math.min(30, attempts - 1)))
+  const at = now + Math.round(base * (0.9 + 0.2 * random()))
+  return at > receivedAt + policy.giveUpAfterMs ? null : at
+}
+
+/** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */
+export const DONE_RETENTION_MS = 3 * 24 * 60 * 60_000
+
+export const ENTRY_COLUMNS = 'webhook_id, type, status, attempts, received_at, next_at, last_error, claimed_by, lease_until, done_at, done_by'
+
+/** A row of the webhook_events table, as both stores read it (PostgreSQL answers its BIGINTs as strings). */
+export interface InboxRow {
+  webhook_id: string
+  type: string
+  body: Buffer
+  headers: string
+  status: InboxStatus
+  attempts: number
+  received_at: number | string
+  next_at: number | string | null
+  last_error: string | null
+  claimed_by: string | null
+  lease_until: number | string | null
+  done_at: number | string | null
+  done_by: string | null
+}
+
+export function storedEvent(row: InboxRow): StoredEvent {
+  return {...entry(row), body: row.body, headers: JSON.parse(row.headers) as Record<string, string>}
+}
+
+export function entry(row: Omit<InboxRow, 'body' | 'headers'>): InboxEntry {
+  return {
+    id: row.webhook_id,
+    type: row.type,
+    status: row.status,
+    attempts: Number(row.attempts),
+    receivedAt: Number(row.received_at),
+    nextAt: row.next_at === null ? null : Number(row.next_at),
+    lastError: row.last_error,
+    claimedBy: row.claimed_by,
+    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+    doneAt: row.done_at === null ? null : Number(row.done_at),
+    doneBy: row.done_by,
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The work of stored events: claims what is due in the inbox, forwards it (--forward-to) and runs
+ * the command on it (--exec), and marks it done only once the target answered 2xx and the command
+ * exited 0. A failure is tried again later with growing delays; once the retry time has run out
+ * the event is dead, until `pms webhooks replay`.
+ *
+ * Claims carry a lease, renewed while the work lasts: another listener sharing the inbox never
+ * takes an event whose holder is alive, and takes over a killed holder's once its lease expires.
+ * A kill can therefore repeat only the work that was under way when it came.
+ */
+import {WEBHOOK_MAX_IN_FLIGHT} from '../contract/limits.js'
+import type {Forwarder} from './forward.js'
+import {DONE_RETENTION_MS, nextAttemptAt, type Inbox, type RetryPolicy, type StoredEvent} from './inbox.js'
+import type {CommandRunner} from './runner.js'
+
+export interface WorkReport {
+  id: string
+  type: string
+  outcome: 'done' | 'retry' | 'dead' | 'store_failed' | 'interrupted'
+  detail: string
+}
+
+export interface WorkerOptions {
+  inbox: Inbox
+  /** Names this listener in claims: host, process and a random part. */
+  owner: string
+  forwarder?: Forwarder
+  runner?: CommandRunner
+  retry: RetryPolicy
+  leaseMs: number
+  /** How often the inbox is asked for due work besides the nudges of new events (events of other listeners, retries). */
+  pollMs: number
+  /** How many events are claimed at most: forwards in flight, or events gathered for the command. */
+  capacity?: number
+  report(report: WorkReport): void
+  now?: () => number
+}
+
+const HOUR_MS = 60 * 60_000
+
+export class Worker {
+  private readonly held = new Map<string, Promise<void>>()
+  private readonly now: () => number
+  private readonly capacity: number
+  private stopped = false
+  private wake: (() => void) | undefined
+  private loop: Promise<void> | undefined
+  private heartbeat: NodeJS.Timeout | undefined
+  private forgotAt = 0
+  /** The store was failing at the last claim: said once, not on every poll. */
+  private storeDown = false
+
+  constructor(private readonly options: WorkerOptions) {
+    this.now = options.now ?? Date.now
+    this.capacity = options.capacity ?? (options.runner && !options.forwarder ? 1000 : WEBHOOK_MAX_IN_FLIGHT)
+  }
+
+  start(): void {
+    this.loop = this.run()
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.options.leaseMs / 3)))
+  }
+
+  /** New events were stored: look for work now rather than at the next poll. */
+  nudge(): void {
+    this.wake?.()
+  }
+
+  /**
+   * Stops claiming; then takes what is due once more and works it (a debounced command runs at once),
+   * and waits for every piece of work under way. What fails stays in the inbox for the next listener.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.wake?.()
+    await this.loop
+    await this.claimDue()
+    await this.options.runner?.drain()
+    while (this.held.size > 0) await Promise.allSettled([...this.held.values()])
+    await this.options.runner?.drain()
+    clearInterval(this.heartbeat)
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      await this.claimDue()
+      await this.forgetOld()
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs)
+        this.wake = () => {
+          clearTimeout(timer)
+          this.wake = undefined
+          resolve()
+        }
+      })
+    }
+  }
+
+  private async claimDue(): Promise<void> {
+    const free = this.capacity - this.held.size
+    if (free <= 0) return
+    let events: StoredEvent[]
+    try {
+      events = await this.options.inbox.claim(this.options.owner, free, this.now(), this.options.leaseMs)
+      this.storeDown = false
+    } catch (error) {
+      if (!this.storeDown) this.options.report({id: '-', type: '-', outcome: 'store_failed', detail: `cannot read the inbox: ${(error as Error).message}`})
+      this.storeDown = true
+      return
+    }
+    for (const event of events) {
+      const work = this.work(event)
+        .catch((error: unknown) => {
+          // Not recorded as done or failed: once the lease expires the event is worked again.
+          this.options.report({id: event.id, type: event.type, outcome: 'interrupted', detail: `the work stopped: ${(error as Error).message}`})
+        })
+        .finally(() => {
+          this.held.delete(event.id)
+          // A free slot: more may be due already.
+          this.nudge()
+        })
+      this.held.set(event.id, work)
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return
+    await this.options.inbox.renew(this.options.owner, [...this.held.keys()], this.now() + this.options.leaseMs).catch(() => undefined)
+  }
+
+  private async forgetOld(): Promise<void> {
+    if (this.now() - this.forgotAt < HOUR_MS) return
+    this.forgotAt = this.now()
+    await this.options.inbox.forget(this.now() - DONE_RETENTION_MS).catch(() => undefined)
+  }
+
+  private async work(event: StoredEvent): Promise<void> {
+    const {forwarder, runner, inbox, owner} = this.options
+    const done: string[] = []
+    let failure: string | undefined
+    if (forwarder) {
+      const forwarded = await forwarder.forward(event.body, event.headers)
+      if (forwarded.ok) done.push(`forwarded ${forwarded.status}`)
+      else failure = `forward: ${forwarded.detail}`
+    }
+    if (failure === undefined && runner) {
+      // The event as it came, on one line: the command gets every field, known or not.
+      const ran = await runner.push(JSON.stringify(JSON.parse(event.body.toString('utf8'))))
+      if (ran.code === 0) done.push('exec exit 0')
+      else failure = `exec: ${ran.error !== undefined ? `could not run: ${ran.error}` : ran.code !== null ? `exit ${ran.code}` : `ended by ${ran.signal}`}`
+    }
+    const attempts = event.attempts + 1
+    try {
+      if (failure === undefined) {
+        await inbox.done(owner, event.id, this.now())
+        this.options.report({id: event.id, type: event.type, outcome: 'done', detail: done.join(', ')})
+        return
+      }
+      const next = nextAttemptAt(this.options.retry, attempts, event.receivedAt, this.now())
+      await inbox.failed(owner, event.id, failure, next)
+      const detail =
+        next === null
+          ? `${failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
+          : `${failure}; attempt ${attempts}, next in ${Math.max(1, Math.round((next - this.now()) / 1000))} s`
+      this.options.report({id: event.id, type: event.type, outcome: next === null ? 'dead' : 'retry', detail})
+    } catch (error) {
+      // The work is done or failed, but the inbox did not hear it: once the lease expires the event is worked again.
+      this.options.report({id: event.id, type: event.type, outcome: 'store_failed', detail: `${failure ?? done.join(', ')}; not recorded: ${(error as Error).message}`})
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * `pms webhooks listen --store postgres://…`: many listeners behind a load balancer share one inbox
+ * in a real PostgreSQL server (a throwaway cluster), against the sandbox delivering with duplicates
+ * (contract, Delivery rule 3: "The same event can arrive more than once and out of order").
+ */
+import {createServer, request, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterAll, beforeAll, describe, expect} from 'vitest'
+import {startReceiver, until} from '../unit/sandbox/webhook-receiver.js'
+import {startListen, type StartedListener} from './support/listen.js'
+import {freePort} from './support/ports.js'
+import {missingPostgres, startPostgres, type StartedPostgres} from './support/postgres.js'
+import {itNeeds} from './support/requirements.js'
+import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const missing = missingPostgres()
+const it = itNeeds(missing)
+
+interface Delivery {
+  event_id: string
+  outcome: 'delivered' | 'failed' | 'dropped'
+  status: number | null
+  duplicate: boolean
+}
+
+const deliveries = async (appUrl: string) => ((await (await fetch(`${appUrl}/_sandbox/deliveries`)).json()) as {data: Delivery[]}).data
+const counts = (ids: string[]) => ids.reduce((map, id) => map.set(id, (map.get(id) ?? 0) + 1), new Map<string, number>())
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A load balancer on 127.0.0.1: each request goes to the next port in turn; a port that refuses is answered 502. */
+async function roundRobin(ports: number[]): Promise<{url: string; server: Server}> {
+  let next = 0
+  const server = createServer((incoming, outgoing) => {
+    const port = ports[next++ % ports.length]!
+    const chunks: Buffer[] = []
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+    incoming.on('end', () => {
+      const upstream = request({host: '127.0.0.1', port, method: incoming.method, path: incoming.url, headers: incoming.headers}, (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(outgoing)
+      })
+      upstream.on('error', () => outgoing.writeHead(502).end())
+      upstream.end(Buffer.concat(chunks))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, server}
+}
+
+describe('pms webhooks listen: many listeners sharing a PostgreSQL inbox', () => {
+  let postgres: StartedPostgres | undefined
+  let sandbox: StartedSandbox | undefined
+  let balancer: Server | undefined
+  let target: Awaited<ReturnType<typeof startReceiver>> | undefined
+  const listeners: StartedListener[] = []
+  beforeAll(async () => {
+    if (missing) return
+    postgres = await startPostgres()
+  }, 90_000)
+  afterAll(async () => {
+    for (const listener of listeners) await listener.stop()
+    await sandbox?.stop()
+    await target?.close()
+    balancer?.close()
+    postgres?.stop()
+  })
+
+  it('two listeners behind a round-robin balancer, every event delivered twice: each event is worked once across both; a listener killed while holding claims has them finished by the other after the lease; a stopped database answers 503 and the event comes again', async () => {
+    const db = postgres!
+    db.createDatabase('inbox')
+    const store = db.url('inbox')
+    target = await startReceiver()
+    const ports = [await freePort(), await freePort()]
+    const proxy = await roundRobin(ports)
+    balancer = proxy.server
+    sandbox = await startSandbox(['--webhook-url', proxy.url, '--speed', '1000'])
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {duplicate_delivery: 1})
+    const args = (port: number) => ['--port', String(port), '--store', store, '--forward-to', target!.url, '--lease', '3', '--retry-delay', '1', '--retry-max-delay', '2']
+    listeners.push(...(await Promise.all(ports.map((port) => startListen(args(port), {secret: sandbox!.webhookSecret})))))
+    expect(listeners[0]!.store).toBe(store)
+
+    // 1. Duplicates on both listeners: each event's work runs once.
+    await connect(sandbox.appUrl)
+    for (let i = 0; i < 40; i++) await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'booking_created'})
+    const duplicated = async () => {
+      const all = await deliveries(sandbox!.appUrl)
+      const ids = [...new Set(all.filter((d) => d.outcome === 'delivered').map((d) => d.event_id))]
+      return {ids, twice: ids.every((id) => all.some((d) => d.event_id === id && d.outcome === 'delivered' && d.duplicate))}
+    }
+    await until(async () => (await duplicated()).twice, 30_000, 'each event delivered twice')
+    const first = (await duplicated()).ids
+    await until(() => first.every((id) => target!.received.some((r) => r.headers['webhook-id'] === id)), 30_000, 'every event forwarded')
+    await sleep(2000)
+    const worked = counts(target.received.map((r) => String(r.headers['webhook-id'])))
+    for (const id of first) expect(worked.get(id), id).toBe(1)
+    // Both listeners took deliveries and both worked events; each duplicate was known as one, on whichever listener it came.
+    for (const listener of listeners) {
+      expect(listener.stderr()).toContain('\taccepted\t')
+      expect(listener.stderr()).toContain('\tdone\tforwarded 200')
+    }
+    expect(listeners.map((l) => (l.stderr().match(/\tduplicate\t/g) ?? []).length).reduce((a, b) => a + b)).toBeGreaterThanOrEqual(first.length)
+
+    // 2. The target stalls; one listener is killed while holding claims; the other finishes them after the lease.
+    target.behave(() => 'hold')
+    const before = target.received.length
+    for (let i = 0; i < 20; i++) await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'booking_created'})
+    const killed = listeners[0]!
+    const survivor = listeners[1]!
+    const claimedBy = (pid: number) => db.query<{webhook_id: string}>(`SELECT webhook_id FROM webhook_events WHERE claimed_by LIKE '%:${pid}:%' AND status <> 'done'`, 'inbox').map((row) => row.webhook_id)
+    await until(() => claimedBy(killed.child.pid!).length >= 3 && target!.received.length > before, 30_000, 'claims held by the listener to kill')
+    const held = claimedBy(killed.child.pid!)
+    killed.child.kill('SIGKILL')
+    await killed.stop()
+    target.behave(() => 200)
+    target.release(200)
+    const doneBy = () => db.query<{webhook_id: string; status: string; done_by: string | null}>(`SELECT webhook_id, status, done_by FROM webhook_events WHERE webhook_id IN (${held.map((id) => `'${id}'`).join(', ')})`, 'inbox')
+    await until(() => doneBy().every((row) => row.status === 'done'), 30_000, "the killed listener's claims finished")
+    for (const row of doneBy()) expect(row.done_by, row.webhook_id).toContain(`:${survivor.child.pid}:`)
+    const second = (await duplicated()).ids
+    await until(() => second.every((id) => target!.received.some((r) => r.headers['webhook-id'] === id)), 30_000, 'every event forwarded after the kill')
+
+    // 3. The database stops: deliveries are answered 503 and come again; once it is back, the event is worked once.
+    db.pause()
+    const raised = await sandboxAdmin<{events: Array<{id: string}>}>(sandbox.appUrl, '/_sandbox/events', {trigger: 'booking_created'})
+    const id = raised.events[0]!.id
+    await until(async () => (await deliveries(sandbox!.appUrl)).some((d) => d.event_id === id && d.outcome === 'failed' && d.status === 503), 20_000, 'a 503 while the database is down')
+    expect(survivor.stderr()).toContain('refused 503\tinbox_unavailable')
+    db.resume()
+    await until(async () => (await deliveries(sandbox!.appUrl)).some((d) => d.event_id === id && d.outcome === 'delivered'), 60_000, 'the event delivered again')
+    await until(() => target!.received.some((r) => r.headers['webhook-id'] === id), 20_000, 'the event forwarded')
+    await sleep(2000)
+    expect(target.received.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1)
+  }, 240_000)
+})
