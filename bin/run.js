@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core/execute'
+// The version check comes before any import: on an older Node, one line says why, and nothing
+// native (better-sqlite3 needs Node 22) is ever loaded.
+const major = Number(process.versions.node.split('.')[0])
+if (major < 22) {
+  process.stderr.write(`pms needs Node.js 22 or newer; this is ${process.versions.node}\n`)
+  process.exit(1)
+}
 
 // `pms ... | head` closes the pipe early: that is the reader's choice, not a failure of the command.
 process.stdout.on('error', (error) => {
@@ -10,4 +16,5 @@ process.stderr.on('error', (error) => {
   if (error.code !== 'EPIPE') throw error
 })
 
+const {execute} = await import('@oclif/core/execute')
 await execute({dir: import.meta.url})
