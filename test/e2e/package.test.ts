@@ -204,10 +204,8 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
   })
 
   it('every package of the install supports the Node versions pms supports (no EBADENGINE), though no lockfile ships in the tarball', () => {
-    // A global install resolves ranges afresh: light-my-request (fastify loads it for inject() only)
-    // would come at a version whose cookie needs Node 22, so pms pins it as a dependency of its own.
+    // A global install resolves ranges afresh: a dependency of a dependency may come at a newer version than the lockfile's.
     expect(installed.installLog).not.toContain('EBADENGINE')
-    expect(JSON.parse(readFileSync(join(installed.dir, 'node_modules', 'light-my-request', 'package.json'), 'utf8')).version).toBe(PACKAGE.dependencies['light-my-request'])
   })
 
   it('no development dependency is installed, and nothing of the tree is missing for the built code', () => {
