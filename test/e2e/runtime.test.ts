@@ -5,9 +5,11 @@
  * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.
  */
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {Config} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import {PMS_BIN} from './support/pms.js'
 
@@ -54,6 +56,26 @@ describe('the Node that runs pms', () => {
     const lines = run.stderr.trimEnd().split('\n')
     expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual(['pms needs Node.js 22 or newer; this is 20.20.0'])
     expect(lines.filter((line) => line.startsWith('resolve '))).toEqual([`resolve ${new URL(`file://${PMS_BIN}`).href}`])
+  })
+
+  it('pms --version, answered without oclif, prints what oclif would (its user agent)', async () => {
+    const run = spawnSync(process.execPath, [PMS_BIN, '--version'], {encoding: 'utf8'})
+    expect(run.status, run.stderr).toBe(0)
+    const config = await Config.load(ROOT)
+    expect(run.stdout).toBe(`${config.userAgent}\n`)
+  })
+
+  it("the compile cache goes to the user's cache folder (PMS_CACHE_DIR, XDG_CACHE_HOME), and an unwritable one does not stop pms", () => {
+    const xdg = mkdtempSync(join(tmpdir(), 'pms-cache-'))
+    const env = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_CACHE_DIR: undefined, XDG_CACHE_HOME: xdg}
+    const run = spawnSync(process.execPath, [PMS_BIN, 'properties', 'list', '--help'], {encoding: 'utf8', env})
+    expect(run.status, run.stderr).toBe(0)
+    expect(readdirSync(join(xdg, 'pms', 'compile-cache')).length).toBeGreaterThan(0)
+    // A cache folder under a file cannot be made: pms runs as without a cache, and says nothing of it.
+    const blocked = spawnSync(process.execPath, [PMS_BIN, 'properties', 'list', '--help'], {encoding: 'utf8', env: {...env, PMS_CACHE_DIR: PMS_BIN}})
+    expect(blocked.status, blocked.stderr).toBe(0)
+    expect(blocked.stdout).toBe(run.stdout)
+    expect(blocked.stderr).toBe('')
   })
 
   const older = olderSystemNode()
