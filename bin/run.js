@@ -1,5 +1,33 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core/execute'
+// The version check comes before any import: on an older Node, one line says why, and nothing
+// native (better-sqlite3 needs Node 22) is ever loaded.
+const major = Number(process.versions.node.split('.')[0])
+if (major < 22) {
+  process.stderr.write(`pms needs Node.js 22 or newer; this is ${process.versions.node}\n`)
+  process.exit(1)
+}
+
+// Node's compile cache (22.1+) keeps the compiled code of pms and its dependencies between runs, in
+// the user's cache folder (where oclif keeps its own: PMS_CACHE_DIR, else the platform's). A folder
+// that cannot be written only means no cache: Node reports it, it never fails the run.
+const {enableCompileCache} = await import('node:module')
+if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+  const {homedir} = await import('node:os')
+  const {join} = await import('node:path')
+  const env = process.env
+  const cacheDir =
+    env.PMS_CACHE_DIR ||
+    (process.platform === 'darwin'
+      ? join(homedir(), 'Library', 'Caches', 'pms')
+      : process.platform === 'win32'
+        ? join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'pms')
+        : join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pms'))
+  try {
+    enableCompileCache(join(cacheDir, 'compile-cache'))
+  } catch {
+    // No cache this time: start as before.
+  }
+}
 
 // `pms ... | head` closes the pipe early: that is the reader's choice, not a failure of the command.
 process.stdout.on('error', (error) => {
@@ -10,4 +38,15 @@ process.stderr.on('error', (error) => {
   if (error.code !== 'EPIPE') throw error
 })
 
-await execute({dir: import.meta.url})
+// `pms --version` alone answers as oclif would (its user agent), without loading oclif: scripts and
+// support requests ask it often, and it needs only package.json.
+if (process.argv.length === 3 && process.argv[2] === '--version') {
+  const {readFileSync} = await import('node:fs')
+  const {arch, release} = await import('node:os')
+  const {name, version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  const platform = process.platform === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : process.platform
+  process.stdout.write(`${name}/${version} ${platform}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}\n`)
+} else {
+  const {execute} = await import('@oclif/core/execute')
+  await execute({dir: import.meta.url})
+}

@@ -1,4 +1,7 @@
 import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {connect} from 'node:net'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {KeychainError} from './errors.js'
 import {parseCredentials, serializeCredentials, type StoredCredentials, type TokenStore} from './token-store.js'
@@ -16,13 +19,29 @@ export interface KeychainEntry {
 export type KeychainEntryFactory = (service: string, account: string) => Promise<KeychainEntry>
 
 /**
- * Each call runs @napi-rs/keyring in a short-lived child process (keychain-child.ts), which the
- * timeout can kill: in this process a hung D-Bus would freeze the whole command. On Linux the
- * child asks for the Secret Service by name, never the kernel keyring, which forgets everything
- * at logout. Where no Secret Service answers, the call fails and the caller falls back to the
- * file store (with a warning).
+ * The keychain, called in this process (no process per call): @napi-rs/keyring on Linux asks for
+ * the Secret Service by name, never the kernel keyring, which forgets everything at logout.
+ *
+ * On Linux a D-Bus that accepts a connection and never answers blocks the native call, and with it
+ * the JavaScript thread (no timer fires, no signal handler runs). So first the session bus is asked
+ * to start its handshake, here, on a socket of this process that a timer can give up on: a bus
+ * that does not answer is a timeout like any other, and the native call is never made. A bus whose
+ * address cannot be asked that way (not a unix socket) is left to a child process (keychain-child.ts),
+ * which the timeout can kill. Where no Secret Service answers, the call fails and the caller falls
+ * back to the file store (with a warning).
  */
 export const nativeKeychainEntry: KeychainEntryFactory = async (service, account) => {
+  if (process.platform === 'linux') {
+    const socket = sessionBusSocket(process.env)
+    if (socket === undefined) return childKeychainEntry(service, account)
+    await busAnswers(socket, DEFAULT_KEYCHAIN_TIMEOUT_MS)
+  }
+  const {AsyncEntry} = await import('@napi-rs/keyring')
+  return new AsyncEntry(service, account, {linux: {store: 'secret-service'}})
+}
+
+/** Each call in a short-lived child process, which the timeout can kill. */
+const childKeychainEntry: KeychainEntryFactory = async (service, account) => {
   const call = (op: 'get' | 'set' | 'delete', signal: AbortSignal | undefined, password?: string) =>
     runKeychainChild({op, service, account, ...(password === undefined ? {} : {password})}, signal)
   return {
@@ -30,6 +49,55 @@ export const nativeKeychainEntry: KeychainEntryFactory = async (service, account
     setPassword: async (password, signal) => void (await call('set', signal, password)),
     deleteCredential: async (signal) => Boolean(await call('delete', signal)),
   }
+}
+
+/**
+ * The unix socket of the session bus (a path, or a Linux abstract name as `\0name`), as libdbus
+ * would find it: the first unix:path= or unix:abstract= of DBUS_SESSION_BUS_ADDRESS, or, when that
+ * is unset, $XDG_RUNTIME_DIR/bus if it exists. Undefined for anything else (tcp:, autolaunch:,
+ * no address at all), which is left to a child process.
+ */
+export function sessionBusSocket(env: NodeJS.ProcessEnv): string | undefined {
+  const address = env.DBUS_SESSION_BUS_ADDRESS
+  if (address === undefined || address.trim() === '') {
+    const bus = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'bus') : undefined
+    return bus && existsSync(bus) ? bus : undefined
+  }
+  const [first] = address.split(';')
+  const match = /^unix:(.*)$/.exec(first ?? '')
+  if (!match) return undefined
+  const keys = new Map((match[1] ?? '').split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), decodeURIComponent(pair.slice(pair.indexOf('=') + 1))]))
+  if (keys.get('path')) return keys.get('path')
+  if (keys.get('abstract')) return `\0${keys.get('abstract')}`
+  return undefined
+}
+
+/**
+ * Resolves once the bus at `socketPath` answers the first step of the D-Bus handshake (AUTH
+ * EXTERNAL: any answer line, OK or REJECTED, shows a bus that talks); rejects when it does not
+ * within `timeoutMs`, or cannot be reached. The socket is closed either way.
+ */
+export function busAnswers(socketPath: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath)
+    let answer = ''
+    const done = (error?: Error) => {
+      clearTimeout(timer)
+      socket.destroy()
+      if (error) reject(error)
+      else resolve()
+    }
+    const timer = setTimeout(() => done(new Error(`the D-Bus session bus at ${socketPath} did not answer`)), timeoutMs)
+    timer.unref()
+    socket.setEncoding('latin1')
+    socket.on('connect', () => socket.write(`\0AUTH EXTERNAL ${Buffer.from(String(process.getuid?.() ?? 0)).toString('hex')}\r\n`))
+    socket.on('data', (chunk: string) => {
+      answer += chunk
+      if (answer.includes('\r\n')) done()
+    })
+    socket.on('error', (error) => done(new Error(`the D-Bus session bus at ${socketPath} cannot be reached: ${error.message}`)))
+    socket.on('close', () => done(new Error(`the D-Bus session bus at ${socketPath} closed the connection`)))
+  })
 }
 
 const CHILD_SCRIPT = fileURLToPath(new URL('keychain-child.js', import.meta.url))

@@ -7,18 +7,16 @@
  * run the built binary. npm test builds just before vitest; a build older than its sources fails
  * here first, so a stale dist/ or oclif.manifest.json is never what gets packed.
  *
- * npm keeps the user's config (its nodedir: node-gyp cannot download Node's headers here) and its
- * cache (filled by npm ci: --prefer-offline), and nothing else of theirs: HOME, the prefix and the
- * pms config are temporary folders, removed at the end. better-sqlite3 compiles from source during
- * the install (its prebuilt download is unreachable): that is most of this test's time. Its
- * install script is allowed by name (--allow-scripts): npm 11.16 lists the scripts nobody allowed,
- * and npm 12 runs only the allowed ones; npm before 11.16 has no such setting.
+ * npm keeps the user's config and its cache (filled by npm ci: --prefer-offline), and nothing else
+ * of theirs: HOME, the prefix and the pms config are temporary folders, removed at the end. Nothing
+ * is compiled: better-sqlite3 13 ships its binaries inside its package, so the install runs with a
+ * PATH that holds node, npm and sh only (no python3, make or g++), and no install script runs.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {homedir, tmpdir} from 'node:os'
-import {join, relative} from 'node:path'
+import {delimiter, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, spawnLogin, type PmsResult} from './support/pms.js'
@@ -89,14 +87,38 @@ interface Installed {
   /** What `npm install -g` wrote (--loglevel=info). */
   installLog: string
   installSeconds: number
+  /** The PATH of the install: node, npm and sh only. */
+  installPath: string
   /** The environment of every installed `pms` run: a temporary HOME and XDG folders. */
   env: Record<string, string>
 }
 
+/** The npm on PATH, by its real path (a symlink to npm-cli.js finds its own folder from there). */
+function npmCli(): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'npm'))) return realpathSync(join(dir, 'npm'))
+  }
+  throw new Error('npm is not on PATH')
+}
+
+/**
+ * A folder for PATH that holds this test's node, npm and sh, and nothing else: a compiler, make or
+ * python3 that an install step looked for would not be found.
+ */
+function bareBin(work: string): string {
+  const dir = join(work, 'bin')
+  mkdirSync(dir)
+  symlinkSync(process.execPath, join(dir, 'node'))
+  symlinkSync(npmCli(), join(dir, 'npm'))
+  symlinkSync('/bin/sh', join(dir, 'sh'))
+  return dir
+}
+
 /** npm with the user's config and cache (also under a temporary HOME), and without the prefix of an outer `npm test`. */
-function npm(args: string[], work: string, cwd: string): Promise<PmsResult> {
+function npm(args: string[], work: string, cwd: string, path?: string): Promise<PmsResult> {
   const env: Record<string, string | undefined> = {
     ...process.env,
+    ...(path === undefined ? {} : {PATH: path}),
     HOME: join(work, 'home'),
     npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
     npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
@@ -125,7 +147,8 @@ async function packAndInstall(work: string): Promise<Installed> {
   const [report] = JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>
   const tarball = join(work, 'pack', report!.filename)
   const started = Date.now()
-  const install = await npm(['install', '-g', '--prefix', join(work, 'prefix'), '--omit=dev', '--allow-scripts=better-sqlite3', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=info', tarball], work, work)
+  const bare = bareBin(work)
+  const install = await npm(['install', '-g', '--prefix', join(work, 'prefix'), '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=info', tarball], work, work, bare)
   const installSeconds = (Date.now() - started) / 1000
   if (install.code !== 0) throw new Error(`npm install -g exited ${install.code}\n${install.stderr}`)
   const xdg = join(work, 'xdg')
@@ -136,6 +159,7 @@ async function packAndInstall(work: string): Promise<Installed> {
     bin: join(work, 'prefix', 'bin', 'pms'),
     installLog: install.stdout + install.stderr,
     installSeconds,
+    installPath: bare,
     env: {HOME: join(work, 'home'), XDG_CONFIG_HOME: join(xdg, 'config'), XDG_CACHE_HOME: join(xdg, 'cache'), XDG_DATA_HOME: join(xdg, 'data')},
   }
 }
@@ -167,18 +191,21 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     expect(readFileSync(join(installed.dir, 'oclif.manifest.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   })
 
-  it('the install ran only better-sqlite3 install script: never the prepare of pms, which needs the TypeScript compiler', () => {
-    // npm logs every script it runs at --loglevel=info; the build of the binding is there, so the log is read right.
-    expect(installed.installLog).toMatch(/npm info run better-sqlite3@\S+ install .*\{ code: 0/)
-    expect(installed.installLog).not.toMatch(/npm info run pms@/)
-    expect(existsSync(join(installed.dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true)
+  it('the install compiled nothing and ran no script (never the prepare of pms, which needs the TypeScript compiler), on a PATH without python3, make or g++', () => {
+    expect(readdirSync(installed.installPath).sort()).toEqual(['node', 'npm', 'sh'])
+    // npm logs every script it runs at --loglevel=info ("npm info run PKG@VERSION install ...").
+    expect(installed.installLog).toMatch(/npm info/)
+    expect(installed.installLog).not.toMatch(/npm info run /)
+    expect(installed.installLog).not.toMatch(/node-gyp|gyp info/)
+    // better-sqlite3 loads the binary its package ships: nothing was built beside it.
+    const sqlite = join(installed.dir, 'node_modules', 'better-sqlite3')
+    expect(existsSync(join(sqlite, 'build'))).toBe(false)
+    expect(existsSync(join(sqlite, 'prebuilds', `${process.platform}-${process.arch}.node`))).toBe(true)
   })
 
   it('every package of the install supports the Node versions pms supports (no EBADENGINE), though no lockfile ships in the tarball', () => {
-    // A global install resolves ranges afresh: light-my-request (fastify loads it for inject() only)
-    // would come at a version whose cookie needs Node 22, so pms pins it as a dependency of its own.
+    // A global install resolves ranges afresh: a dependency of a dependency may come at a newer version than the lockfile's.
     expect(installed.installLog).not.toContain('EBADENGINE')
-    expect(JSON.parse(readFileSync(join(installed.dir, 'node_modules', 'light-my-request', 'package.json'), 'utf8')).version).toBe(PACKAGE.dependencies['light-my-request'])
   })
 
   it('no development dependency is installed, and nothing of the tree is missing for the built code', () => {
@@ -232,5 +259,12 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     const properties = await runPms(['properties', 'list', '--json'], {bin: installed.bin, env: installed.env, configDir})
     expect(properties.code, properties.stderr).toBe(0)
     expect(JSON.parse(properties.stdout)).toHaveLength(3)
+    // The SQLite binding of the install works: a sync into a SQLite file, twice (the second reads the file).
+    const file = join(installed.work, 'bookings.sqlite')
+    for (let run = 0; run < 2; run++) {
+      const sync = await runPms(['bookings', 'sync', '--to', file], {bin: installed.bin, env: installed.env, configDir})
+      expect(sync.code, sync.stderr).toBe(0)
+      expect(sync.stderr).toMatch(/^Synced bookings of profile default into /m)
+    }
   })
 })

@@ -146,7 +146,13 @@ describe('proxies', () => {
       response.writeHead(200, {'content-type': 'application/json'})
       response.end(JSON.stringify(token ? {access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt'} : {data: []}))
     })
-    const proxy = createServer()
+    // A request in absolute form (an http target, as undici 8 sends it: RFC 9112, 3.2.2) goes to the
+    // service as the path it names; a CONNECT (an https target) becomes a tunnel to it.
+    const proxy = createServer((request, response) => {
+      const target = new URL(request.url ?? '')
+      request.url = target.pathname + target.search
+      service.emit('request', request, response)
+    })
     proxy.on('connect', (_request, socket, head) => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       if (head.length > 0) socket.unshift(head)

@@ -1,4 +1,4 @@
-import {createServer, type Server} from 'node:http'
+import {createServer, request as httpRequest, type Server} from 'node:http'
 import {connect, type AddressInfo} from 'node:net'
 import {Agent, EnvHttpProxyAgent} from 'undici'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -27,8 +27,18 @@ describe('proxy support', () => {
 
   it('sends calls through HTTP_PROXY, and around it for hosts in NO_PROXY', async () => {
     service = await startServer(() => ({status: 200, body: {ok: true}}))
+    // What went through the proxy: a CONNECT tunnel (an https target) or a request in absolute form
+    // (an http target, as undici 8 sends it: RFC 9112, 3.2.2).
     const tunnels: string[] = []
-    proxy = createServer()
+    proxy = createServer((req, res) => {
+      const target = new URL(req.url ?? '')
+      tunnels.push(target.host)
+      const upstream = httpRequest(target, {method: req.method, headers: req.headers}, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(res)
+      })
+      req.pipe(upstream)
+    })
     proxy.on('connect', (req, socket, head) => {
       tunnels.push(req.url ?? '')
       const [host, port] = (req.url ?? '').split(':')

@@ -1,0 +1,89 @@
+/**
+ * The Node that runs pms. pms supports Node 22 and newer; the repository's own scripts run on the
+ * Node pinned in devDependencies (`node`, whose binary npm scripts find first), so the tests run
+ * on it too, whatever the machine's own `node` is. CI runs the suite once per supported Node and
+ * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.
+ */
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {delimiter, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Config} from '@oclif/core'
+import {describe, expect, it} from 'vitest'
+import {PMS_BIN} from './support/pms.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}
+const OLDEST_MAJOR = 22
+const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0])
+
+/**
+ * Runs bin/run.js on the current Node made to report `version` as its own, with every module it
+ * resolves written to stderr (`resolve <specifier>`), so that a test sees what was loaded.
+ */
+function runAs(version: string, args: string[]) {
+  const preload = [
+    `Object.defineProperty(process.versions, 'node', {value: ${JSON.stringify(version)}})`,
+    `const {registerHooks} = await import('node:module')`,
+    `registerHooks({resolve(specifier, context, next) { process.stderr.write('resolve ' + specifier + '\\n'); return next(specifier, context) }})`,
+  ].join(';')
+  return spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, ...args], {encoding: 'utf8', env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}})
+}
+
+/** A Node older than 22 on this machine outside node_modules (the system's, where it is 20), if any. */
+function olderSystemNode(): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir && !dir.includes('node_modules'))
+  for (const dir of [...dirs, '/usr/bin', '/usr/local/bin']) {
+    const found = spawnSync(join(dir, 'node'), ['-p', 'process.versions.node'], {encoding: 'utf8'})
+    if (found.status === 0 && major(found.stdout.trim()) < OLDEST_MAJOR) return join(dir, 'node')
+  }
+  return undefined
+}
+
+describe('the Node that runs pms', () => {
+  it(`the tests run on a supported Node (${process.version}, ${process.execPath}), the one CI asked for`, () => {
+    console.log(`tests run on Node ${process.version} (${process.execPath})`)
+    expect(major(process.version)).toBeGreaterThanOrEqual(OLDEST_MAJOR)
+    expect(PACKAGE.engines.node).toBe(`>=${OLDEST_MAJOR}`)
+    if (process.env.PMS_TEST_NODE_MAJOR) expect(major(process.version)).toBe(Number(process.env.PMS_TEST_NODE_MAJOR))
+  })
+
+  it('on a Node older than 22, pms prints one line saying so and exits 1, having loaded nothing but bin/run.js', () => {
+    const run = runAs('20.20.0', ['properties', 'list'])
+    expect(run.status).toBe(1)
+    expect(run.stdout).toBe('')
+    const lines = run.stderr.trimEnd().split('\n')
+    expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual(['pms needs Node.js 22 or newer; this is 20.20.0'])
+    expect(lines.filter((line) => line.startsWith('resolve '))).toEqual([`resolve ${new URL(`file://${PMS_BIN}`).href}`])
+  })
+
+  it('pms --version, answered without oclif, prints what oclif would (its user agent)', async () => {
+    const run = spawnSync(process.execPath, [PMS_BIN, '--version'], {encoding: 'utf8'})
+    expect(run.status, run.stderr).toBe(0)
+    const config = await Config.load(ROOT)
+    expect(run.stdout).toBe(`${config.userAgent}\n`)
+  })
+
+  it("the compile cache goes to the user's cache folder (PMS_CACHE_DIR, XDG_CACHE_HOME), and an unwritable one does not stop pms", () => {
+    const xdg = mkdtempSync(join(tmpdir(), 'pms-cache-'))
+    const env = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_CACHE_DIR: undefined, XDG_CACHE_HOME: xdg}
+    const run = spawnSync(process.execPath, [PMS_BIN, 'properties', 'list', '--help'], {encoding: 'utf8', env})
+    expect(run.status, run.stderr).toBe(0)
+    expect(readdirSync(join(xdg, 'pms', 'compile-cache')).length).toBeGreaterThan(0)
+    // A cache folder under a file cannot be made: pms runs as without a cache, and says nothing of it.
+    const blocked = spawnSync(process.execPath, [PMS_BIN, 'properties', 'list', '--help'], {encoding: 'utf8', env: {...env, PMS_CACHE_DIR: PMS_BIN}})
+    expect(blocked.status, blocked.stderr).toBe(0)
+    expect(blocked.stdout).toBe(run.stdout)
+    expect(blocked.stderr).toBe('')
+  })
+
+  const older = olderSystemNode()
+  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}), the same one line and exit 1`, () => {
+    const run = spawnSync(older!, [PMS_BIN, 'properties', 'list'], {encoding: 'utf8'})
+    expect(run.status).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/^pms needs Node\.js 22 or newer; this is (\d+)\.\d+\.\d+\n$/)
+    expect(major(/this is (\S+)/.exec(run.stderr)![1]!)).toBeLessThan(OLDEST_MAJOR)
+  })
+})
