@@ -157,7 +157,8 @@ describe('refresh of a stored login', () => {
     const status = JSON.parse(result.stdout) as {connection: string; detail: string}
     expect(status.connection).toBe('login_needed')
     expect(status.detail).toMatch(/refresh failed: .*invalid_grant/)
-    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The client secret stays, with the service it belongs to (the entry was bound at its first use).
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
   })
 
   it('a real invalid_grant clears the stored tokens and says to run pms login (exit 3)', async () => {
@@ -167,7 +168,8 @@ describe('refresh of a stored login', () => {
     expect(result.code).toBe(3)
     expect(result.stderr).toContain('invalid_grant')
     expect(result.stderr).toContain('Try: pms login')
-    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The client secret stays, with the service it belongs to (the entry was bound at its first use).
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
     expect(result.stdout).toBe('')
   })
 
@@ -186,7 +188,8 @@ describe('refresh of a stored login', () => {
     expect(lost.stderr).toContain('revoke the whole token family')
     expect(lost.stderr).toContain('Try: pms login')
     expect(lost.stdout).toBe('')
-    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The client secret stays, with the service it belongs to (the entry was bound at its first use).
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
     // The next runs (a cron job, another terminal) do not present the rotated token either.
     const next = await runPms(['auth', 'token'], {configDir, env: NO_KEYCHAIN})
     expect(next.code).toBe(3)
@@ -201,7 +204,8 @@ describe('refresh of a stored login', () => {
     const result = await runPms(['auth', 'status', '--json'], {configDir, env: NO_KEYCHAIN})
     expect(result.code).toBe(3)
     expect(JSON.parse(result.stdout)).toMatchObject({connection: 'revoked'})
-    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The client secret stays, with the service it belongs to (the entry was bound at its first use).
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
   })
 
   it('connection_revoked met by any command (properties list): exit 3, and the stored tokens are dropped while the client secret stays', async () => {
@@ -211,7 +215,8 @@ describe('refresh of a stored login', () => {
     const result = await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})
     expect(result.code, result.stderr).toBe(3)
     expect(result.stderr).toContain('connection_revoked')
-    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret})
+    // The client secret stays, with the service it belongs to (the entry was bound at its first use).
+    expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
   })
 
   it('a hung D-Bus (it accepts the connection and never answers) is an error within the keychain timeout, not a frozen command', async () => {
