@@ -97,17 +97,19 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const flush = async (batch: Waiting[]): Promise<void> => {
     try {
       const added = await options.inbox.add(batch.map((item) => item.event))
-      if (outFd !== undefined) {
-        // The body as it came, on one line: the event itself, not our reading of it.
-        const lines = batch.filter((item) => added.has(item.event.id)).map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n')
-        if (lines.length > 0) writeSync(outFd, lines.join(''))
-      }
-      // The same id twice in one batch: the first is the new one.
+      // The same id twice in one batch: the first is the new one, written once and answered `accepted`.
       const answered = new Set<string>()
-      for (const item of batch) {
-        item.stored(added.has(item.event.id) && !answered.has(item.event.id))
+      const fresh = batch.filter((item) => {
+        const first = added.has(item.event.id) && !answered.has(item.event.id)
         answered.add(item.event.id)
+        return first
+      })
+      if (outFd !== undefined && fresh.length > 0) {
+        // The body as it came, on one line: the event itself, not our reading of it.
+        writeSync(outFd, fresh.map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n').join(''))
       }
+      const accepted = new Set(fresh)
+      for (const item of batch) item.stored(accepted.has(item))
       if (added.size > 0) options.onStored?.()
     } catch (error) {
       for (const item of batch) item.refused(error)
