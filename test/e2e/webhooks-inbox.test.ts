@@ -119,11 +119,23 @@ describe('pms webhooks listen: the durable inbox', () => {
     await burst
     const ids = await eventIds(sandbox.appUrl)
     expect(ids.length).toBeGreaterThanOrEqual(200)
-    await until(() => new Set(lines(worked).map((line) => (JSON.parse(line) as {id: string}).id)).size >= ids.length, 150_000, 'every event worked')
+    // A listener killed while it wrote to the command's stdin leaves that command a cut line: not an
+    // event (it is worked again after the restart), so it is set aside and counted with the repeats.
+    const parsed = () => lines(worked).map((line) => {
+      try {
+        return (JSON.parse(line) as {id: string}).id
+      } catch {
+        return null
+      }
+    })
+    await until(() => new Set(parsed().filter((id) => id !== null)).size >= ids.length, 150_000, 'every event worked')
     await sleep(2000)
-    const workedIds = lines(worked).map((line) => (JSON.parse(line) as {id: string}).id)
-    expect(new Set(workedIds)).toEqual(new Set(ids))
-    expect(workedIds.length - ids.length).toBeLessThanOrEqual(5)
+    // Read again: a trigger's follow-up event (delivered meanwhile) belongs to the burst too.
+    const delivered = await eventIds(sandbox.appUrl)
+    const all = parsed()
+    const workedIds = all.filter((id): id is string => id !== null)
+    expect(new Set(workedIds)).toEqual(new Set(delivered))
+    expect(all.length - delivered.length).toBeLessThanOrEqual(5)
   }, 240_000)
 
   it('an event of an unknown type with data {}, signed correctly, is accepted and forwarded byte for byte', async () => {
