@@ -6,7 +6,7 @@ export default class RatesImport extends BaseCommand<typeof RatesImport> {
   static override summary = 'Import rates and restrictions from a CSV file in the fewest batches the limits allow'
   static override description = `One row per Property and night (date) or run of nights (from, to): rate, min_stay, closed_to_arrival, closed_to_departure, availability; an empty cell leaves the field untouched. The whole file is checked before the first call that writes: any problem exits 2 with every line and column at fault and nothing sent. The format is described in docs/csv-format.md.
 
-Batches are previewed (dry runs) and summarised, confirmed on a terminal (or --yes), then submitted. Every dry run and submission is a write call, paced at 10 per 60 seconds.
+Batches are previewed (from reads of the current values, paced at 60 per 60 seconds; or dry runs with --preview dry-run) and summarised, confirmed on a terminal (or --yes), then submitted. Every submission (and dry run) is a write call, paced at 10 per 60 seconds.
 
 ${RERUN_TEXT}`
   static override examples = [

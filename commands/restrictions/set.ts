@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
-import {applyFlags, applyFlagValues, RERUN_TEXT} from '../../src/cli/apply-flags.js'
+import {applyFlags, applyFlagValues, previewFlag, RERUN_TEXT} from '../../src/cli/apply-flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet> {
   static override summary = 'Set rate or restrictions for some Properties over a run of nights'
-  static override description = `The same planner, dry run, confirmation and submission as \`rates import\`, for a one-off change. Give at least one value; fields not given are left untouched.
+  static override description = `The same planner, preview, confirmation and submission as \`rates import\`, for a one-off change. Give at least one value; fields not given are left untouched.
 
 ${RERUN_TEXT}`
   static override examples = [
@@ -21,6 +21,7 @@ ${RERUN_TEXT}`
     'closed-to-departure': Flags.string({description: 'true: guests cannot check out on these dates; false lifts it (also yes/no, 1/0)'}),
     availability: Flags.string({description: 'true opens, false closes the nights for sale'}),
     ...applyFlags,
+    ...previewFlag,
   }
 
   async run(): Promise<void> {

@@ -3,16 +3,17 @@
  * `restrictions set`), defined once so that both read and behave alike.
  */
 import {Flags} from '@oclif/core'
+import type {PreviewMode} from '../rates/index.js'
 
 /** What a rerun does, in the words of every help text that mentions it. */
 export const RERUN_TEXT =
-  'Every run applies what it is given: a batch whose dry run changes nothing is not sent ("nothing to change"), ' +
+  'Every run applies what it is given: a batch whose preview changes nothing is not sent ("nothing to change", even where some values are refused), ' +
   'an identical batch an earlier run left queued or processing is followed instead of sent twice, and the rest is submitted as new batches, ' +
   'each attempt under an Idempotency-Key of its own. The key is noted in the config directory before the first call, so that a rerun ' +
   'after a crash or lost answers recovers that attempt instead of writing twice.'
 
 export const applyFlags = {
-  'dry-run': Flags.boolean({description: 'Send every batch as a dry run and show the diff; nothing is stored'}),
+  'dry-run': Flags.boolean({description: 'Show the diff of every batch and write nothing (the preview comes from reads unless --preview dry-run)'}),
   yes: Flags.boolean({description: 'Submit without asking (needed off a terminal)'}),
   wait: Flags.boolean({description: 'Follow every batch to its final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
   resubmit: Flags.boolean({
@@ -25,18 +26,20 @@ export const applyFlags = {
 }
 
 export const previewFlag = {
-  preview: Flags.boolean({
+  preview: Flags.option({
+    options: ['reads', 'dry-run'] as const,
+    default: 'reads' as const,
     description:
-      'Dry-run the batches before submitting to show the changes and leave out batches with nothing to change (each dry run is a write call); --no-preview sends every batch',
-    allowNo: true,
-    default: true,
-  }),
+      'Where the preview before submitting comes from: reads of the current values (GET /restrictions, on the read limit), or the service\'s dry runs (each a write call, like a submission). ' +
+      'Either way batches with nothing to change are left out; docs/csv-format.md compares the two',
+  })(),
+  'no-preview': Flags.boolean({description: 'Send every batch without a preview (no diff, nothing left out)', exclusive: ['preview', 'dry-run']}),
 }
 
 /** Parsed apply flags as the run takes them. */
 export interface ApplyFlags {
   dryRun: boolean
-  preview: boolean
+  preview: PreviewMode
   wait: boolean
   yes: boolean
   /** --timeout in seconds. */
@@ -51,12 +54,13 @@ export function applyFlagValues(flags: {
   wait: boolean
   resubmit: boolean
   timeout?: number
-  preview?: boolean
+  preview?: 'reads' | 'dry-run'
+  'no-preview'?: boolean
   'full-diff'?: boolean
 }): ApplyFlags {
   return {
     dryRun: flags['dry-run'],
-    preview: flags.preview ?? true,
+    preview: flags['no-preview'] ? 'none' : (flags.preview ?? 'reads'),
     wait: flags.wait,
     yes: flags.yes,
     timeout: flags.timeout,

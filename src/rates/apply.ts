@@ -5,20 +5,23 @@
  *
  * Without --dry-run the batches are previewed first (unless --no-preview), so that the summary
  * shows what will change before anything is stored, and a batch that changes nothing is not sent.
- * Each dry run is a write call under the 10 per 60 s limit, so this doubles the write calls of an
- * import: --no-preview halves the time of a large unattended import at the cost of showing only
- * the planned counts and sending every batch.
+ * The preview comes from reads of the current values by default (GET /restrictions, on the read
+ * limit of 60 per 60 s: see read-preview.ts), so that the 10 writes per 60 s go to submissions
+ * alone; `--preview dry-run` asks the service's dry runs instead, each a write call, which doubles
+ * the write calls of an import. A batch whose nights the reads did not all answer is dry-run.
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import {batchList, waitCommand} from './errors.js'
 import {AttemptJournal} from './journal.js'
+import {readCallsOf} from './read-preview.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {type BatchChanges, isPartial, previewPlan, type RatesClient, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
+import {type BatchChanges, isPartial, previewPlan, type RatesClient, readCurrent, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
 import {anyInFlight, type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
+import {parseDay} from '../contract/days.js'
 
 export interface ApplyProgress {
   tick(n?: number): void
@@ -45,9 +48,15 @@ export interface ApplyUi {
   diffLines?(toStdout: boolean): number | undefined
 }
 
+/**
+ * Where the preview comes from: `reads` (GET /restrictions, the read limit), `dry-run` (the
+ * service's dry runs, the write limit) or `none` (--no-preview: every batch sent, nothing shown).
+ */
+export type PreviewMode = 'reads' | 'dry-run' | 'none'
+
 export interface ApplyOptions {
   dryRun: boolean
-  preview: boolean
+  preview: PreviewMode
   wait: boolean
   connectionKey: string
   /** --profile of the run, named in the commands it prints (undefined: the default profile). */
@@ -80,6 +89,8 @@ export interface ApplyResult {
   submitted: boolean
   batches: PlannedBatchSummary[]
   reports?: BatchReport[]
+  /** Calls the preview made: reads of the current values, and dry runs (write calls). */
+  preview_calls?: {reads: number; dry_runs: number}
   /** 5 when a batch ended partially_failed, failed or cancelled. */
   exit_code: 0 | 5
 }
@@ -154,8 +165,31 @@ function when(at: string): string {
   return `${at.slice(0, 16).replace('T', ' ')} UTC`
 }
 
-/** What the run did with each batch, in words: submitted, recovered, followed, or nothing to change. */
-export function submissionText(batches: readonly PlannedBatchSummary[]): string {
+/**
+ * `, except 3 refused values that stay as they are (manual_override 3)`: values a batch would not
+ * write anyway, by reason; empty when there are none.
+ */
+export function refusedText(preview: RestrictionBatchPreview | undefined): string {
+  const byReason = new Map<string, number>()
+  for (const p of preview?.properties ?? []) {
+    for (const r of p.refused_fields) {
+      const from = parseDay(r.from)
+      const to = parseDay(r.to)
+      const nights = typeof from === 'number' && typeof to === 'number' ? to - from + 1 : 1
+      byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + nights)
+    }
+  }
+  const total = [...byReason.values()].reduce((sum, n) => sum + n, 0)
+  if (total === 0) return ''
+  const reasons = [...byReason].map(([reason, n]) => `${reason} ${n}`).join(', ')
+  return `, except ${plural(total, 'refused value', 'refused values')} that stay${total === 1 ? 's' : ''} as ${total === 1 ? 'it is' : 'they are'} (${reasons}; listed under "Refused" above)`
+}
+
+/**
+ * What the run did with each batch, in words: submitted, recovered, followed, or nothing to change.
+ * `refused`: refusedText of the preview, said when nothing is submitted.
+ */
+export function submissionText(batches: readonly PlannedBatchSummary[], refused = ''): string {
   const numbers = (outcome: PlannedBatchSummary['outcome']) => batches.filter((b) => b.outcome === outcome).map((b) => b.index + 1)
   const earliest = (outcome: PlannedBatchSummary['outcome']) => when(batches.filter((b) => b.outcome === outcome).map((b) => b.earlier_at!).sort()[0]!)
   const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1)
@@ -165,7 +199,7 @@ export function submissionText(batches: readonly PlannedBatchSummary[]): string 
   const followed = numbers('followed')
   const unchanged = numbers('nothing_to_change')
   if (submitted.length + recovered.length + followed.length === 0) {
-    return `Nothing to change: every value already is what ${batches.length === 1 ? 'the batch asks' : 'the batches ask'}; no batch was submitted.\n`
+    return `Nothing to change: every value already is what ${batches.length === 1 ? 'the batch asks' : 'the batches ask'}${refused}; no batch was submitted.\n`
   }
   if (submitted.length > 0) lines.push(`Submitted ${plural(submitted.length, 'batch', 'batches')}${submitted.length < batches.length ? ` (${batchList(submitted)})` : ''}.`)
   if (recovered.length > 0) {
@@ -204,11 +238,13 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   let changes: BatchChanges[] | undefined
   let counts: {changed: number; unchanged: number; refused: number} | undefined
   const journal = options.journal ?? AttemptJournal.memory()
+  const mode = previewMode(options)
   // Asked before the preview: a batch of an earlier run finishing during it would make it stale.
-  const quietBeforePreview = !options.dryRun && options.preview && !(await anyInFlight(client, journal))
-  if (options.dryRun || options.preview) {
-    const previewed = await previewPhase(client, plan, names, options, ui, window)
+  const quietBeforePreview = !options.dryRun && mode !== 'none' && !(await anyInFlight(client, journal))
+  if (mode !== 'none') {
+    const previewed = await previewPhase(client, plan, names, {...options, preview: mode}, ui, window)
     result.preview = previewed.preview
+    result.preview_calls = previewed.calls
     changes = previewed.batches
     counts = previewed.counts
   } else {
@@ -225,6 +261,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
 
   const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, quietBeforePreview, resubmit: options.resubmit})
+  // The diff said "No changes" only in a dry run: here the outcome below says it, once.
   if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
     ui.talk(`${notSubmitted(false, plan, options)}.\n`)
     return result
@@ -233,7 +270,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
   if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
-  ui.talk(submissionText(result.batches))
+  ui.talk(submissionText(result.batches, refusedText(result.preview)))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
   if (ids.length === 0) return result
@@ -251,13 +288,29 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   return result
 }
 
-/** The plan in one line, and how long the write limit makes it take when it needs more than one window. */
+/** The preview a run makes: --dry-run always previews (from reads unless --preview dry-run). */
+function previewMode(options: Pick<ApplyOptions, 'dryRun' | 'preview'>): PreviewMode {
+  return options.dryRun && options.preview === 'none' ? 'reads' : options.preview
+}
+
+/**
+ * The plan in one line, and how long the write limit makes it take when it needs more than one
+ * window: the floor that no run of this plan can beat, the figure benches compare against.
+ */
 function announcePlan(plan: Plan, options: ApplyOptions, window: WriteWindow, ui: ApplyUi): void {
-  const writes = (options.dryRun ? 0 : plan.batchCount) + (options.dryRun || options.preview ? plan.batchCount : 0)
+  const mode = previewMode(options)
+  const dryRuns = mode === 'dry-run' ? plan.batchCount : 0
+  const writes = (options.dryRun ? 0 : plan.batchCount) + dryRuns
   ui.talk(`${planLine(plan)}\n`)
   if (writes > window.limit) {
+    const detail =
+      mode === 'dry-run' && !options.dryRun
+        ? ` (${plan.batchCount} dry runs, ${plan.batchCount} submissions)`
+        : mode === 'reads'
+          ? ` (the preview takes ${plural(readCallsOf(plan).length, 'read', 'reads')}, on the read limit)`
+          : ''
     ui.talk(
-      `That is ${writes} write calls${options.dryRun || !options.preview ? '' : ` (${plan.batchCount} dry runs, ${plan.batchCount} submissions)`}; ` +
+      `That is ${writes} write calls${detail}; ` +
         `the write limit of ${window.limit} per ${window.windowMs / 1000} s makes it take at least ${durationText(window.timeLeft(0, writes))}.\n`,
     )
   }
@@ -288,27 +341,44 @@ export function changesText(counts: {changed: number; unchanged: number; refused
 }
 
 /**
- * Dry runs of every batch and their diff. A dry run's diff is its result (stdout); before a real
- * submission the same diff is talk on the way to the confirmation (stderr), so stdout carries only
- * what was submitted.
+ * The preview of every batch (from reads, or dry runs) and its diff. A dry run's diff is its result
+ * (stdout); before a real submission the same diff is talk on the way to the confirmation
+ * (stderr), so stdout carries only what was submitted.
  */
-async function previewPhase(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi, window: WriteWindow) {
-  const bar = pacedProgress(ui, 'dry runs', plan.batchCount, window, options.clock, options.pacing)
+async function previewPhase(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions & {preview: 'reads' | 'dry-run'}, ui: ApplyUi, window: WriteWindow) {
+  let current: Awaited<ReturnType<typeof readCurrent>> | undefined
+  const calls = options.preview === 'reads' ? readCallsOf(plan) : []
+  if (calls.length > 0) {
+    const bar = ui.progress('reading current values', calls.length)
+    try {
+      current = await readCurrent(client, plan, calls, () => bar.tick())
+    } finally {
+      bar.done()
+    }
+  }
+  const dryRuns = Array.from({length: plan.batchCount}, (_, b) => b).filter((b) => !current?.covers(b))
+  const bar = dryRuns.length > 0 ? pacedProgress(ui, 'dry runs', dryRuns.length, window, options.clock, options.pacing) : undefined
   const runs = options.keepChanges ? undefined : new Map()
   let previewed: Awaited<ReturnType<typeof previewPlan>>
   try {
-    previewed = await previewPlan(client, plan, bar, runs)
+    previewed = await previewPlan(client, plan, bar, runs, current)
   } finally {
-    bar.done()
+    bar?.done()
+  }
+  if (current && previewed.dryRuns.length > 0) {
+    ui.talk(
+      `The service's reads did not answer every night of ${batchList(previewed.dryRuns.map((b) => b + 1))}: ` +
+        `previewed by ${plural(previewed.dryRuns.length, 'dry run', 'dry runs')} instead.\n`,
+    )
   }
   const maxLines = ui.diffLines?.(options.dryRun)
-  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs), maxLines, ui.paint)
+  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs, options.dryRun === true), maxLines, ui.paint)
   ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
   // The summary scrolled away above a screenful of changes: say it again next to the question.
   if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
-  return {...previewed, counts}
+  return {...previewed, counts, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
 }
 
 /** `Summary: 3 of 120 Properties change, 1 has refusals.` */
@@ -323,11 +393,16 @@ function diffSummary(preview: RestrictionBatchPreview): string {
 }
 
 /**
- * What a refusal or Ctrl-C at the question leaves behind, truthfully: the dry runs were write
- * calls the service answered, but they store nothing, so no value changed.
+ * What a refusal or Ctrl-C at the question leaves behind, truthfully: dry runs were write calls
+ * the service answered, but they store nothing, so no value changed.
  */
 function notSubmitted(cancelled: boolean, plan: Plan, options: ApplyOptions): string {
-  const previews = options.preview ? ` (the ${plural(plan.batchCount, 'dry run', 'dry runs')} before the question only previewed the changes)` : ''
+  const previews =
+    options.preview === 'dry-run'
+      ? ` (the ${plural(plan.batchCount, 'dry run', 'dry runs')} before the question only previewed the changes)`
+      : options.preview === 'reads'
+        ? ' (the preview before the question only read the current values)'
+        : ''
   return `${cancelled ? 'Cancelled; nothing submitted' : 'Not submitted'}, no value changed${previews}`
 }
 
@@ -358,7 +433,7 @@ async function submitPhase(
       journal: options.journal,
       connectionKey: options.connectionKey,
       clock: options.clock,
-      previewed: options.preview,
+      previewed: options.preview !== 'none',
       signal: stop?.signal,
     })
   } finally {

@@ -194,8 +194,12 @@ function refusalSection(properties: readonly {property_id: string; refused_field
 /** Summary rows shown one per Property before quiet ones are counted together. */
 export const MAX_SUMMARY_ROWS = 20
 
-/** The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in words. */
-export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty): string {
+/**
+ * The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in
+ * words. `noChanges`: say "No changes" when nothing changes (a run that goes on to submit says
+ * what it did instead).
+ */
+export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty, noChanges = true): string {
   const keys = ['submitted', 'changed', 'unchanged', 'refused'] as const
   const totals = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
   const quiet = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
@@ -221,9 +225,8 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   const runsOf = (p: PreviewProperty) =>
     folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
   const withChanges = preview.properties.filter((p) => (folded ? (folded.get(p.property_id)?.length ?? 0) > 0 : p.changed.length > 0))
-  out.push('')
-  if (withChanges.length === 0) out.push('No changes: every submitted value equals the current one or is refused.')
-  else out.push(paint('bold', 'Changes'))
+  if (withChanges.length > 0) out.push('', paint('bold', 'Changes'))
+  else if (noChanges) out.push('', 'No changes: every submitted value equals the current one or is refused.')
   for (const property of withChanges) {
     out.push(propertyLabel(names, property.property_id))
     for (const run of runsOf(property)) {

@@ -2,15 +2,17 @@
  * The network side of rates: Properties for validation, previews, submissions and following
  * batches. Takes the client's resources as an interface so that tests can hand in fakes.
  */
-import {FINAL_BATCH_STATUSES} from '../contract/limits.js'
+import {FINAL_BATCH_STATUSES, RATE_LIMITS} from '../contract/limits.js'
 import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import {WaitStoppedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import {foldIntoRuns, mergePreviews, type PlannedBatchSummary, type RunsByProperty} from './render.js'
 import type {PropertyInfo} from './store.js'
+import type {CalendarClient} from './calendar.js'
+import {CurrentValues, previewFromReads, type ReadCall, readCallsOf} from './read-preview.js'
 
-export interface RatesClient {
+export interface RatesClient extends CalendarClient {
   properties: {list(opts?: {limit?: number}): AsyncIterable<Property>}
   restrictionBatches: {
     create(request: RestrictionBatchRequest, opts: {idempotencyKey: string}): Promise<RestrictionBatchAccepted>
@@ -50,14 +52,34 @@ export interface BatchChanges {
   refused: number
 }
 
-/** Nothing would change and nothing is refused: submitting the batch would do nothing worth a report. */
+/**
+ * Nothing would change: submitting the batch would change no value. Refused values stay as they
+ * are whether it is sent or not (the service never forces them), so they are no reason to spend a
+ * write on it; the preview lists them.
+ */
 export function nothingToChange(changes: BatchChanges): boolean {
-  return changes.changed === 0 && changes.refused === 0
+  return changes.changed === 0
+}
+
+/** Reads the current values of every night the plan writes (see readCallsOf); `onRead` after each call. */
+export async function readCurrent(
+  client: CalendarClient,
+  plan: Plan,
+  calls: readonly ReadCall[] = readCallsOf(plan),
+  onRead: (done: number) => void = () => {},
+): Promise<CurrentValues> {
+  const current = new CurrentValues(plan)
+  for (const [i, call] of calls.entries()) {
+    current.add(await client.restrictions.get(call))
+    onRead(i + 1)
+  }
+  return current
 }
 
 /**
- * Dry runs of every batch (each one a write call), merged into one preview in listing order, with
- * what each batch would do.
+ * The preview of every batch, merged into one in listing order, with what each batch would do.
+ * From `current` (reads) where they answered every night of a batch; otherwise by a dry run (a
+ * write call), with `hooks` around each.
  */
 export async function previewPlan(
   client: Pick<RatesClient, 'restrictionBatches'>,
@@ -65,12 +87,19 @@ export async function previewPlan(
   hooks: WriteHooks = {},
   /** When given, changes are folded into these runs and dropped from the preview. */
   runs?: RunsByProperty,
-): Promise<{preview: RestrictionBatchPreview; batches: BatchChanges[]}> {
+  current?: CurrentValues,
+): Promise<{preview: RestrictionBatchPreview; batches: BatchChanges[]; dryRuns: number[]}> {
   const previews: RestrictionBatchPreview[] = []
   const batches: BatchChanges[] = []
+  const dryRuns: number[] = []
   for (let b = 0; b < plan.batchCount; b++) {
-    hooks.before?.(b)
-    const preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
+    let preview = current?.covers(b) ? previewFromReads(plan, b, current) : undefined
+    if (!preview) {
+      hooks.before?.(b)
+      preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
+      dryRuns.push(b)
+      hooks.after?.(dryRuns.length)
+    }
     const counts = {changed: 0, refused: 0}
     for (const p of preview.properties) {
       counts.changed += p.changes.changed
@@ -79,13 +108,12 @@ export async function previewPlan(
     batches.push(counts)
     if (runs) foldIntoRuns(preview, runs)
     previews.push(preview)
-    hooks.after?.(b + 1)
   }
   const preview = mergePreviews(
     previews,
     plan.store.properties.map((p) => p.id),
   )
-  return {preview, batches}
+  return {preview, batches, dryRuns}
 }
 
 export function isFinal(status: string): boolean {
@@ -113,7 +141,18 @@ export interface WaitOptions {
   profile?: string
 }
 
-/** Reads every batch until each reaches a final status, backing off between rounds. */
+/**
+ * Reads a minute that following batches may take at most: a round reads every unfinished batch, and
+ * rounds are spaced so that they stay within the read limit however many batches there are (the
+ * growing pause between rounds then leaves room for other reads).
+ */
+const FOLLOW_READS_PER_MINUTE = RATE_LIMITS.read
+
+/**
+ * Reads every batch until each reaches a final status, backing off between rounds. A round reads
+ * all unfinished batches at once (the client's pacer keeps them within the read limit); rounds are
+ * at least as far apart as FOLLOW_READS_PER_MINUTE allows for that many reads.
+ */
 export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatches'>, ids: readonly string[], options: WaitOptions): Promise<BatchReport[]> {
   const reports = new Map<string, BatchReport>()
   let delay = options.initialDelayMs ?? 1000
@@ -122,24 +161,43 @@ export async function waitForBatches(client: Pick<RatesClient, 'restrictionBatch
   const pending = () => ids.filter((id) => !isFinal(reports.get(id)?.status ?? ''))
   const stop = (reason: 'timeout' | 'interrupted') => new WaitStoppedError(reason, pending(), options.timeoutMs, options.profile)
   for (;;) {
-    for (const id of ids) {
-      const known = reports.get(id)
-      if (known && isFinal(known.status)) continue
-      if (options.signal?.aborted) throw stop('interrupted')
-      const report = await client.restrictionBatches.get(id)
-      reports.set(id, report)
-      options.onReport?.(report)
-    }
-    if (ids.every((id) => isFinal(reports.get(id)!.status))) return ids.map((id) => reports.get(id)!)
+    if (options.signal?.aborted) throw stop('interrupted')
+    const round = pending()
+    const read = Promise.all(
+      round.map(async (id) => {
+        const report = await client.restrictionBatches.get(id)
+        reports.set(id, report)
+        options.onReport?.(report)
+      }),
+    )
+    await untilAborted(read, options.signal, () => stop('interrupted'))
+    if (pending().length === 0) return ids.map((id) => reports.get(id)!)
     const left = deadline - options.clock.now()
     if (left <= 0) throw stop('timeout')
-    options.onPause?.(Math.min(delay, left))
+    const spaced = Math.max(delay, Math.ceil((pending().length * 60_000) / FOLLOW_READS_PER_MINUTE))
+    options.onPause?.(Math.min(spaced, left))
     try {
-      await options.clock.sleep(Math.min(delay, left), options.signal)
+      await options.clock.sleep(Math.min(spaced, left), options.signal)
     } catch (error) {
       if (options.signal?.aborted) throw stop('interrupted')
       throw error
     }
     delay = Math.min(maxDelay, Math.round(delay * 1.5))
+  }
+}
+
+/** `work`, or `reason()` thrown as soon as `signal` aborts (the work is left to finish unheard). */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, reason: () => Error): Promise<T> {
+  if (!signal) return work
+  work.catch(() => undefined)
+  let onAbort = () => {}
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(reason())
+    signal.addEventListener('abort', onAbort, {once: true})
+  })
+  try {
+    return await Promise.race([work, aborted])
+  } finally {
+    signal.removeEventListener('abort', onAbort)
   }
 }

@@ -38,7 +38,7 @@ describe('a batch refused after earlier batches of the same import were stored',
   it('says which batches were and were not submitted, exits 5; once the Property is added back the same command follows the stored batch and creates the refused one', async () => {
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {channel_outage_seconds: 3600})
     // Nine writes: the import's first batch is the tenth, its second waits about a minute.
-    const spend = await runPms(['rates', 'import', '-', '--dry-run'], {env: await env(), input: file(ids), configDir})
+    const spend = await runPms(['rates', 'import', '-', '--dry-run', '--preview', 'dry-run'], {env: await env(), input: file(ids), configDir})
     expect(spend.code, spend.stderr).toBe(0)
     expect(spend.stderr).toContain('Planned 9 batches')
 

@@ -113,7 +113,7 @@ describe('the confirmation prompt of rates import on a terminal', () => {
     expect(shown).toContain('more lines: `--dry-run --json` or `--full-diff` shows all')
     screen.keys('C-c')
     expect(await screen.exitCode()).toBe(130)
-    expect(await screen.waitFor('Cancelled', {history: true})).toContain('Cancelled; nothing submitted, no value changed (the 2 dry runs before the question only previewed the changes).')
+    expect(await screen.waitFor('Cancelled', {history: true})).toContain('Cancelled; nothing submitted, no value changed (the preview before the question only read the current values).')
     expect(await batchPosts()).toHaveLength(before)
   })
 
@@ -121,14 +121,14 @@ describe('the confirmation prompt of rates import on a terminal', () => {
     ['C-c', 'Ctrl-C'],
     ['Escape', 'Esc'],
   ] as const) {
-    it(`${name} at the prompt says "Cancelled; nothing submitted", names the dry runs truthfully, submits nothing and exits 130`, async () => {
+    it(`${name} at the prompt says "Cancelled; nothing submitted", names the preview truthfully, submits nothing and exits 130`, async () => {
       const before = (await batchPosts()).length
       const screen = terminal(['rates', 'import', csvFile(`cancel-${name}.csv`, ids.slice(0, 3), '171')], 80)
       await screen.waitFor('Submit 1 batch')
       screen.keys(key)
       expect(await screen.exitCode()).toBe(130)
       const shown = await screen.waitFor('Cancelled', {history: true})
-      expect(shown).toContain('\nCancelled; nothing submitted, no value changed (the 1 dry run before the question only previewed the changes).')
+      expect(shown).toContain('\nCancelled; nothing submitted, no value changed (the preview before the question only read the current values).')
       expect(shown).not.toContain('Error')
       expect(shown).not.toContain('force closed')
       expect(shown).not.toContain('--debug')

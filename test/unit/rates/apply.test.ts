@@ -20,6 +20,11 @@ function fakeClient(statuses: string[] = ['completed']) {
   const calls: {kind: string; request?: RestrictionBatchRequest; key?: string}[] = []
   let reads = 0
   const client: RatesClient = {
+    restrictions: {
+      async get() {
+        throw new Error('these tests preview by dry run')
+      },
+    },
     properties: {
       async *list() {
         yield* PROPERTIES.map((p) => ({...p, currency: 'EUR', pricing_modifiers: []}))
@@ -63,7 +68,7 @@ function ui(answer = true): ApplyUi & {stdout: string[]; asked: string[]} {
 
 const names = new Map(PROPERTIES.map((p) => [p.id, p.name]))
 const plan = () => planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120', availability: 'yes'}, NOW))
-const options = (over: Partial<Parameters<typeof applyPlan>[3]> = {}) => ({dryRun: false, preview: true, wait: false, connectionKey: 'k', clock: fakeClock(), ...over})
+const options = (over: Partial<Parameters<typeof applyPlan>[3]> = {}) => ({dryRun: false, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock: fakeClock(), ...over})
 
 describe('applying a plan', () => {
   it('a dry run sends only dry runs, one per batch, and never asks or submits', async () => {
@@ -141,7 +146,7 @@ describe('applying a plan', () => {
   it('--no-preview submits without dry runs and shows the planned counts', async () => {
     const {client, calls} = fakeClient()
     const u = ui()
-    await applyPlan(client, plan(), names, options({preview: false}), u)
+    await applyPlan(client, plan(), names, options({preview: 'none' as const}), u)
     expect(calls.map((c) => c.kind)).toEqual(['create'])
     expect(u.stdout[0]).toMatch(/^batch\s+Properties\s+entries\s+values\s+id\s+status\n/)
     expect(u.stdout.join('')).not.toContain('allow no fewer')
@@ -152,7 +157,7 @@ describe('applying a plan', () => {
     const talked: string[] = []
     const u = {...ui(), talk: (text: string) => void talked.push(text)}
     const result = await applyPlan(client, plan(), names, options(), u)
-    expect(talked.join('')).toContain('submitted')
+    expect(talked.join('')).toMatch(/Property\s+values\s+changes\s+unchanged\s+refused\n/)
     expect(u.stdout).toHaveLength(1)
     expect(u.stdout[0]).toContain(result.batches[0]!.id!)
   })
@@ -183,12 +188,12 @@ describe('applying a plan', () => {
   it('a rerun follows an identical batch still in flight instead of doubling it, and says so; --resubmit sends it again', async () => {
     const {client, calls} = fakeClient(['processing'])
     const journal = AttemptJournal.memory()
-    await applyPlan(client, plan(), names, options({preview: false, journal}), ui())
+    await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
     const talked: string[] = []
-    const followed = await applyPlan(client, plan(), names, options({preview: false, journal}), {...ui(), talk: (text) => void talked.push(text)})
+    const followed = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), {...ui(), talk: (text) => void talked.push(text)})
     expect(followed.batches[0]).toMatchObject({outcome: 'followed', status: 'processing', id: expect.any(String)})
     expect(talked.join('')).toContain('the identical batch submitted by an earlier run (2026-11-22 12:00 UTC) is still queued or processing: following it instead of submitting it again.')
-    await applyPlan(client, plan(), names, options({preview: false, journal, resubmit: true}), ui())
+    await applyPlan(client, plan(), names, options({preview: 'none' as const, journal, resubmit: true}), ui())
     const keys = calls.filter((c) => c.kind === 'create').map((c) => c.key)
     expect(keys).toHaveLength(2)
     expect(keys[1]).not.toBe(keys[0])
@@ -204,9 +209,9 @@ describe('applying a plan', () => {
       return get(id)
     }
     const journal = AttemptJournal.memory()
-    await applyPlan(client, plan(), names, options({preview: false, wait: true, journal}), ui())
+    await applyPlan(client, plan(), names, options({preview: 'none' as const, wait: true, journal}), ui())
     expect(reads).toBe(1)
-    const again = await applyPlan(client, plan(), names, options({preview: false, journal}), ui())
+    const again = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
     expect(reads).toBe(1)
     expect(again.batches[0]!.outcome).toBe('submitted')
     expect(calls.filter((c) => c.kind === 'create')).toHaveLength(2)
@@ -217,9 +222,9 @@ describe('applying a plan', () => {
     const journal = AttemptJournal.memory()
     const two = planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW), {properties: 1, entries: 20_000, changes: 200_000})
     const first = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
-    await applyPlan(client, first, names, options({preview: false, journal}), ui())
+    await applyPlan(client, first, names, options({preview: 'none' as const, journal}), ui())
     const u = ui()
-    await applyPlan(client, two, names, options({preview: false, journal}), u)
+    await applyPlan(client, two, names, options({preview: 'none' as const, journal}), u)
     expect(u.asked).toEqual(['Submit 1 batch (not sent: 1 still in flight from an earlier run, followed) (6 nightly values)?'])
   })
 })

@@ -216,7 +216,7 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(service.reads).toEqual([])
   })
 
-  it('a batch whose preview changes nothing and refuses nothing is not sent; one with a refusal to report is', async () => {
+  it('a batch whose preview changes nothing is not sent, refused values or not: they stay refused either way', async () => {
     const service = keyedService()
     const journal = AttemptJournal.memory()
     await run(service, journal)
@@ -229,10 +229,11 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
       {changed: 0, refused: 0},
     ]
     const batches = await run(service, journal, {changes})
-    expect(batches.map((b) => b.outcome)).toEqual(['nothing_to_change', 'nothing_to_change', 'submitted', 'submitted', 'nothing_to_change'])
+    expect(batches.map((b) => b.outcome)).toEqual(['nothing_to_change', 'nothing_to_change', 'nothing_to_change', 'submitted', 'nothing_to_change'])
     expect(batches[0]!.id).toBeUndefined()
-    expect(service.posts).toHaveLength(5 + 2)
-    expect(submissionText(batches)).toBe('Submitted 2 batches (batch 3, 4).\nBatch 1, 2, 5: nothing to change, not submitted.\n')
+    expect(batches[2]!.id).toBeUndefined()
+    expect(service.posts).toHaveLength(5 + 1)
+    expect(submissionText(batches)).toBe('Submitted 1 batch (batch 4).\nBatch 1, 2, 3, 5: nothing to change, not submitted.\n')
   })
 
   it('an earlier attempt whose answer never came may be stored and waiting, so a preview cannot tell: nothing is left out as nothing to change', async () => {
@@ -334,7 +335,7 @@ describe('the write limit on the progress line', () => {
     }
     const service = keyedService()
     const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
-    await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
     expect(talk.join('')).not.toContain('write limit')
     const store = new NightStore(
       Array.from({length: 12}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'})),
@@ -342,7 +343,7 @@ describe('the write limit on the progress line', () => {
     )
     for (let p = 0; p < 12; p++) store.nightsOf(p).values[10 * 5] = 12_000
     const plan = planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
-    await applyPlan(client, plan, new Map(), {dryRun: false, preview: false, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, plan, new Map(), {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
     expect(talk.join('')).toContain('That is 12 write calls; the write limit of 10 per 60 s makes it take at least 1m00s.')
   })
 })
@@ -409,7 +410,7 @@ describe('the end of a dry run', () => {
     const ui: ApplyUi = {out: () => {}, talk: (t) => void talk.push(t), progress: () => ({tick() {}, done() {}}), confirm: async () => true, paint: (_s, t) => t}
     const store = new NightStore(PROPS.slice(0, 1), NOW)
     store.nightsOf(0).values[10 * 5] = 12_000
-    await applyPlan(client, planBatches(store), new Map(), {dryRun: true, preview: true, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, planBatches(store), new Map(), {dryRun: true, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock}, ui)
     return talk.join('')
   }
 
