@@ -1,11 +1,11 @@
 // `pms rates import --yes` at real speed against a sandbox with its rate limits on (10 writes and 60
 // reads per 60 s, as the service): wall time from spawn to exit, write calls, reads and 429s, against
 // the floor the plan prints ("... makes it take at least 1m00s"). Two files: 300 Properties x 699
-// nights with a different rate each night (11 batches), and 1,000 Properties x 200 nights (10
-// batches by the Property limit). A different rate each night is the worst case for entries.
+// nights with a different rate each night (11 batches), and 1,000 Properties x 250 nights (13
+// batches). A different rate each night is the worst case for entries.
 // Run after `npm run build`:
-//   node bench/rates-import.mjs [--properties 300] [--nights 699] [--large 1000] [--large-nights 200] [--preview reads|dry-run]
-// It takes a few minutes: the floor of each import is a minute or more.
+//   node bench/rates-import.mjs [--properties 300] [--nights 699] [--large 1000] [--large-nights 250] [--preview reads|dry-run]
+// It takes a few minutes: the floor of each import is a minute or more. --large 0 skips the second file.
 import {spawn} from 'node:child_process'
 import {createWriteStream, mkdtempSync, rmSync} from 'node:fs'
 import {once} from 'node:events'
@@ -17,7 +17,7 @@ import {option, startPms} from './support.mjs'
 const properties = option('properties', 300)
 const nights = option('nights', 699)
 const large = option('large', 1000)
-const largeNights = option('large-nights', 200)
+const largeNights = option('large-nights', 250)
 const previewAt = process.argv.indexOf('--preview')
 const preview = previewAt === -1 ? 'reads' : process.argv[previewAt + 1]
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
@@ -66,6 +66,7 @@ async function bench(label, count, span) {
     const path = await writeFile(ids, span)
     const env = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', NO_COLOR: '1', PMS_APP_URL: appUrl, PMS_ACCESS_TOKEN: tokens.access_token, PMS_CONFIG_DIR: join(dir, `config-${count}`)}
     await fetch(`${appUrl}/_sandbox/requests`, {method: 'DELETE'})
+    const spawnedAt = Date.now()
     const run = await runImport(env, path)
     if (run.code !== 0) throw new Error(`pms rates import exited with ${run.code}\n${run.stderr}`)
     const calls = (await (await fetch(`${appUrl}/_sandbox/requests`)).json()).data.filter((r) => r.path.startsWith('/api/v1/'))
@@ -75,10 +76,15 @@ async function bench(label, count, span) {
     const planned = /Planned (\d+) batch/.exec(run.stderr)?.[1]
     const floorText = /at least (\S+)\./.exec(run.stderr)?.[1]
     const floor = floorText ? seconds(floorText) : undefined
+    // Where the time goes: from spawn to the first call, the first and the last write (their answers' start), and to exit.
+    const at = (r) => ((Date.parse(r.at) - spawnedAt) / 1000).toFixed(1)
+    const posts = calls.filter((r) => r.method === 'POST')
+    const timeline = calls.length > 0 ? `first call at ${at(calls[0])} s, first write at ${posts.length ? at(posts[0]) : '-'} s, last write at ${posts.length ? at(posts.at(-1)) : '-'} s` : 'no call'
     console.log(
       `${label}: ${count} Properties x ${span} nights (${count * span} rows), --preview ${preview}: ${planned} batches; ` +
         `${run.wall.toFixed(1)} s wall from spawn to exit; ${writes} writes, ${reads} reads, ${limited} answers 429` +
-        (floor ? `; floor printed by the plan ${floorText} (${(run.wall / floor).toFixed(3)} x the floor)` : '; the plan printed no floor (at most 10 writes)'),
+        (floor ? `; floor printed by the plan ${floorText} (${(run.wall / floor).toFixed(3)} x the floor)` : '; the plan printed no floor (at most 10 writes)') +
+        `; ${timeline}`,
     )
   } finally {
     child.kill('SIGTERM')
@@ -87,7 +93,7 @@ async function bench(label, count, span) {
 
 try {
   await bench('many nights', properties, nights)
-  await bench('many Properties', large, largeNights)
+  if (large > 0) await bench('many Properties', large, largeNights)
 } finally {
   rmSync(dir, {recursive: true, force: true})
 }

@@ -99,6 +99,7 @@ export async function applyCommand(
         connectionKey: `${client.baseUrl}#${profile}`,
         profile: ctx.profile,
         resubmit: flags.resubmit,
+        confirmed: flags.yes,
         clock: ctx.clock,
         keepChanges: ctx.json,
         journal,

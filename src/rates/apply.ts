@@ -17,9 +17,20 @@ import {AttemptJournal} from './journal.js'
 import {readCallsOf} from './read-preview.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
-import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'
-import {type BatchChanges, isPartial, previewPlan, type RatesClient, readCurrent, summarizePlan, waitForBatches, type WriteHooks} from './service.js'
-import {anyInFlight, type BatchDecision, decideBatches, submitBatches, writesOf} from './submit.js'
+import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from './render.js'
+import {
+  type BatchChanges,
+  isPartial,
+  PlanPreview,
+  previewPlan,
+  type RatesClient,
+  ReadAhead,
+  readCurrent,
+  summarizePlan,
+  waitForBatches,
+  type WriteHooks,
+} from './service.js'
+import {anyInFlight, type BatchDecision, decideBatch, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 import {parseDay} from '../contract/days.js'
 
@@ -66,6 +77,11 @@ export interface ApplyOptions {
    * still queued or processing (not followed) or its attempt's outcome is unknown (not recovered).
    */
   resubmit?: boolean
+  /**
+   * --yes: nobody is asked, so with the preview from reads each batch leaves as soon as its preview
+   * is known while the reads for the next batches go on: reads and writes each on their own budget.
+   */
+  confirmed?: boolean
   clock: Clock
   /** --json: keep every change of the previews for the document; otherwise only runs are kept. */
   keepChanges?: boolean
@@ -241,32 +257,18 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const mode = previewMode(options)
   // Asked before the preview: a batch of an earlier run finishing during it would make it stale.
   const quietBeforePreview = !options.dryRun && mode !== 'none' && !(await anyInFlight(client, journal))
-  if (mode !== 'none') {
-    const previewed = await previewPhase(client, plan, names, {...options, preview: mode}, ui, window)
-    result.preview = previewed.preview
-    result.preview_calls = previewed.calls
-    changes = previewed.batches
-    counts = previewed.counts
+  let submitted: PlannedBatchSummary[]
+  if (!options.dryRun && mode === 'reads' && options.confirmed === true) {
+    const streamed = await streamPhase(client, plan, names, {...options, journal}, ui, window, quietBeforePreview)
+    result.preview = streamed.preview
+    result.preview_calls = streamed.calls
+    changes = streamed.batches
+    submitted = streamed.submitted
   } else {
-    ui.talk(renderPlanSummary(result.batches))
+    const asked = await previewAndAsk()
+    if (!asked) return result
+    submitted = asked
   }
-  if (options.dryRun) {
-    const found = counts ? ` ${changesText(counts)}.` : ''
-    ui.talk(
-      counts?.changed === 0
-        ? `Dry run:${found} Nothing was written, and submitting this file would change nothing.\n`
-        : `Dry run:${found} Nothing was written. Run the same command without --dry-run to submit.\n`,
-    )
-    return result
-  }
-
-  const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, quietBeforePreview, resubmit: options.resubmit})
-  // The diff said "No changes" only in a dry run: here the outcome below says it, once.
-  if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
-    ui.talk(`${notSubmitted(false, plan, options)}.\n`)
-    return result
-  }
-  const submitted = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
   if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
@@ -286,6 +288,35 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     ui.talk(RETRY_HINT)
   }
   return result
+
+  /** Preview every batch, show the diff, decide and ask: the batches as submitted, or undefined when nothing is to be. */
+  async function previewAndAsk(): Promise<PlannedBatchSummary[] | undefined> {
+    if (mode !== 'none') {
+      const previewed = await previewPhase(client, plan, names, {...options, preview: mode}, ui, window)
+      result.preview = previewed.preview
+      result.preview_calls = previewed.calls
+      changes = previewed.batches
+      counts = previewed.counts
+    } else {
+      ui.talk(renderPlanSummary(result.batches))
+    }
+    if (options.dryRun) {
+      const found = counts ? ` ${changesText(counts)}.` : ''
+      ui.talk(
+        counts?.changed === 0
+          ? `Dry run:${found} Nothing was written, and submitting this file would change nothing.\n`
+          : `Dry run:${found} Nothing was written. Run the same command without --dry-run to submit.\n`,
+      )
+      return undefined
+    }
+
+    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, quietBeforePreview, resubmit: options.resubmit})
+    if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
+      ui.talk(`${notSubmitted(false, plan, options)}.\n`)
+      return undefined
+    }
+    return submitPhase(client, plan, decisions, {...options, journal}, ui, window)
+  }
 }
 
 /** The preview a run makes: --dry-run always previews (from reads unless --preview dry-run). */
@@ -365,7 +396,20 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   } finally {
     bar?.done()
   }
-  if (current && previewed.dryRuns.length > 0) {
+  const counts = showDiff(previewed, current !== undefined, names, options, ui, runs)
+  return {...previewed, counts, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
+}
+
+/** The diff of the previews (stdout for a dry run, stderr otherwise) and their counts. */
+function showDiff(
+  previewed: Awaited<ReturnType<typeof previewPlan>>,
+  fromReads: boolean,
+  names: Names,
+  options: Pick<ApplyOptions, 'dryRun'>,
+  ui: ApplyUi,
+  runs: RunsByProperty | undefined,
+): {changed: number; unchanged: number; refused: number} {
+  if (fromReads && previewed.dryRuns.length > 0) {
     ui.talk(
       `The service's reads did not answer every night of ${batchList(previewed.dryRuns.map((b) => b + 1))}: ` +
         `previewed by ${plural(previewed.dryRuns.length, 'dry run', 'dry runs')} instead.\n`,
@@ -378,7 +422,49 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
   // The summary scrolled away above a screenful of changes: say it again next to the question.
   if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
-  return {...previewed, counts, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
+  return counts
+}
+
+/**
+ * With --yes and the preview from reads: batch b is previewed, decided and submitted as soon as
+ * the reads of its nights are in, while the reads of the next batches go on on the read budget
+ * and a submission waits for its slot on the write budget. The diff is shown once every batch has
+ * been previewed, before the outcome.
+ */
+async function streamPhase(
+  client: RatesClient,
+  plan: Plan,
+  names: Names,
+  options: ApplyOptions & {journal: AttemptJournal},
+  ui: ApplyUi,
+  window: WriteWindow,
+  quietBeforePreview: boolean,
+) {
+  const calls = readCallsOf(plan)
+  const ahead = new ReadAhead(client, plan, calls)
+  const runs = options.keepChanges ? undefined : new Map()
+  const previews = new PlanPreview(client, plan, {}, runs)
+  const bar = pacedProgress(ui, 'submitting', plan.batchCount, window, options.clock, options.pacing)
+  const stop = options.watchInterrupt?.()
+  let submitted: PlannedBatchSummary[]
+  try {
+    submitted = await submitBatches(
+      client,
+      plan,
+      async (b) => {
+        await ahead.ready(b)
+        const changes = await previews.next(b, ahead.current)
+        return decideBatch(client, plan, b, changes, {journal: options.journal, connectionKey: options.connectionKey, quietBeforePreview, resubmit: options.resubmit})
+      },
+      {...bar, journal: options.journal, connectionKey: options.connectionKey, clock: options.clock, previewed: true, signal: stop?.signal},
+    )
+  } finally {
+    stop?.dispose()
+    bar.done()
+  }
+  const previewed = previews.merged()
+  showDiff(previewed, true, names, options, ui, runs)
+  return {...previewed, submitted, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
 }
 
 /** `Summary: 3 of 120 Properties change, 1 has refusals.` */

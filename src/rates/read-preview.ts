@@ -32,25 +32,29 @@ export interface ReadCall {
 /**
  * The calls that read every night the plan writes: the touched Properties in the order the batches
  * reach them, 100 to a call, over the nights they span, 366 to a call. Calls come in the order the
- * batches need them, so that batch 1 can be previewed after the first calls.
+ * batches need them, and the first calls read the Properties of batch 1 alone, so that it can be
+ * previewed (and with --yes sent) after the fewest records; the rest go 100 to a call.
  */
 export function readCallsOf(plan: Plan): ReadCall[] {
-  const order: number[] = []
+  const groups: number[][] = [[]]
   const span = new Map<number, {from: number; to: number}>()
+  const firstBatchEnd = plan.batchCount > 1 ? plan.batchStart[1]! : plan.entryFrom.length
   for (let e = 0; e < plan.entryFrom.length; e++) {
     const p = plan.entryProperty[e]!
     const known = span.get(p)
-    if (!known) {
-      order.push(p)
-      span.set(p, {from: plan.entryFrom[e]!, to: plan.entryTo[e]!})
-    } else {
+    if (known) {
       known.from = Math.min(known.from, plan.entryFrom[e]!)
       known.to = Math.max(known.to, plan.entryTo[e]!)
+      continue
     }
+    span.set(p, {from: plan.entryFrom[e]!, to: plan.entryTo[e]!})
+    let group = groups.at(-1)!
+    if (group.length === MAX_PROPERTIES_PER_CALL || (e >= firstBatchEnd && groups.length === 1 && group.length > 0)) groups.push((group = []))
+    group.push(p)
   }
   const calls: ReadCall[] = []
-  for (let i = 0; i < order.length; i += MAX_PROPERTIES_PER_CALL) {
-    const group = order.slice(i, i + MAX_PROPERTIES_PER_CALL)
+  for (const group of groups) {
+    if (group.length === 0) continue
     const from = Math.min(...group.map((p) => span.get(p)!.from))
     const to = Math.max(...group.map((p) => span.get(p)!.to))
     const propertyIds = group.map((p) => plan.store.properties[p]!.id)

@@ -68,52 +68,116 @@ export async function readCurrent(
   calls: readonly ReadCall[] = readCallsOf(plan),
   onRead: (done: number) => void = () => {},
 ): Promise<CurrentValues> {
-  const current = new CurrentValues(plan)
-  for (const [i, call] of calls.entries()) {
-    current.add(await client.restrictions.get(call))
-    onRead(i + 1)
-  }
-  return current
+  const ahead = new ReadAhead(client, plan, calls, onRead)
+  await ahead.finished()
+  return ahead.current
 }
 
 /**
- * The preview of every batch, merged into one in listing order, with what each batch would do.
- * From `current` (reads) where they answered every night of a batch; otherwise by a dry run (a
- * write call), with `hooks` around each.
+ * The reads of a plan's current values, one call after another in the order the batches need
+ * them, as fast as the read budget lets them go: `ready(b)` resolves once every night of batch b
+ * is read (or failed), so that batch b can be previewed and sent while later reads go on.
  */
-export async function previewPlan(
-  client: Pick<RatesClient, 'restrictionBatches'>,
-  plan: Plan,
-  hooks: WriteHooks = {},
-  /** When given, changes are folded into these runs and dropped from the preview. */
-  runs?: RunsByProperty,
-  current?: CurrentValues,
-): Promise<{preview: RestrictionBatchPreview; batches: BatchChanges[]; dryRuns: number[]}> {
-  const previews: RestrictionBatchPreview[] = []
-  const batches: BatchChanges[] = []
-  const dryRuns: number[] = []
-  for (let b = 0; b < plan.batchCount; b++) {
-    let preview = current?.covers(b) ? previewFromReads(plan, b, current) : undefined
+export class ReadAhead {
+  readonly current: CurrentValues
+  private readonly done: Promise<void>[] = []
+  /** Per Property index, the last call that reads it. */
+  private readonly lastCall = new Map<number, number>()
+
+  constructor(
+    client: CalendarClient,
+    private readonly plan: Plan,
+    calls: readonly ReadCall[] = readCallsOf(plan),
+    onRead: (done: number) => void = () => {},
+  ) {
+    this.current = new CurrentValues(plan)
+    let previous: Promise<void> = Promise.resolve()
+    calls.forEach((call, i) => {
+      for (const id of call.propertyIds) this.lastCall.set(plan.store.indexById.get(id)!, i)
+      previous = previous.then(async () => {
+        this.current.add(await client.restrictions.get(call))
+        onRead(i + 1)
+      })
+      // Awaited by ready(); a failure nobody waits for yet is not an unhandled rejection.
+      previous.catch(() => undefined)
+      this.done.push(previous)
+    })
+  }
+
+  async finished(): Promise<void> {
+    await this.done.at(-1)
+  }
+
+  async ready(batch: number): Promise<void> {
+    const {plan} = this
+    if (batch < 0) return
+    const end = batch + 1 < plan.batchCount ? plan.batchStart[batch + 1]! : plan.entryFrom.length
+    let last = -1
+    for (let e = plan.batchStart[batch]!; e < end; e++) last = Math.max(last, this.lastCall.get(plan.entryProperty[e]!) ?? -1)
+    if (last >= 0) await this.done[last]
+  }
+}
+
+/**
+ * The previews of a plan, batch by batch in order: from `current` (reads) where they answered
+ * every night of a batch, otherwise a dry run (a write call, with `hooks` around it); merged into
+ * one in listing order at the end.
+ */
+export class PlanPreview {
+  private readonly previews: RestrictionBatchPreview[] = []
+  /** What each batch previewed so far would do. */
+  readonly batches: BatchChanges[] = []
+  /** Batches previewed by a dry run. */
+  readonly dryRuns: number[] = []
+
+  constructor(
+    private readonly client: Pick<RatesClient, 'restrictionBatches'>,
+    private readonly plan: Plan,
+    private readonly hooks: WriteHooks = {},
+    /** When given, changes are folded into these runs and dropped from the preview. */
+    private readonly runs?: RunsByProperty,
+  ) {}
+
+  /** Previews batch `b` (the next one): what it would do. */
+  async next(b: number, current?: CurrentValues): Promise<BatchChanges> {
+    let preview = current?.covers(b) ? previewFromReads(this.plan, b, current) : undefined
     if (!preview) {
-      hooks.before?.(b)
-      preview = await client.restrictionBatches.preview(batchRequest(plan, b) as RestrictionBatchRequest)
-      dryRuns.push(b)
-      hooks.after?.(dryRuns.length)
+      this.hooks.before?.(b)
+      preview = await this.client.restrictionBatches.preview(batchRequest(this.plan, b) as RestrictionBatchRequest)
+      this.dryRuns.push(b)
+      this.hooks.after?.(this.dryRuns.length)
     }
     const counts = {changed: 0, refused: 0}
     for (const p of preview.properties) {
       counts.changed += p.changes.changed
       counts.refused += p.changes.refused
     }
-    batches.push(counts)
-    if (runs) foldIntoRuns(preview, runs)
-    previews.push(preview)
+    this.batches.push(counts)
+    if (this.runs) foldIntoRuns(preview, this.runs)
+    this.previews.push(preview)
+    return counts
   }
-  const preview = mergePreviews(
-    previews,
-    plan.store.properties.map((p) => p.id),
-  )
-  return {preview, batches, dryRuns}
+
+  merged(): {preview: RestrictionBatchPreview; batches: BatchChanges[]; dryRuns: number[]} {
+    const preview = mergePreviews(
+      this.previews,
+      this.plan.store.properties.map((p) => p.id),
+    )
+    return {preview, batches: this.batches, dryRuns: this.dryRuns}
+  }
+}
+
+/** Every batch's preview (see PlanPreview), one after another. */
+export async function previewPlan(
+  client: Pick<RatesClient, 'restrictionBatches'>,
+  plan: Plan,
+  hooks: WriteHooks = {},
+  runs?: RunsByProperty,
+  current?: CurrentValues,
+): Promise<{preview: RestrictionBatchPreview; batches: BatchChanges[]; dryRuns: number[]}> {
+  const previews = new PlanPreview(client, plan, hooks, runs)
+  for (let b = 0; b < plan.batchCount; b++) await previews.next(b, current)
+  return previews.merged()
 }
 
 export function isFinal(status: string): boolean {

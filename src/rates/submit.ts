@@ -44,21 +44,29 @@ export interface DecideOptions {
 
 /** What to do with each batch of the plan. Reads only: a GET per earlier batch that may be in flight. */
 export async function decideBatches(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, options: DecideOptions): Promise<BatchDecision[]> {
+  const decisions: BatchDecision[] = []
+  for (let b = 0; b < plan.batchCount; b++) decisions.push(await decideBatch(client, plan, b, options.changes?.[b], options))
+  return decisions
+}
+
+/** What to do with batch `b`, whose preview found `changes` (undefined: not previewed). */
+export async function decideBatch(
+  client: Pick<RatesClient, 'restrictionBatches'>,
+  plan: Plan,
+  b: number,
+  changes: BatchChanges | undefined,
+  options: Omit<DecideOptions, 'changes'>,
+): Promise<BatchDecision> {
   // While another batch of the profile is still queued or processing, a preview shows the values
   // before it: "nothing to change" could then leave that batch's values in place of this run's.
   const quiet = options.quietBeforePreview === true
-  const decisions: BatchDecision[] = []
-  for (let b = 0; b < plan.batchCount; b++) {
-    const earlier = options.journal.latest(batchDigest(options.connectionKey, batchRequest(plan, b)))
-    const unfinished = earlier && earlier.id === undefined ? earlier : undefined
-    const changes = options.changes?.[b]
-    if (quiet && changes && nothingToChange(changes)) decisions.push({kind: 'nothing_to_change', unfinished})
-    else if (!earlier) decisions.push({kind: 'submit'})
-    else if (options.resubmit) decisions.push({kind: 'submit', superseded: unfinished})
-    else if (unfinished) decisions.push({kind: 'recover', attempt: unfinished})
-    else decisions.push(await followOrSubmit(client, options.journal, earlier as Attempt & {id: string}))
-  }
-  return decisions
+  const earlier = options.journal.latest(batchDigest(options.connectionKey, batchRequest(plan, b)))
+  const unfinished = earlier && earlier.id === undefined ? earlier : undefined
+  if (quiet && changes && nothingToChange(changes)) return {kind: 'nothing_to_change', unfinished}
+  if (!earlier) return {kind: 'submit'}
+  if (options.resubmit) return {kind: 'submit', superseded: unfinished}
+  if (unfinished) return {kind: 'recover', attempt: unfinished}
+  return followOrSubmit(client, options.journal, earlier as Attempt & {id: string})
 }
 
 /**
@@ -117,7 +125,8 @@ export interface SubmitOptions extends WriteHooks {
 export async function submitBatches(
   client: Pick<RatesClient, 'restrictionBatches'>,
   plan: Plan,
-  decisions: readonly BatchDecision[],
+  /** Per batch; or a function that decides each batch in turn, just before it would leave. */
+  decisions: readonly BatchDecision[] | ((b: number) => Promise<BatchDecision>),
   options: SubmitOptions,
 ): Promise<PlannedBatchSummary[]> {
   const {journal, signal} = options
@@ -166,6 +175,23 @@ export async function submitBatches(
     }
   }
 
+  /** A decision that fails (a read of the preview) after batches were stored says which were, like a refused batch. */
+  const decided = async (b: number, decide: (b: number) => Promise<BatchDecision>): Promise<BatchDecision> => {
+    try {
+      return await decide(b)
+    } catch (error) {
+      const stored = summaries.filter((s) => s.id !== undefined)
+      if (stored.length === 0) throw error
+      throw new SubmitInterruptedError({
+        submitted: stored.map((s) => ({batch: s.index + 1, id: s.id!, outcome: s.outcome as 'submitted' | 'recovered' | 'followed'})),
+        failedBatch: b + 1,
+        total: plan.batchCount,
+        cause: error as Error,
+        uncertain: false,
+      })
+    }
+  }
+
   const submitNew = async (b: number, request: RestrictionBatchRequest): Promise<PlannedBatchSummary> => {
     const attempt = await journal.begin(batchDigest(options.connectionKey, request), options.clock.now())
     const accepted = await send(b, request, attempt)
@@ -173,7 +199,7 @@ export async function submitBatches(
   }
 
   for (let b = 0; b < plan.batchCount; b++) {
-    const decision = decisions[b]!
+    const decision = typeof decisions === 'function' ? await decided(b, decisions) : decisions[b]!
     const request = batchRequest(plan, b) as RestrictionBatchRequest
     const stats = {index: b, ...batchStats(plan, b)}
     switch (decision.kind) {

@@ -124,18 +124,25 @@ describe('the preview from reads equals the dry run of the service', () => {
     expect(previewFromReads(plan, 0, current)).toBeUndefined()
   })
 
-  it('reads cover the touched Properties 100 to a call and their nights 366 to a call, in the order the batches need them', () => {
+  it('reads cover the Properties of batch 1 first, then the others 100 to a call, their nights 366 to a call', () => {
     const many = Array.from({length: 250}, (_, i) => ({id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `P${i}`, timezone: 'UTC'}))
     const store = new NightStore(many, START)
     for (let p = 0; p < many.length; p++) for (let n = 0; n <= 700; n++) store.nightsOf(p).values[n * 5] = 10_000 + n
-    const calls = readCallsOf(planBatches(store))
+    const plan = planBatches(store)
+    // 20000 entries a batch, 701 a Property: batch 1 holds 29 Properties (the 29th continues in batch 2).
+    expect(plan.batchCount).toBe(9)
+    const calls = readCallsOf(plan)
     expect(calls.map((c) => [c.propertyIds.length, c.from, c.to])).toEqual([
+      [29, '2026-11-22', '2027-11-22'],
+      [29, '2027-11-23', '2028-10-22'],
       [100, '2026-11-22', '2027-11-22'],
       [100, '2027-11-23', '2028-10-22'],
       [100, '2026-11-22', '2027-11-22'],
       [100, '2027-11-23', '2028-10-22'],
-      [50, '2026-11-22', '2027-11-22'],
-      [50, '2027-11-23', '2028-10-22'],
+      [21, '2026-11-22', '2027-11-22'],
+      [21, '2027-11-23', '2028-10-22'],
     ])
+    expect(calls[0]!.propertyIds).toEqual(many.slice(0, 29).map((p) => p.id))
+    expect(new Set(calls.flatMap((c) => c.propertyIds)).size).toBe(250)
   })
 })

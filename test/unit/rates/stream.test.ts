@@ -1,0 +1,118 @@
+import {describe, expect, it} from 'vitest'
+import type {Clock} from '../../../src/client/clock.js'
+import type {BatchReport, RestrictionRecord} from '../../../src/contract/index.js'
+import {formatDay} from '../../../src/contract/days.js'
+import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
+import {planBatches} from '../../../src/rates/planner.js'
+import type {RatesClient} from '../../../src/rates/service.js'
+import {NightStore} from '../../../src/rates/store.js'
+import {NOW} from './helpers.js'
+
+const id = (i: number) => `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+const clock: Clock = {now: () => NOW, sleep: async () => {}}
+
+/** 150 Properties, one night each at 120.00: two batches (100 Properties each at most), two reads. */
+function twoPagePlan() {
+  const store = new NightStore(
+    Array.from({length: 150}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'})),
+    NOW,
+  )
+  for (let p = 0; p < 150; p++) store.nightsOf(p).values[10 * 5] = 12_000
+  return planBatches(store)
+}
+
+/** A service whose reads answer a rate of 100.00 for every night asked; `holdRead` keeps a read waiting until released. */
+function service(holdRead?: (index: number) => Promise<void>) {
+  const log: string[] = []
+  let reads = 0
+  const client: RatesClient = {
+    properties: {async *list() {}},
+    restrictions: {
+      async get(query) {
+        const index = reads++
+        log.push(`read ${index + 1}`)
+        await holdRead?.(index)
+        const from = Date.parse(`${query.from}T00:00:00Z`) / 86_400_000
+        const to = Date.parse(`${query.to}T00:00:00Z`) / 86_400_000
+        const records: RestrictionRecord[] = []
+        for (const property_id of query.propertyIds) {
+          for (let day = from; day <= to; day++) {
+            records.push({property_id, date: formatDay(day), rate: 100, min_stay: 1, closed_to_arrival: false, closed_to_departure: false, availability: true, unwritable_fields: []})
+          }
+        }
+        return records
+      },
+    },
+    restrictionBatches: {
+      async preview() {
+        throw new Error('the reads answer every night: no dry run')
+      },
+      async create() {
+        log.push('submit')
+        return {id: `50000000-0000-4000-8000-00000000000${log.filter((l) => l === 'submit').length}`, status: 'queued'}
+      },
+      async get(batchId) {
+        return {id: batchId, status: 'completed'} as BatchReport
+      },
+    },
+  }
+  return {client, log}
+}
+
+function ui(): ApplyUi & {talked: string[]; asked: string[]} {
+  const talked: string[] = []
+  const asked: string[] = []
+  return {
+    talked,
+    asked,
+    out: () => {},
+    talk: (text) => void talked.push(text),
+    progress: () => ({tick() {}, done() {}}),
+    confirm: async (question) => {
+      asked.push(question)
+      return true
+    },
+    paint: (_s, t) => t,
+  }
+}
+
+describe('reads and writes on their own budgets at once (--yes, preview from reads)', () => {
+  it('batch 1 is submitted while the read of batch 2 is still out', async () => {
+    let releaseSecond: () => void = () => {}
+    const second = new Promise<void>((resolve) => (releaseSecond = resolve))
+    const {client, log} = service(async (index) => {
+      if (index === 1) await second
+    })
+    const u = ui()
+    const running = applyPlan(client, twoPagePlan(), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, u)
+    // The first submission leaves while the second read is held: the run did not wait for every read.
+    for (let i = 0; i < 100 && !log.includes('submit'); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(log).toEqual(['read 1', 'read 2', 'submit'])
+    releaseSecond()
+    const result = await running
+    expect(log).toEqual(['read 1', 'read 2', 'submit', 'submit'])
+    expect(result.batches.map((b) => b.outcome)).toEqual(['submitted', 'submitted'])
+    expect(result.preview_calls).toEqual({reads: 2, dry_runs: 0})
+    expect(result.preview?.properties).toHaveLength(150)
+    expect(u.asked).toEqual([])
+    // The diff still comes, once every batch is previewed.
+    expect(u.talked.join('')).toMatch(/Total\s+150\s+150\s+0\s+0/)
+  })
+
+  it('without --yes the whole preview comes first, then the question, then the submissions', async () => {
+    const {client, log} = service()
+    const u = ui()
+    await applyPlan(client, twoPagePlan(), new Map(), {dryRun: false, preview: 'reads', wait: false, connectionKey: 'k', clock}, u)
+    expect(log).toEqual(['read 1', 'read 2', 'submit', 'submit'])
+    expect(u.asked).toEqual(['Submit 2 batches: 150 nightly values, 150 of them change?'])
+  })
+
+  it('a batch whose reads show nothing to change is not sent, in the stream as before the question', async () => {
+    const {client, log} = service()
+    const store = new NightStore([{id: id(0), name: 'P0', timezone: 'UTC'}], NOW)
+    store.nightsOf(0).values[10 * 5] = 10_000
+    const result = await applyPlan(client, planBatches(store), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, ui())
+    expect(log).toEqual(['read 1'])
+    expect(result.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
+  })
+})
