@@ -22,7 +22,7 @@ describe('rates import over more than one page of Properties', () => {
     // Availability is writable on every seeded Property, even one priced by another tool.
     const night = dayFromToday(300)
     const rows = ids.map((id) => `${id};${night};yes`).join('\n')
-    const result = await runPms(['rates', 'import', '-', '--dry-run', '--json'], {env: await env(), input: `property_id;date;availability\n${rows}\n`})
+    const result = await runPms(['rates', 'import', '-', '--dry-run', '--preview', 'dry-run', '--json'], {env: await env(), input: `property_id;date;availability\n${rows}\n`})
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain('Planned 3 batches for 250 Properties: 250 entries, 250 nightly values (no fewer batches possible).')
     const preview = JSON.parse(result.stdout) as {properties: {property_id: string; changes: {submitted: number}}[]}
