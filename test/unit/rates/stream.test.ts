@@ -4,7 +4,7 @@ import type {BatchReport, RestrictionRecord} from '../../../src/contract/index.j
 import {formatDay} from '../../../src/contract/days.js'
 import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
 import {planBatches} from '../../../src/rates/planner.js'
-import type {RatesClient} from '../../../src/rates/service.js'
+import {type RatesClient, waitForBatches} from '../../../src/rates/service.js'
 import {NightStore} from '../../../src/rates/store.js'
 import {NOW} from './helpers.js'
 
@@ -114,5 +114,56 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
     const result = await applyPlan(client, planBatches(store), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, ui())
     expect(log).toEqual(['read 1'])
     expect(result.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
+  })
+})
+
+describe('--wait follows every batch at once within the read budget', () => {
+  const report = (id: string, status: string) => ({id, status}) as BatchReport
+
+  it('a round reads every unfinished batch at once, not one after another', async () => {
+    const started: string[] = []
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const client = {
+      restrictionBatches: {
+        create: async () => ({id: '', status: ''}),
+        preview: async () => ({dry_run: true as const, properties: []}),
+        get: async (batchId: string) => {
+          started.push(batchId)
+          await gate
+          return report(batchId, 'completed')
+        },
+      },
+    }
+    const waiting = waitForBatches(client, ['a', 'b', 'c'], {clock})
+    for (let i = 0; i < 100 && started.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    // All three reads are out before the first answer.
+    expect(started).toEqual(['a', 'b', 'c'])
+    release()
+    expect((await waiting).map((r) => r.status)).toEqual(['completed', 'completed', 'completed'])
+  })
+
+  it('rounds of N unfinished batches are at least N seconds apart (60 reads a minute), and only unfinished ones are read again', async () => {
+    const ids = Array.from({length: 120}, (_, i) => `b${i}`)
+    const reads: string[] = []
+    let round = 0
+    const slept: number[] = []
+    const ticking: Clock = {now: () => NOW, sleep: async (ms) => void slept.push(ms)}
+    const client = {
+      restrictionBatches: {
+        create: async () => ({id: '', status: ''}),
+        preview: async () => ({dry_run: true as const, properties: []}),
+        // Round 1: every batch processing; round 2: all but the first 30 complete; round 3: the rest.
+        get: async (batchId: string) => {
+          reads.push(batchId)
+          const index = Number(batchId.slice(1))
+          return report(batchId, round === 0 || (round === 1 && index < 30) ? 'processing' : 'completed')
+        },
+      },
+    }
+    const onPause = () => void round++
+    await waitForBatches(client, ids, {clock: ticking, onPause})
+    expect(reads).toHaveLength(120 + 120 + 30)
+    expect(slept).toEqual([120_000, 30_000])
   })
 })
