@@ -1,8 +1,10 @@
 /**
  * Submitting a plan so that every run applies what its file says, and nothing is written twice.
  *
- * Per batch, before the confirmation (reads only), `decideBatches` chooses:
- * - nothing to change: its preview changes no value and refuses nothing, so it is not sent;
+ * Per batch, before the confirmation (reads only; with --yes just before the batch would leave),
+ * `decideBatch` chooses:
+ * - nothing to change: its preview changes no value (refused values stay refused either way), so
+ *   it is not sent;
  * - follow: an identical batch an earlier run stored is still queued or processing (one GET tells),
  *   so this run follows it instead of doubling it;
  * - recover: an earlier run's attempt at the identical batch has an unknown outcome (killed after
