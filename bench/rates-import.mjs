@@ -79,7 +79,9 @@ async function bench(label, count, span) {
     // Where the time goes: from spawn to the first call, the first and the last write (their answers' start), and to exit.
     const at = (r) => ((Date.parse(r.at) - spawnedAt) / 1000).toFixed(1)
     const posts = calls.filter((r) => r.method === 'POST')
-    const timeline = calls.length > 0 ? `first call at ${at(calls[0])} s, first write at ${posts.length ? at(posts[0]) : '-'} s, last write at ${posts.length ? at(posts.at(-1)) : '-'} s` : 'no call'
+    const timeline = calls.length > 0 ? `first call answered at ${at(calls[0])} s, first write answered at ${posts.length ? at(posts[0]) : '-'} s, last write answered at ${posts.length ? at(posts.at(-1)) : '-'} s` : 'no call'
+    // BENCH_CALLS=1: every call with the second it came in (of this run's clock), to see where time goes.
+    if (process.env.BENCH_CALLS) for (const r of calls) console.log(`  ${at(r)} s  ${r.method} ${r.path} ${r.status}`)
     console.log(
       `${label}: ${count} Properties x ${span} nights (${count * span} rows), --preview ${preview}: ${planned} batches; ` +
         `${run.wall.toFixed(1)} s wall from spawn to exit; ${writes} writes, ${reads} reads, ${limited} answers 429` +
