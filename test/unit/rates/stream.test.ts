@@ -119,22 +119,20 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
 
 describe('--wait follows every batch at once within the read budget', () => {
   const report = (id: string, status: string) => ({id, status}) as BatchReport
+  /** A service that only answers GET /restriction-batches/{id}, with `get`. */
+  const reading = (get: (batchId: string) => Promise<BatchReport>) => ({
+    restrictionBatches: {create: async () => ({id: '', status: ''}), preview: async () => ({dry_run: true as const, properties: []}), get},
+  })
 
   it('a round reads every unfinished batch at once, not one after another', async () => {
     const started: string[] = []
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const client = {
-      restrictionBatches: {
-        create: async () => ({id: '', status: ''}),
-        preview: async () => ({dry_run: true as const, properties: []}),
-        get: async (batchId: string) => {
-          started.push(batchId)
-          await gate
-          return report(batchId, 'completed')
-        },
-      },
-    }
+    const client = reading(async (batchId) => {
+      started.push(batchId)
+      await gate
+      return report(batchId, 'completed')
+    })
     const waiting = waitForBatches(client, ['a', 'b', 'c'], {clock})
     for (let i = 0; i < 100 && started.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5))
     // All three reads are out before the first answer.
@@ -149,18 +147,12 @@ describe('--wait follows every batch at once within the read budget', () => {
     let round = 0
     const slept: number[] = []
     const ticking: Clock = {now: () => NOW, sleep: async (ms) => void slept.push(ms)}
-    const client = {
-      restrictionBatches: {
-        create: async () => ({id: '', status: ''}),
-        preview: async () => ({dry_run: true as const, properties: []}),
-        // Round 1: every batch processing; round 2: all but the first 30 complete; round 3: the rest.
-        get: async (batchId: string) => {
-          reads.push(batchId)
-          const index = Number(batchId.slice(1))
-          return report(batchId, round === 0 || (round === 1 && index < 30) ? 'processing' : 'completed')
-        },
-      },
-    }
+    // Round 1: every batch processing; round 2: all but the first 30 complete; round 3: the rest.
+    const client = reading(async (batchId) => {
+      reads.push(batchId)
+      const index = Number(batchId.slice(1))
+      return report(batchId, round === 0 || (round === 1 && index < 30) ? 'processing' : 'completed')
+    })
     const onPause = () => void round++
     await waitForBatches(client, ids, {clock: ticking, onPause})
     expect(reads).toHaveLength(120 + 120 + 30)
