@@ -9,6 +9,8 @@
  * limit of 60 per 60 s: see read-preview.ts), so that the 10 writes per 60 s go to submissions
  * alone; `--preview dry-run` asks the service's dry runs instead, each a write call, which doubles
  * the write calls of an import. A batch whose nights the reads did not all answer is dry-run.
+ * With --yes nobody is asked: each batch is previewed and submitted in turn while the reads for the
+ * next ones go on (streamPhase), and the diff comes once all are previewed.
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
