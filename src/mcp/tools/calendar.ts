@@ -41,18 +41,18 @@ async function ratesImport(run: RunContext, csv: string, dryRun: boolean): Promi
   return {document: JSON.parse(out.join('')) as unknown, talk: talk.join('')}
 }
 
-/** `3 of 12 Properties change: 41 nightly values change, 2 refused (Seaside: 2 refused)`: what the person confirms. */
+/** `3 of 12 Properties change: 41 nightly values change, 5 already as asked, 2 refused.` and the Properties at stake: what the person confirms. */
 export function previewSummary(preview: RestrictionBatchPreview | undefined): string {
   const properties = preview?.properties ?? []
   const sum = (key: 'changed' | 'unchanged' | 'refused') => properties.reduce((n, p) => n + p.changes[key], 0)
   const changing = properties.filter((p) => p.changes.changed > 0).length
   const lines = [
-    `${changing} of ${plural(properties.length, 'Property', 'Properties')} change: ${plural(sum('changed'), 'nightly value', 'nightly values')} change, ${sum('unchanged')} already as asked, ${sum('refused')} refused.`,
+    `${changing} of ${plural(properties.length, 'Property', 'Properties')} ${changing === 1 ? 'changes' : 'change'}: ` +
+      `${plural(sum('changed'), 'nightly value', 'nightly values')} ${sum('changed') === 1 ? 'changes' : 'change'}, ${sum('unchanged')} already as asked, ${sum('refused')} refused.`,
   ]
-  for (const p of properties.filter((p) => p.changes.changed > 0 || p.changes.refused > 0).slice(0, 10)) {
-    lines.push(`- ${p.property_id}: ${p.changes.changed} change, ${p.changes.refused} refused`)
-  }
-  if (changing > 10) lines.push(`- and ${changing - 10} more`)
+  const notable = properties.filter((p) => p.changes.changed > 0 || p.changes.refused > 0)
+  for (const p of notable.slice(0, 10)) lines.push(`- ${p.property_id}: ${p.changes.changed} change, ${p.changes.refused} refused`)
+  if (notable.length > 10) lines.push(`- and ${notable.length - 10} more`)
   return lines.join('\n')
 }
 
