@@ -10,12 +10,14 @@ Read-only by default. --allow-writes offers the writes, and each asks the person
     '<%= config.bin %> mcp',
     '<%= config.bin %> mcp --profile acme --toolsets messages,properties --allow-writes',
     '<%= config.bin %> mcp --toolsets properties,bookings,lock_codes',
+    '<%= config.bin %> mcp --bookings-copy bookings.sqlite',
   ]
   static override flags = {
     toolsets: Flags.string({description: 'Toolsets to offer, comma-separated: properties, calendar, bookings, messages, batches (default: all of them), lock_codes (only when named)'}),
     'read-only': Flags.boolean({description: 'Offer no write tool (the default)', exclusive: ['allow-writes']}),
     'allow-writes': Flags.boolean({description: 'Offer the write tools (send_reply, apply_rates, close/reopen); each asks the person first'}),
     'no-confirm': Flags.boolean({description: 'With --allow-writes: write without asking the person (unsafe)', dependsOn: ['allow-writes']}),
+    'bookings-copy': Flags.string({description: 'A SQLite file kept by pms bookings sync: adds query_synced_bookings, which reads it without spending reads'}),
   }
 
   async run(): Promise<void> {
@@ -24,6 +26,7 @@ Read-only by default. --allow-writes offers the writes, and each asks the person
     await serveMcp(this.ctx, {
       toolsets: parseToolsets(this.flags.toolsets),
       writes: writeMode({allowWrites: this.flags['allow-writes'], noConfirm: this.flags['no-confirm']}),
+      bookingsCopy: this.flags['bookings-copy'],
     })
   }
 }

@@ -10,6 +10,7 @@ import type {RunContext} from '../cli/base-command.js'
 import {createClient} from '../cli/session.js'
 import {Questions, type WriteGate} from './confirm.js'
 import {registerResources} from './resources.js'
+import {assertBookingsCopy} from './synced-bookings.js'
 import {LIMITS_TEXT, type ToolEnv} from './tool.js'
 import type {Toolset, WriteMode} from './toolsets.js'
 import {registerBatchTools} from './tools/batches.js'
@@ -22,6 +23,8 @@ import {registerPropertyTools} from './tools/properties.js'
 export interface McpOptions {
   toolsets: ReadonlySet<Toolset>
   writes: WriteMode
+  /** --bookings-copy: the SQLite file of `pms bookings sync`. */
+  bookingsCopy?: string
 }
 
 const REGISTER: Record<Toolset, (server: McpServer, env: ToolEnv) => void> = {
@@ -58,13 +61,14 @@ export function buildServer(env: Omit<ToolEnv, 'gate'>, options: McpOptions, que
 
 /** Serves until the client closes stdin (or a signal comes), then closes the client. */
 export async function serveMcp(run: RunContext, options: McpOptions): Promise<void> {
+  if (options.bookingsCopy !== undefined) assertBookingsCopy(options.bookingsCopy)
   // Nothing but the protocol may reach stdout.
   const quiet: RunContext = {...run, io: {...run.io, out: run.io.err, stdoutIsTTY: false}}
   const client = await createClient(quiet)
   const questions = new Questions(() => run.clock.now())
   try {
     await new Promise<void>((resolve) => {
-      const handle = serveStdio(() => buildServer({run: quiet, client}, options, questions), {onerror: (error) => run.io.err(`mcp: ${error.message}\n`)})
+      const handle = serveStdio(() => buildServer({run: quiet, client, bookingsCopy: options.bookingsCopy}, options, questions), {onerror: (error) => run.io.err(`mcp: ${error.message}\n`)})
       const stop = () => void handle.close().finally(resolve)
       process.stdin.once('end', stop)
       process.stdin.once('close', stop)

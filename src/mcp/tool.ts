@@ -16,6 +16,8 @@ export interface ToolEnv {
   run: RunContext
   client: PmsClient
   gate: WriteGate
+  /** A SQLite file kept by `pms bookings sync`, for bookings queries that spend no read. */
+  bookingsCopy?: string
 }
 
 type Input = z.ZodObject

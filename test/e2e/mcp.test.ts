@@ -244,6 +244,29 @@ describe('pms mcp against the sandbox', () => {
     expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
   }, 60_000)
 
+  it('with --bookings-copy, query_synced_bookings reads the sync copy without a call: the bookings the service lists', async () => {
+    const configDir = tempConfigDir()
+    const copy = join(mkdtempSync(join(tmpdir(), 'pms-mcp-copy-')), 'bookings.sqlite')
+    const synced = await runPms(['bookings', 'sync', '--to', copy], {env, configDir})
+    expect(synced.code, synced.stderr).toBe(0)
+    const missing = await runPms(['mcp', '--bookings-copy', join(tmpdir(), 'no-such-copy.sqlite')], {env})
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('does not exist')
+    const session = await mcp(['--toolsets', 'bookings', '--bookings-copy', copy], {configDir})
+    expect((await session.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_bookings', 'query_synced_bookings'])
+    const listed = (await cli(['bookings', 'list'])) as {id: string; property_id: string}[]
+    const property = listed[0]!.property_id
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const answer = await call(session, 'query_synced_bookings', {property_ids: [property], limit: 1000})
+    expect(answer.isError, textOf(answer)).toBeFalsy()
+    expect(await sandboxRequests(sandbox.appUrl)).toHaveLength(mark)
+    const found = answer.structuredContent as {bookings: {id: string}[]; synced_at: string; truncated: boolean}
+    const byId = (list: {id: string}[]) => [...list].sort((a, b) => a.id.localeCompare(b.id))
+    expect(byId(found.bookings)).toEqual(byId(listed.filter((b) => b.property_id === property)))
+    expect(found.truncated).toBe(false)
+    expect(found.synced_at).toMatch(/^\d{4}-\d\d-\d\dT/)
+  }, 120_000)
+
   it('resources: a Property Guide and a conversation, guest texts delimited', async () => {
     const session = await mcp([])
     const templates = (await session.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()

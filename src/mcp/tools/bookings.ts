@@ -1,14 +1,49 @@
 /** The bookings toolset: the listing behind `pms bookings list`. */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {listBookings} from '../../cli/views/bookings.js'
+import {listBookings, profilesToSync} from '../../cli/views/bookings.js'
 import {dataAnswer} from '../answer.js'
+import {querySyncedBookings} from '../synced-bookings.js'
 import {addReadTool, type ToolEnv} from '../tool.js'
 import {propertyId} from './properties.js'
 
 const day = (what: string) => z.iso.date().describe(`${what} (YYYY-MM-DD)`)
 
 export function registerBookingTools(server: McpServer, env: ToolEnv): void {
+  const copy = env.bookingsCopy
+  if (copy !== undefined) {
+    addReadTool(server, env, {
+      name: 'query_synced_bookings',
+      title: 'Query the local bookings copy',
+      description: `Bookings from the local copy that pms bookings sync keeps in ${copy}, without calling the service: as fresh as its last sync (synced_at says when). Records as list_bookings gives them; removed bookings (gone from the service) only with include_removed.`,
+      cost: 'no call (a local SQLite file)',
+      untrusted: true,
+      input: z.object({
+        property_ids: z.array(propertyId).max(1000).optional().describe('Only these Properties'),
+        from: day('First night of the stay range').optional(),
+        to: day('Last night of the stay range, inclusive').optional(),
+        status: z.string().min(1).optional().describe('Only bookings with this status (as the service names it)'),
+        updated_since: z.iso.datetime({offset: true}).optional().describe('Only bookings changed at or after this instant'),
+        include_removed: z.boolean().default(false).describe('Also bookings that left the service (marked by a --full sync)'),
+        limit: z.int().min(1).max(1000).default(200).describe('At most this many bookings, by check-in'),
+      }),
+      run: async (args, {run}) =>
+        dataAnswer(
+          await querySyncedBookings(copy, {
+            profile: profilesToSync(run, false)[0]!,
+            propertyIds: args.property_ids,
+            from: args.from,
+            to: args.to,
+            status: args.status,
+            updatedSince: args.updated_since === undefined ? undefined : new Date(args.updated_since).toISOString(),
+            includeRemoved: args.include_removed,
+            limit: args.limit,
+          }),
+          {untrusted: true},
+        ),
+    })
+  }
+
   addReadTool(server, env, {
     name: 'list_bookings',
     title: 'List bookings',

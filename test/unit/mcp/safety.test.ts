@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {UsageError} from '../../../src/client/errors.js'
 import {dataAnswer, UNTRUSTED_CLOSE, UNTRUSTED_OPEN} from '../../../src/mcp/answer.js'
 import {Questions} from '../../../src/mcp/confirm.js'
+import {syncedQuerySql} from '../../../src/mcp/synced-bookings.js'
 import {previewSummary} from '../../../src/mcp/tools/calendar.js'
 import {parseToolsets, writeMode} from '../../../src/mcp/toolsets.js'
 
@@ -78,5 +79,19 @@ describe('the question before apply_rates sums up the dry run', () => {
       '- a: 3 change, 0 refused',
       '- c: 0 change, 2 refused',
     ])
+  })
+})
+
+describe('queries of the bookings copy', () => {
+  it("read only the profile's rows, live ones unless asked, stays that meet the range, one more than the limit to tell a cut", () => {
+    expect(syncedQuerySql({profile: 'acme', includeRemoved: false, limit: 10})).toEqual({
+      sql: 'SELECT record FROM bookings WHERE profile = ? AND removed_at IS NULL ORDER BY check_in, id LIMIT ?',
+      params: ['acme', 11],
+    })
+    const query = syncedQuerySql({profile: 'acme', includeRemoved: true, propertyIds: ['p1', 'p2'], from: '2026-12-01', to: '2026-12-31', status: 'confirmed', limit: 5})
+    expect(query.sql).toBe(
+      'SELECT record FROM bookings WHERE profile = ? AND property_id IN (?, ?) AND check_in <= ? AND check_out > ? AND status = ? ORDER BY check_in, id LIMIT ?',
+    )
+    expect(query.params).toEqual(['acme', 'p1', 'p2', '2026-12-31', '2026-12-01', 'confirmed', 6])
   })
 })
