@@ -37,21 +37,17 @@ export function syncedQuerySql(query: SyncedQuery): {sql: string; params: unknow
     where.push(`property_id IN (${query.propertyIds.map(() => '?').join(', ')})`)
     params.push(...query.propertyIds)
   }
-  if (query.to !== undefined) {
-    where.push('check_in <= ?')
-    params.push(query.to)
-  }
-  if (query.from !== undefined) {
-    where.push('check_out > ?')
-    params.push(query.from)
-  }
-  if (query.status !== undefined) {
-    where.push('status = ?')
-    params.push(query.status)
-  }
-  if (query.updatedSince !== undefined) {
-    where.push('updated_at >= ?')
-    params.push(query.updatedSince)
+  const filters: [string, string | undefined][] = [
+    ['check_in <= ?', query.to],
+    ['check_out > ?', query.from],
+    ['status = ?', query.status],
+    // As instants, not strings: `...00Z` and `...00.000+00:00` are the same time.
+    ['julianday(updated_at) >= julianday(?)', query.updatedSince],
+  ]
+  for (const [clause, value] of filters) {
+    if (value === undefined) continue
+    where.push(clause)
+    params.push(value)
   }
   params.push(query.limit + 1)
   return {sql: `SELECT record FROM bookings WHERE ${where.join(' AND ')} ORDER BY check_in, id LIMIT ?`, params}

@@ -257,7 +257,7 @@ describe('pms mcp against the sandbox', () => {
     const listed = (await cli(['bookings', 'list'])) as {id: string; property_id: string}[]
     const property = listed[0]!.property_id
     const mark = (await sandboxRequests(sandbox.appUrl)).length
-    const answer = await call(session, 'query_synced_bookings', {property_ids: [property], limit: 1000})
+    const answer = await call(session, 'query_synced_bookings', {property_ids: [property], updated_since: '2000-01-01T00:00:00+01:00', limit: 1000})
     expect(answer.isError, textOf(answer)).toBeFalsy()
     expect(await sandboxRequests(sandbox.appUrl)).toHaveLength(mark)
     const found = answer.structuredContent as {bookings: {id: string}[]; synced_at: string; truncated: boolean}

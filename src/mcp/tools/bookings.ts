@@ -9,6 +9,13 @@ import {propertyId} from './properties.js'
 
 const day = (what: string) => z.iso.date().describe(`${what} (YYYY-MM-DD)`)
 
+/** The filters of `pms bookings list`, which both the listing and the copy's queries take. */
+const listFilters = {
+  from: day('First night of the stay range').optional(),
+  to: day('Last night of the stay range, inclusive').optional(),
+  updated_since: z.iso.datetime({offset: true}).optional().describe('Only bookings changed at or after this instant (ISO 8601)'),
+}
+
 export function registerBookingTools(server: McpServer, env: ToolEnv): void {
   const copy = env.bookingsCopy
   if (copy !== undefined) {
@@ -20,10 +27,8 @@ export function registerBookingTools(server: McpServer, env: ToolEnv): void {
       untrusted: true,
       input: z.object({
         property_ids: z.array(propertyId).max(1000).optional().describe('Only these Properties'),
-        from: day('First night of the stay range').optional(),
-        to: day('Last night of the stay range, inclusive').optional(),
+        ...listFilters,
         status: z.string().min(1).optional().describe('Only bookings with this status (as the service names it)'),
-        updated_since: z.iso.datetime({offset: true}).optional().describe('Only bookings changed at or after this instant'),
         include_removed: z.boolean().default(false).describe('Also bookings that left the service (marked by a --full sync)'),
         limit: z.int().min(1).max(1000).default(200).describe('At most this many bookings, by check-in'),
       }),
@@ -35,7 +40,7 @@ export function registerBookingTools(server: McpServer, env: ToolEnv): void {
             from: args.from,
             to: args.to,
             status: args.status,
-            updatedSince: args.updated_since === undefined ? undefined : new Date(args.updated_since).toISOString(),
+            updatedSince: args.updated_since,
             includeRemoved: args.include_removed,
             limit: args.limit,
           }),
@@ -53,9 +58,7 @@ export function registerBookingTools(server: McpServer, env: ToolEnv): void {
     untrusted: true,
     input: z.object({
       property_ids: z.array(propertyId).max(100).optional().describe('Only these Properties; every Property of the connection when left out'),
-      from: day('First night of the stay range').optional(),
-      to: day('Last night of the stay range, inclusive').optional(),
-      updated_since: z.iso.datetime({offset: true}).optional().describe('Only bookings changed at or after this instant (ISO 8601)'),
+      ...listFilters,
     }),
     run: async (args, {client}) =>
       dataAnswer(await listBookings(client, {propertyIds: args.property_ids, from: args.from, to: args.to, updatedSince: args.updated_since}), {
