@@ -194,6 +194,39 @@ describe('pms mcp against the sandbox', () => {
     expect(submissions).toHaveLength(1)
   }, 120_000)
 
+  it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async () => {
+    const {property, nights} = await writableNights()
+    const csv = `property_id,date,rate\n${property},${nights[6]!.date},${nights[6]!.rate + 13}\n`
+    let mark = 0
+    let dropping: Promise<void> | undefined
+    // Once the person said yes: every call is held 2 s, and from the dry run's answer on every answer is lost (the submission's).
+    const onQuestion = async (n: number) => {
+      if (n !== 0) return
+      mark = (await sandboxRequests(sandbox.appUrl)).length
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_seconds: 2})
+      dropping = (async () => {
+        for (let i = 0; i < 800; i++) {
+          const dryRun = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).some((r) => r.idempotency_key === null && r.status === 200)
+          if (dryRun) break
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 2})
+      })()
+    }
+    const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', onQuestion})
+    const lost = await call(session, 'apply_rates', {csv})
+    await dropping
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    expect(lost.isError, textOf(lost)).toBe(true)
+    const again = await call(session, 'apply_rates', {csv})
+    expect(again.isError, textOf(again)).toBeFalsy()
+    expect(again.structuredContent).toMatchObject({submitted: true, batches: [{outcome: 'recovered'}]})
+    const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
+    expect(submissions.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(1)
+    expect(new Set(submissions.filter((r) => r.status < 300 && !r.dropped).map((r) => r.status))).toEqual(new Set([202]))
+  }, 180_000)
+
   it('a client that cannot ask gets a refusal for every write naming --allow-writes --no-confirm, and nothing is sent', async () => {
     const session = await mcp(['--allow-writes'])
     const mark = (await sandboxRequests(sandbox.appUrl)).length
