@@ -95,6 +95,8 @@ export interface SyncFlags {
   waitLock?: number
   full: boolean
   property?: string[]
+  /** The key the sink files the account under, in place of the profile name. */
+  account?: string
   allProfiles: boolean
 }
 
@@ -109,12 +111,20 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
     })
   }
   const profiles = profilesToSync(ctx, flags.allProfiles)
+  if (flags.account !== undefined && flags.allProfiles) {
+    throw new UsageError('--account names the key of one account, and --all-profiles syncs several', {
+      code: 'invalid_argument',
+      suggestion: 'leave --account out with --all-profiles (each profile is its own key), or sync each profile with its own --account',
+    })
+  }
+  if (flags.account?.trim() === '') throw new UsageError('--account is empty', {code: 'invalid_argument', suggestion: 'give a name, for example --account hotel-north'})
   const {io} = ctx
   const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
   const summary = await runSync({
     sinkPath: flags.to ?? (ctx.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite'),
     waitLockSeconds: flags.waitLock,
     profiles,
+    accountKey: flags.account,
     full: flags.full,
     propertyIds: flags.property,
     configDir: ctx.configDir,
