@@ -140,6 +140,18 @@ describe('pms bookings sync against the sandbox', () => {
     expect(new Set(rows.map((row) => row.split(',')[1]))).toEqual(new Set(listing.keys()))
     expect(existsSync(`${file}.state.json`)).toBe(true)
     expect(statSync(file).mode & 0o777).toBe(0o600)
+
+    // A guest name a spreadsheet would run is written after an apostrophe, and read back as the
+    // same text by the next run: the row is not rewritten as changed.
+    const formula = await changeBookings(sandbox.appUrl, {action: 'create', guest: {name: '=HYPERLINK("http://x","y")'}})
+    const third = await sync(['--to', file], configDir)
+    expect(third.summary).toMatchObject({inserted: 1, updated: 0})
+    const written = readFileSync(file, 'utf8').split('\n').find((row) => row.includes(formula.booking_id))
+    expect(written).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`)
+    await changeBookings(sandbox.appUrl, {action: 'change', booking_id: made.booking_id, channel_reference: 'AFTER'})
+    const fourth = await sync(['--to', file], configDir)
+    expect(fourth.summary).toMatchObject({inserted: 0, updated: 1})
+    expect(readFileSync(file, 'utf8').split('\n').find((row) => row.includes(formula.booking_id))).toBe(written)
   }, 60_000)
 
   it('a second run while one holds the lock of the profile and file exits 75 with one line; a killed run\'s stale lock is taken over', async () => {

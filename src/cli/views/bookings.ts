@@ -9,6 +9,7 @@ import type {RunContext} from '../base-command.js'
 import {assertUuid} from '../ids.js'
 import {toCsv, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
+import {amountText} from '../../text/money.js'
 
 export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<BookingRecord[]> {
   for (const id of query.propertyIds ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
@@ -32,6 +33,18 @@ export const bookingColumns: Column<BookingFields>[] = [
   {header: 'reference', value: (b) => b.channel_reference},
   {header: 'guest_name', value: (b) => b.guest_name, wrap: true},
   {header: 'total', value: (b) => (b.total !== null ? `${b.total}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
+  {header: 'updated_at', value: (b) => b.updated_at},
+]
+
+/**
+ * Columns of `bookings list --csv`: amounts as plain numbers with the currency's decimals and the
+ * currency in a column of its own, so that a spreadsheet can sum them.
+ */
+export const bookingCsvColumns: Column<BookingFields>[] = [
+  ...bookingColumns.filter((column) => column.header !== 'total' && column.header !== 'updated_at'),
+  {header: 'currency', value: (b) => b.currency},
+  {header: 'total', value: (b) => (b.total === null ? null : amountText(b.total, b.currency))},
+  {header: 'paid', value: (b) => (b.paid === null ? null : amountText(b.paid, b.currency))},
   {header: 'updated_at', value: (b) => b.updated_at},
 ]
 
