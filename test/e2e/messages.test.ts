@@ -112,6 +112,33 @@ describe('pms messages against the sandbox', () => {
     expect(missing.stderr).toContain('has no attachment 1')
   })
 
+  it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async () => {
+    const {booking_id: booking, message_id: message} = cases.attachments
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-cap-'))
+    const expected = {oversize: /runs past 10 MB/, short: /bytes announced|broke off/, unframed: /without framing/}
+    try {
+      for (const [fault, message_] of Object.entries(expected)) {
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: fault})
+        const run = await pms(['attachment', booking, message, '0', '-o', join(dir, `${fault}.png`)])
+        expect(run.code, `${fault}: ${run.stderr}`).toBe(75)
+        expect(run.stderr).toMatch(message_)
+        expect(readdirSync(dir), fault).toEqual([])
+      }
+      // The same with --save-attachments: every photo named as failed, no file kept.
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: 'oversize'})
+      const read = await pms(['read', booking, '--save-attachments', dir, '--json'])
+      expect(read.code, read.stderr).toBe(5)
+      const result = JSON.parse(read.stdout) as {attachments: {saved: unknown[]; failed: Array<{code: string}>}}
+      expect(result.attachments.saved).toEqual([])
+      expect(result.attachments.failed.map((f) => f.code)).toContain('download_too_large')
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    const whole = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(whole.code, whole.stderr).toBe(0)
+  })
+
   it('close and reopen answer the read state; a booking without messages answers closed with nothing unread', async () => {
     const closed = await pms(['close', cases.thread, '--json'])
     expect(closed.code, closed.stderr).toBe(0)
