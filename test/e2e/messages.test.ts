@@ -18,6 +18,7 @@ interface Cases {
 interface Message {
   id: string
   text: string
+  created_at: string
   author: {type: string; app_name?: string}
   channel?: string
   delivery_status?: string
@@ -84,6 +85,27 @@ describe('pms messages against the sandbox', () => {
     const json = JSON.parse((await pms(['read', cases.thread, '--json'])).stdout) as {messages: Message[]; time_zone: string}
     expect(json.messages.length).toBeGreaterThan(0)
     expect(json.time_zone).not.toBe('')
+  })
+
+  it('read costs a bounded number of reads: the conversation, one page of the threads changed since its latest message, one GET of the Property', async () => {
+    const booking = cases.thread
+    const messages = await messagesOf(booking)
+    const before = (await sandboxRequests(sandbox.appUrl)).length
+    const read = await pms(['read', booking, '--json'])
+    expect(read.code, read.stderr).toBe(0)
+    const calls = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path.startsWith('/api/'))
+    const threads = (await (await fetch(`${sandbox.appUrl}/api/v1/message-threads?limit=500`, {headers: {authorization: `Bearer ${token}`}})).json()) as {
+      data: Array<{booking_id: string; property_id: string}>
+    }
+    const propertyId = threads.data.find((t) => t.booking_id === booking)!.property_id
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `GET /api/v1/bookings/${booking}/messages`,
+      'GET /api/v1/message-threads',
+      `GET /api/v1/properties/${propertyId}`,
+    ])
+    expect(new URLSearchParams(calls[1]!.query).get('updated_since')).toBe(messages.at(-1)!.created_at)
+    const property = (await (await fetch(`${sandbox.appUrl}/api/v1/properties/${propertyId}`, {headers: {authorization: `Bearer ${token}`}})).json()) as {timezone: string}
+    expect((JSON.parse(read.stdout) as {time_zone: string}).time_zone).toBe(property.timezone)
   })
 
   it('read --save-attachments saves the photos whole; a broken, gone or unavailable file is named and leaves no file (exit 5)', async () => {
