@@ -247,18 +247,19 @@ describe('file sinks', () => {
   })
 })
 
-describe('runSync over several profiles', () => {
-  const clientOf = (service: FakeService): ProfileClient => ({
-    bookings: service,
-    // The account is told by its Properties: those of its bookings here.
-    properties: {
-      async *pages() {
-        const ids = [...new Set([...service.bookings.values()].map((b) => b.property_id))]
-        yield {data: ids.map((id) => ({id, name: id, currency: 'EUR', timezone: 'UTC', pricing_modifiers: []})), next_cursor: null}
-      },
+/** A profile's client over a fake service; the account is told by its Properties, those of its bookings here. */
+const clientOf = (service: FakeService): ProfileClient => ({
+  bookings: service,
+  properties: {
+    async *pages() {
+      const ids = [...new Set([...service.bookings.values()].map((b) => b.property_id))]
+      yield {data: ids.map((id) => ({id, name: id, currency: 'EUR', timezone: 'UTC', pricing_modifiers: []})), next_cursor: null}
     },
-    close: async () => undefined,
-  })
+  },
+  close: async () => undefined,
+})
+
+describe('runSync over several profiles', () => {
 
   it('each profile keeps its own cursor and rows; one failing profile does not stop the others and the run says which', async () => {
     const one = new FakeService()
@@ -305,16 +306,7 @@ describe('the account a key of a shared sink holds', () => {
       full: false,
       configDir: mkdtempSync(join(tmpdir(), 'pms-config-')),
       now: () => service.now,
-      clientFor: async () => ({
-        bookings: service,
-        properties: {
-          async *pages() {
-            const ids = [...new Set([...service.bookings.values()].map((b) => b.property_id))]
-            yield {data: ids.map((id) => ({id, name: id, currency: 'EUR', timezone: 'UTC', pricing_modifiers: []})), next_cursor: null}
-          },
-        },
-        close: async () => undefined,
-      }),
+      clientFor: async () => clientOf(service),
       csvRender,
     })
 
