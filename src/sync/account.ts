@@ -53,9 +53,9 @@ export async function seenProperties(client: AccountReads): Promise<string[]> {
 export class AccountMismatchError extends PmsError {
   constructor(key: string, sink: string, seesNothing: boolean) {
     const why = seesNothing
-      ? 'this connection sees no Property (or booking) to tell its account by'
-      : 'none of the Properties this connection sees is among theirs: another account'
-    super(`The bookings in ${sink} under "${key}" were synced from an account this connection cannot be shown to be (${why}); this run stops and changes nothing`, {
+      ? 'this connection sees no Property (nor booking) to tell its account by'
+      : 'none of the Properties this connection sees is among theirs'
+    super(`The bookings in ${sink} under "${key}" belong to another account (${why}); this run stops and changes nothing`, {
       code: 'account_mismatch',
       exitCode: ExitCode.usage,
       suggestion: `file this account under a key of its own: a distinct profile name (pms login --profile NAME, or --profile NAME with PMS_ACCESS_TOKEN), or --account NAME`,

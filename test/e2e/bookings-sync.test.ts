@@ -267,7 +267,7 @@ describe('pms bookings sync --all-profiles', () => {
 
     const b = await runPms(['bookings', 'sync', '--to', file], {env: asB, configDir: tempConfigDir()})
     expect(b.code, b.stderr).toBe(2)
-    expect(b.stderr).toMatch(/^Error: The bookings in .*shared\.sqlite under "default" were synced from an account this connection cannot be shown to be/)
+    expect(b.stderr).toMatch(/^Error: The bookings in .*shared\.sqlite under "default" belong to another account \(none of the Properties this connection sees is among theirs\); this run stops and changes nothing \(account_mismatch\)$/m)
     expect(b.stderr).toMatch(/Try: .*--profile NAME.*--account NAME/)
     expect(state()).toEqual(before)
 
