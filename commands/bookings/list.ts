@@ -19,7 +19,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings, bookingColumns, readBooking}, {renderTable, toCsv}] = await Promise.all([
+    const [{createClient}, {listBookings, bookingColumns, bookingCsvColumns, readBooking}, {renderTable, toCsv}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
@@ -32,7 +32,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
         to: this.flags.to,
         updatedSince: this.flags['updated-since'],
       })
-      this.emit(bookings, (rows) => (this.flags.csv ? toCsv(bookingColumns, rows.map(readBooking)) : renderTable(this.ctx.io, bookingColumns, rows.map(readBooking))))
+      this.emit(bookings, (rows) => (this.flags.csv ? toCsv(bookingCsvColumns, rows.map(readBooking)) : renderTable(this.ctx.io, bookingColumns, rows.map(readBooking))))
     } finally {
       await client.close()
     }

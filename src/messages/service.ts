@@ -52,13 +52,19 @@ export async function conversation(client: PmsClient, bookingId: string): Promis
 }
 
 /**
- * The Property's time zone, found through the booking's thread and the Property. Either read may
- * be refused (a Permission the App lacks): times are then shown in UTC, which the heading says.
+ * The Property's time zone, in a bounded number of reads: no endpoint maps a booking to its
+ * Property, but the booking's thread names it, and the thread changed when its latest message came.
+ * So one page of the threads changed since then (`updated_since`, 500 a page, latest first: the
+ * booking's thread is on it unless more than 500 threads changed since), then one GET of the
+ * Property. Two reads at most; when the thread is not on that page, or a read is refused (a
+ * Permission the App lacks), times are shown in UTC, which the heading says.
  */
-export async function bookingTimeZone(client: PmsClient, bookingId: string): Promise<string> {
+export async function bookingTimeZone(client: PmsClient, bookingId: string, latestMessageAt: string): Promise<string> {
   try {
-    for await (const thread of client.messageThreads.list({limit: 500})) {
-      if (thread.booking_id === bookingId) return (await client.properties.get(thread.property_id)).timezone
+    for await (const page of client.messageThreads.pages({updatedSince: latestMessageAt, limit: 500})) {
+      const thread = page.data.find((candidate) => candidate.booking_id === bookingId)
+      if (thread) return (await client.properties.get(thread.property_id)).timezone
+      break
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
@@ -68,7 +74,8 @@ export async function bookingTimeZone(client: PmsClient, bookingId: string): Pro
 
 export async function readConversation(client: PmsClient, bookingId: string): Promise<ConversationView> {
   const messages = await conversation(client, bookingId)
-  const timeZone = messages.length === 0 ? 'UTC' : await bookingTimeZone(client, bookingId)
+  const latest = messages.at(-1)
+  const timeZone = latest === undefined ? 'UTC' : await bookingTimeZone(client, bookingId, latest.created_at)
   return {booking_id: bookingId, time_zone: timeZone, messages}
 }
 

@@ -26,7 +26,7 @@ import {type BatchChanges, isFinal, nothingToChange, type RatesClient, type Writ
 export type BatchDecision =
   | {kind: 'nothing_to_change'; unfinished?: Attempt}
   | {kind: 'follow'; attempt: Attempt & {id: string}; report: BatchReport}
-  | {kind: 'recover'; attempt: Attempt}
+  | {kind: 'recover'; attempt: Attempt; changes?: BatchChanges}
   | {kind: 'submit'; superseded?: Attempt}
 
 export interface DecideOptions {
@@ -67,7 +67,7 @@ export async function decideBatch(
   if (quiet && changes && nothingToChange(changes)) return {kind: 'nothing_to_change', unfinished}
   if (!earlier) return {kind: 'submit'}
   if (options.resubmit) return {kind: 'submit', superseded: unfinished}
-  if (unfinished) return {kind: 'recover', attempt: unfinished}
+  if (unfinished) return {kind: 'recover', attempt: unfinished, changes}
   return followOrSubmit(client, options.journal, earlier as Attempt & {id: string})
 }
 
@@ -227,8 +227,9 @@ export async function submitBatches(
         // status stands in when the read fails: the batch is stored either way).
         const status = (await client.restrictionBatches.get(accepted.id).catch(() => undefined))?.status ?? accepted.status
         await journal.seen(attempt, status)
-        // Already over before this run's preview showed a change: that change is still to make.
-        if (options.previewed && isFinal(status)) summaries.push(await submitNew(b, request))
+        // Already over before this run's preview showed a change: that change is still to make. A
+        // preview that showed none found the values as asked (that batch's doing): nothing to resend.
+        if (options.previewed && isFinal(status) && (decision.changes === undefined || decision.changes.changed > 0)) summaries.push(await submitNew(b, request))
         else {
           summaries.push({
             ...stats,
