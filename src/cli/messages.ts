@@ -129,7 +129,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       import('../messages/reply.js'),
       import('../messages/service.js'),
       import('../messages/render.js'),
-      import('../rates/journal.js'),
+      import('../attempts/journal.js'),
     ])
   assertId(bookingId, 'booking')
   const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
@@ -147,9 +147,11 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   const client = await createClient(ctx)
   try {
     const profile = ctx.profile ?? 'default'
-    const journal = await journalModule.AttemptJournal.open(journalModule.journalPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), (reason) =>
-      ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
-    )
+    const journal = await journalModule.AttemptJournal.open(journalModule.attemptsPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), {
+      holdUnresolved: true,
+      onUnsaved: (reason) =>
+        ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
+    })
     const command = () => replyCommand(ctx, bookingId, flags, text, ctx.clock.now())
     const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
     try {

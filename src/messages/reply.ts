@@ -7,11 +7,11 @@
  * soon as the answer is known.
  */
 import {createHash} from 'node:crypto'
+import {type Attempt, type AttemptJournal, requestDigest} from '../attempts/journal.js'
 import {ApiError, ExitCode, NetworkError, PmsError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Photo} from '../client/resources/messages.js'
 import type {Message, SendMessageRequest} from '../contract/messages.js'
-import {type Attempt, type AttemptJournal, batchDigest} from '../rates/journal.js'
 import {refusalError} from './refusals.js'
 
 export const MESSAGE_KEY_PREFIX = 'pms-message'
@@ -43,18 +43,18 @@ export interface ReplyResult {
 /** Names one reply's content on this machine only (never sent as a key). */
 export function replyDigest(job: Pick<ReplyJob, 'bookingId' | 'request' | 'photos' | 'connectionKey'>): string {
   const photos = job.photos.map((p) => ({name: p.fileName, type: p.contentType, sha256: createHash('sha256').update(p.data).digest('base64url')}))
-  return batchDigest(job.connectionKey, {booking_id: job.bookingId, ...job.request, photos})
+  return requestDigest(job.connectionKey, {booking_id: job.bookingId, ...job.request, photos})
 }
 
 export async function sendReply(client: PmsClient, journal: AttemptJournal, job: ReplyJob, ui: ReplyUi, now: () => number): Promise<ReplyResult> {
   const digest = replyDigest(job)
   for (;;) {
     const earlier = journal.latest(digest)
-    const resumed = earlier !== undefined && earlier.id === undefined
+    const resumed = earlier !== undefined && earlier.storedId === undefined
     const attempt: Attempt = resumed ? earlier : await journal.begin(digest, now(), MESSAGE_KEY_PREFIX)
     if (resumed) {
       ui.note(
-        `Resuming the send of this reply started at ${new Date(attempt.at).toISOString()} whose answer never came: sent again under the same Idempotency-Key, the guest gets it once.\n`,
+        `Resuming the send of this reply started at ${new Date(attempt.startedAt).toISOString()} whose answer never came: sent again under the same Idempotency-Key, the guest gets it once.\n`,
       )
     }
     try {

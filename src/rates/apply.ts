@@ -10,9 +10,9 @@
  * the planned counts and sending every batch.
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
+import {AttemptJournal} from '../attempts/journal.js'
 import type {Clock} from '../client/clock.js'
 import {batchList, waitCommand} from './errors.js'
-import {AttemptJournal} from './journal.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
 import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport} from './render.js'

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 import {ApiError, UnexpectedResponseError} from '../../../src/client/errors.js'
 import type {PmsClient} from '../../../src/client/index.js'
 import {sendReply, type ReplyJob} from '../../../src/messages/reply.js'
-import {AttemptJournal} from '../../../src/rates/journal.js'
+import {AttemptJournal} from '../../../src/attempts/journal.js'
 
 const job: ReplyJob = {
   bookingId: '3b0d9a4e-1c2f-4d5e-8f70-112233445566',
