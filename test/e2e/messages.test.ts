@@ -302,7 +302,8 @@ describe('pms messages against the sandbox', () => {
       const text = `Lost answers ${Date.now()}`
       const before = (await sandboxRequests(sandbox.appUrl)).length
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
-      const lost = await pms(['reply', cases.thread, '--text', text], {configDir})
+      // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: about half a minute.
+      const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
       expect(lost.code).toBe(75)
       expect(lost.stderr).toContain('run the same command again')
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
@@ -311,13 +312,13 @@ describe('pms messages against the sandbox', () => {
       expect(again.stderr).toContain('Resuming the send of this reply')
       expect(JSON.parse(again.stdout).resumed).toBe(true)
       expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
-      // Four attempts of the lost run and one of the rerun, all under one key.
+      // The sends of the lost run and the one of the rerun, all under one key.
       const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
       expect(posts.length).toBeGreaterThanOrEqual(5)
       expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
       // The answer is known: the attempt left the journal.
       expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
-    })
+    }, 200_000)
 
     it('with answers dropped after sending, 20 replies each reach the guest exactly once', async () => {
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
