@@ -10,7 +10,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
+import {itNeeds, missingTmux} from './support/requirements.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {openTerminal} from './support/terminal.js'
 
 interface Message {
   id: string
@@ -133,6 +135,27 @@ describe('pms messages reply: once, and never again without the word of the pers
     expect(resent.code, resent.stderr).toBe(0)
     expect((await messagesOf()).filter((m) => m.text === text)).toHaveLength(2)
   })
+
+  itNeeds(missingTmux())('on a terminal the rerun after delivery_failed unknown asks: no sends nothing (exit 1), yes sends it', async () => {
+    const configDir = tempConfigDir()
+    const text = `Unknown, asked on a terminal ${Date.now()}`
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'unknown'})
+    expect((await reply(['--text', text], configDir)).code).toBe(75)
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    for (const [answer, code, copies] of [['n', 1, 1], ['y', 0, 2]] as const) {
+      const tty = openTerminal(['messages', 'reply', thread, '--text', text], {columns: 160, rows: 60, env: {...(await env()), PMS_CONFIG_DIR: configDir}})
+      try {
+        await tty.waitFor(/Send the reply again \(the guest may get it twice\)\?/, {history: true})
+        expect(tty.history()).toMatch(/The same text is in the conversation: message [0-9a-f-]{36}, (pending|rejected)/)
+        tty.keys(answer, true)
+        tty.keys('Enter')
+        expect(await tty.exitCode()).toBe(code)
+      } finally {
+        tty.close()
+      }
+      expect((await messagesOf()).filter((m) => m.text === text)).toHaveLength(copies)
+    }
+  }, 90_000)
 
   it('after a reply with photos, each photo is reported arrived or not (exit 5 when one did not), in text and --json', async () => {
     const text = `One good photo, one odd ${Date.now()}`
