@@ -73,11 +73,12 @@ export type CallKind = 'oauth' | 'read' | 'keyed_write' | 'dry_run' | 'idempoten
 /**
  * How an attempt failed: `unauthorized` (401, refused before anything happened), `rate_limited`
  * (429, likewise), `key_in_use` (409: the first send under this key is still running),
- * `unreachable` (refused connection, unknown host: nothing left this machine), `no_answer` (the
- * connection broke after sending, or a 5xx: the call may or may not have happened). Every other
- * answer is the service's word on the call and is never sent again.
+ * `unreachable` (refused connection, unknown host: nothing left this machine), `server_error` (a
+ * 5xx that says the service failed: retry later), `no_answer` (the connection broke after sending:
+ * the call may or may not have happened). Every other answer is the service's word on the call and
+ * is never sent again.
  */
-export type FailureClass = 'unauthorized' | 'rate_limited' | 'key_in_use' | 'unreachable' | 'no_answer'
+export type FailureClass = 'unauthorized' | 'rate_limited' | 'key_in_use' | 'unreachable' | 'server_error' | 'no_answer'
 
 /**
  * What to do: `never`; `refresh` the token once and send again; `wait` the Retry-After (or for the
@@ -89,22 +90,23 @@ export type SendAgain = 'never' | 'refresh' | 'wait' | {sends: number}
 /**
  * May this request be sent again? One row per kind of call, one column per way it failed.
  *
- * A lost answer is sent again only where a second send cannot do a second thing: a read, a write
- * under an Idempotency-Key (the service answers what the first send did), a dry run (stores
- * nothing) and a write the contract calls idempotent. Writes whose second send is harmless get more
- * sends than reads: a lost batch or reply answer costs the run, and half of all answers lost must
- * still end in one (about 1 in 4000 calls fails after 12 sends). A service that cannot be reached
- * at all is given up on sooner. The OAuth endpoints are sent once: presenting a rotated refresh
- * token again revokes the whole family.
+ * A call is sent again only where a second send cannot do a second thing: a read, a write under
+ * an Idempotency-Key (the service answers what the first send did), a dry run (stores nothing) and
+ * a write the contract calls idempotent. A lost answer is the passing trouble of a network, and
+ * the writes among these get the most sends: a lost batch or reply answer costs the run, and half
+ * of all answers lost must still end in one (about 1 call in 4000 fails after 12 sends). A service
+ * that answers 5xx or cannot be reached at all is down for a while: given up on sooner, for the
+ * next run (exit 75). The OAuth endpoints are sent once: presenting a rotated refresh token again
+ * revokes the whole family.
  */
 export const SEND_AGAIN: Readonly<Record<CallKind, Readonly<Record<FailureClass, SendAgain>>>> = {
-  //                 401 unauthorized        429 rate limited       409 key in use        not reachable          lost answer, 5xx
-  oauth:            {unauthorized: 'never', rate_limited: 'never', key_in_use: 'never', unreachable: 'never', no_answer: 'never'},
-  read:             {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, no_answer: {sends: 10}},
-  keyed_write:      {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'wait', unreachable: {sends: 4}, no_answer: {sends: 12}},
-  dry_run:          {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, no_answer: {sends: 12}},
-  idempotent_write: {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, no_answer: {sends: 10}},
-  write:            {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: 'never', no_answer: 'never'},
+  //                 401 unauthorized        429 rate limited       409 key in use        not reachable          5xx                     lost answer
+  oauth:            {unauthorized: 'never', rate_limited: 'never', key_in_use: 'never', unreachable: 'never', server_error: 'never', no_answer: 'never'},
+  read:             {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 10}},
+  keyed_write:      {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'wait', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 12}},
+  dry_run:          {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 12}},
+  idempotent_write: {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 10}},
+  write:            {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: 'never', server_error: 'never', no_answer: 'never'},
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -503,9 +505,9 @@ function failureClass(error: PmsError): FailureClass | undefined {
   if (error.status === 401 && error.code === 'unauthorized') return 'unauthorized'
   if (error.status === 429) return 'rate_limited'
   if (error.status === 409 && error.code === 'idempotency_key_in_use') return 'key_in_use'
-  if (error.status === 500 || error.status === 503 || error.status === 504) return 'no_answer'
+  if (error.status === 500 || error.status === 503 || error.status === 504) return 'server_error'
   // delivery_failed may have reached the guest: never sent again by itself.
-  if (error.status === 502 && (error.code === 'attachment_unavailable' || error.code === 'http_502')) return 'no_answer'
+  if (error.status === 502 && (error.code === 'attachment_unavailable' || error.code === 'http_502')) return 'server_error'
   return undefined
 }
 

@@ -302,7 +302,7 @@ describe('pms messages against the sandbox', () => {
       const text = `Lost answers ${Date.now()}`
       const before = (await sandboxRequests(sandbox.appUrl)).length
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
-      // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: about half a minute.
+      // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: half a minute or so.
       const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
       expect(lost.code).toBe(75)
       expect(lost.stderr).toContain('run the same command again')

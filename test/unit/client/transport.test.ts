@@ -132,7 +132,7 @@ describe('retry rules', () => {
     const error = await client.request({method: 'GET', path: '/properties'}).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).exitCode).toBe(75)
-    expect(server.requests).toHaveLength(10)
+    expect(server.requests).toHaveLength(4)
   })
 
   it('SEND_AGAIN: a keyed POST and a dry run are sent up to 12 times after lost answers, a read 10 times, a POST without key once', async () => {
