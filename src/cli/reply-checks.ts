@@ -7,7 +7,7 @@ import type {PmsClient} from '../client/index.js'
 import type {Message} from '../contract/messages.js'
 import {type PhotoArrival, photoArrivals} from '../messages/arrivals.js'
 import type {UnsettledAttempt} from '../messages/reply.js'
-import {bookingTimeZone} from '../messages/service.js'
+import {bookingTimeZone, conversation} from '../messages/service.js'
 import {localTime, renderConversation} from '../messages/render.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
@@ -41,7 +41,6 @@ export function describeUnsettled(unsettled: UnsettledAttempt, timeZone: string)
 /** After a send with photos: the conversation read once more, each photo found or not (one read; a failed read leaves the report out). */
 export async function reportPhotos(client: PmsClient, bookingId: string, sent: Message, files: readonly string[]): Promise<PhotoArrival[] | undefined> {
   if (files.length === 0) return undefined
-  const {conversation} = await import('../messages/service.js')
   const messages = await conversation(client, bookingId).catch(() => undefined)
   return messages ? photoArrivals(messages, sent.id, files) : undefined
 }
