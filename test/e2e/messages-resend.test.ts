@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 import {openTerminal} from './support/terminal.js'
 
 interface Message {
@@ -44,10 +44,7 @@ describe('pms messages reply: once, and never again without the word of the pers
   afterAll(async () => {
     await sandbox?.stop()
   })
-  afterEach(async () => {
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 61})
-  })
+  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
 
   /** A fresh token each time: some tests move the sandbox clock by a day. */
   const env = async () => ({PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token})

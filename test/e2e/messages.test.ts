@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Cases {
   thread: string
@@ -42,11 +42,7 @@ describe('pms messages against the sandbox', () => {
   afterAll(async () => {
     await sandbox?.stop()
   })
-  afterEach(async () => {
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    // Each test starts with the send and write windows empty.
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 61})
-  })
+  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
 
   /** The conversation as the service holds it, read directly (not through the binary under test). */
   async function messagesOf(bookingId: string): Promise<Message[]> {
