@@ -83,11 +83,13 @@ export async function applyCommand(
     const properties = await rates.loadProperties(client)
     const plan = await input.plan(properties)
     const profile = ctx.profile ?? 'default'
+    const {AttemptJournal, attemptsPath} = await import('../attempts/journal.js')
     const journal = flags.dryRun
       ? undefined
-      : await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, profile), ctx.clock.now(), (reason) =>
-          ctx.io.err(`Warning: ${reason}; a run stopped now cannot be recovered by the next one, which may submit its batches again.\n`),
-        )
+      : await AttemptJournal.open(attemptsPath(ctx.configDir, profile, 'rates'), ctx.clock.now(), {
+          onUnsaved: (reason) =>
+            ctx.io.err(`Warning: ${reason}; a run stopped now cannot be recovered by the next one, which may submit its batches again.\n`),
+        })
     const result = await rates.applyPlan(
       client,
       plan,

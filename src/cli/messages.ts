@@ -9,6 +9,8 @@ import type {Channel} from '../messages/compose.js'
 import {shellCommand} from '../text/shell.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
+import type {PhotoArrival} from '../messages/arrivals.js'
+import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
 import {createClient} from './session.js'
 
 export interface ReplyFlags {
@@ -18,6 +20,7 @@ export interface ReplyFlags {
   subject?: string
   photo?: string[]
   yes: boolean
+  resend?: boolean
 }
 
 export interface ReplyReport {
@@ -26,6 +29,8 @@ export interface ReplyReport {
   resumed: boolean
   idempotency_key: string
   sms?: {encoding: string; units: number; segments: number; cost_eur: number}
+  /** Each photo as the conversation shows it after the send (left out when the read failed). */
+  photos?: PhotoArrival[]
 }
 
 /** On a terminal without a text: the last messages, a choice of channel and an editor for the text. */
@@ -129,7 +134,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       import('../messages/reply.js'),
       import('../messages/service.js'),
       import('../messages/render.js'),
-      import('../rates/journal.js'),
+      import('../attempts/journal.js'),
     ])
   assertId(bookingId, 'booking')
   const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
@@ -147,23 +152,27 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   const client = await createClient(ctx)
   try {
     const profile = ctx.profile ?? 'default'
-    const journal = await journalModule.AttemptJournal.open(journalModule.journalPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), (reason) =>
-      ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
-    )
+    const journal = await journalModule.AttemptJournal.open(journalModule.attemptsPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), {
+      holdUnresolved: true,
+      onUnsaved: (reason) =>
+        ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
+    })
     const command = () => replyCommand(ctx, bookingId, flags, text, ctx.clock.now())
     const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
     try {
       const result = await sendReply(
         client,
         journal,
-        {bookingId, request, photos, connectionKey: `${client.baseUrl}#${profile}`, command},
+        {bookingId, request, photos, connectionKey: `${client.baseUrl}#${profile}`, command, resend: flags.resend},
         {
           note: (line) => ctx.io.err(line),
           askResend: interactive ? () => confirm(ctx.io, 'Send it again?', {yes: false}) : undefined,
+          confirmUnsettled: confirmUnsettledOn(ctx, client, bookingId),
         },
         () => ctx.clock.now(),
       )
-      return {booking_id: bookingId, ...result, ...(sms ? {sms} : {})}
+      const arrivals = await reportPhotos(client, bookingId, result.message, photos.map((p) => p.fileName))
+      return {booking_id: bookingId, ...result, ...(sms ? {sms} : {}), ...(arrivals ? {photos: arrivals} : {})}
     } catch (error) {
       if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
         // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
@@ -182,6 +191,7 @@ export function renderReply(report: ReplyReport): string {
   const lines = [`Sent to the guest by ${m.channel ?? 'the chosen channel'}: message ${m.id} (${m.delivery_status ?? 'status unknown'}).`]
   if (report.resumed) lines.push('This was the earlier unanswered attempt: the service answered the message it had already sent, or sent it once now.')
   if (report.sms) lines.push(`${report.sms.segments} SMS segment(s), ${report.sms.cost_eur.toFixed(2)} EUR.`)
+  if (report.photos) lines.push(renderPhotoArrivals(report.photos))
   return lines.join('\n') + '\n'
 }
 

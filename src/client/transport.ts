@@ -32,15 +32,15 @@ export interface TransportRequest {
   json?: unknown
   /** A body already encoded (multipart, form, or JSON text from a file). */
   raw?: {bytes: Uint8Array; contentType: string}
-  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is retried only with one, or with `retry: 'safe'`. */
+  /** Sent as `Idempotency-Key`; the same key on every retry. A POST is sent again only with one, or as a `dry_run` or `idempotent` write. */
   idempotencyKey?: string
   /**
-   * 'safe': the request stores and sends nothing on the service (a dry run), or the contract calls
-   * it idempotent (closing a Message Thread), so a lost answer, a 5xx
-   * or a network error is retried with back-off like a GET, without an Idempotency-Key. Pacing
-   * still follows the method (a dry run stays a write).
+   * What a POST without a key is, for SEND_AGAIN: a `dry_run` stores and sends nothing on the
+   * service; an `idempotent` write is one the contract calls so (closing a Message Thread). Either
+   * is sent again after a lost answer like a GET, without an Idempotency-Key. Pacing still follows
+   * the method (a dry run stays a write).
    */
-  retry?: 'safe'
+  kind?: 'dry_run' | 'idempotent'
   /** Leave the answer's body as a stream (downloads). */
   stream?: boolean
   signal?: AbortSignal
@@ -55,8 +55,8 @@ export interface TransportResponse {
 }
 
 export interface RetryPolicy {
-  /** Attempts in all for 5xx and network failures (first one included). */
-  maxAttempts: number
+  /** A cap on the sends of any call after lost answers (first one included), below what SEND_AGAIN allows; the webhook forwarder sends once. */
+  maxAttempts?: number
   /** How many 429s are waited out, and the total wait allowed for them. */
   maxRateLimitWaits: number
   maxRateLimitWaitMs: number
@@ -67,14 +67,56 @@ export interface RetryPolicy {
   backoffCapMs: number
 }
 
+/** What a call is, for the decision to send it again. */
+export type CallKind = 'oauth' | 'read' | 'keyed_write' | 'dry_run' | 'idempotent_write' | 'write'
+
+/**
+ * How an attempt failed: `unauthorized` (401, refused before anything happened), `rate_limited`
+ * (429, likewise), `key_in_use` (409: the first send under this key is still running),
+ * `unreachable` (refused connection, unknown host: nothing left this machine), `server_error` (a
+ * 5xx that says the service failed: retry later), `no_answer` (the connection broke after sending:
+ * the call may or may not have happened). Every other answer is the service's word on the call and
+ * is never sent again.
+ */
+export type FailureClass = 'unauthorized' | 'rate_limited' | 'key_in_use' | 'unreachable' | 'server_error' | 'no_answer'
+
+/**
+ * What to do: `never`; `refresh` the token once and send again; `wait` the Retry-After (or for the
+ * running key) and send again, within the run's patience; or send again with back-off until
+ * `sends` sends in all.
+ */
+export type SendAgain = 'never' | 'refresh' | 'wait' | {sends: number}
+
+/**
+ * May this request be sent again? One row per kind of call, one column per way it failed.
+ *
+ * A call is sent again only where a second send cannot do a second thing: a read, a write under
+ * an Idempotency-Key (the service answers what the first send did), a dry run (stores nothing) and
+ * a write the contract calls idempotent. A lost answer is the passing trouble of a network, and
+ * the writes among these get the most sends: a lost batch or reply answer costs the run, and half
+ * of all answers lost must still end in one (about 1 call in 4000 fails after 12 sends). A service
+ * that answers 5xx or cannot be reached at all is down for a while: given up on sooner, for the
+ * next run (exit 75). The OAuth endpoints are sent once: presenting a rotated refresh token again
+ * revokes the whole family.
+ */
+export const SEND_AGAIN: Readonly<Record<CallKind, Readonly<Record<FailureClass, SendAgain>>>> = {
+  //                 401 unauthorized        429 rate limited       409 key in use        not reachable          5xx                     lost answer
+  oauth:            {unauthorized: 'never', rate_limited: 'never', key_in_use: 'never', unreachable: 'never', server_error: 'never', no_answer: 'never'},
+  read:             {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 10}},
+  keyed_write:      {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'wait', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 12}},
+  dry_run:          {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 12}},
+  idempotent_write: {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: {sends: 4}, server_error: {sends: 4}, no_answer: {sends: 10}},
+  write:            {unauthorized: 'refresh', rate_limited: 'wait', key_in_use: 'never', unreachable: 'never', server_error: 'never', no_answer: 'never'},
+}
+
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 4,
   maxRateLimitWaits: 5,
   maxRateLimitWaitMs: 5 * 60_000,
   maxInUseWaits: 5,
   inUseWaitMs: 3_000,
   backoffBaseMs: 500,
-  backoffCapMs: 20_000,
+  // Twelve sends stay within about a minute of waiting (30 s on average).
+  backoffCapMs: 8_000,
 }
 
 export interface TransportOptions {
@@ -125,10 +167,8 @@ interface Call {
   limitClass: LimitClass
   headers: Record<string, string>
   body?: EncodedBody
-  /** Sent with an Idempotency-Key (as the option or as a plain header). */
-  keyed: boolean
-  /** Whether a 5xx or a network failure may be answered by sending again. */
-  safe: boolean
+  /** Its row of SEND_AGAIN. */
+  kind: CallKind
   req: TransportRequest
 }
 
@@ -242,18 +282,17 @@ export class Transport {
     }
     if (body) headers['content-type'] ??= body.contentType
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey
-    // A key given as a plain header (pms api -H 'Idempotency-Key: ...') protects the POST just the same.
-    const keyed = headers['idempotency-key'] !== undefined
+    const isOAuth = /^\/(api\/)?oauth(\/|$)/.test(pathname)
     return {
       method,
       url,
       isApi: pathname.startsWith(API_PREFIX + '/') || pathname === API_PREFIX,
-      isOAuth: /^\/(api\/)?oauth(\/|$)/.test(pathname),
+      isOAuth,
       limitClass: limitClassOf(method, pathname),
       headers,
       body,
-      keyed,
-      safe: method === 'GET' || method === 'HEAD' || keyed || req.retry === 'safe',
+      // A key given as a plain header (pms api -H 'Idempotency-Key: ...') protects the POST just the same.
+      kind: callKind(method, isOAuth, headers['idempotency-key'] !== undefined, req.kind),
       req,
     }
   }
@@ -292,16 +331,14 @@ export class Transport {
     }
   }
 
-  /** Whether to send the call again after `error` (having waited as its answer class asks), or to give up with it. */
+  /** Whether to send the call again after `error` (having waited as SEND_AGAIN asks), or to give up with it. */
   private async mayRetry(call: Call, attempts: Attempts, error: PmsError, retryAfterMs: number | undefined): Promise<boolean> {
-    // A refresh whose answer is lost or refused must never be re-sent: presenting a rotated refresh
-    // token again revokes the whole token family. The contract promises these endpoints no 429 either.
-    if (call.isOAuth) return false
-    if (error instanceof ApiError && error.status === 401 && error.code === 'unauthorized') return this.afterUnauthorized(attempts)
-    if (error instanceof ApiError && error.status === 429) return this.afterRateLimited(call, attempts, error, retryAfterMs)
-    if (error instanceof ApiError && error.code === 'idempotency_key_in_use' && call.keyed) return this.afterKeyInUse(call, attempts, retryAfterMs)
-    if (call.safe && isRetriable(error)) return this.afterFailure(call, attempts, error)
-    return false
+    const failure = failureClass(error)
+    const rule = failure === undefined ? 'never' : SEND_AGAIN[call.kind][failure]
+    if (rule === 'never') return false
+    if (rule === 'refresh') return this.afterUnauthorized(attempts)
+    if (rule === 'wait') return failure === 'rate_limited' ? this.afterRateLimited(call, attempts, error as ApiError, retryAfterMs) : this.afterKeyInUse(call, attempts, retryAfterMs)
+    return this.afterFailure(call, attempts, error, Math.min(rule.sends, this.policy.maxAttempts ?? rule.sends))
   }
 
   /** 401 unauthorized: refused before anything happened, so re-sending is safe even for a POST without key; once. */
@@ -345,12 +382,12 @@ export class Transport {
     return true
   }
 
-  /** 5xx and network failures of a call that is safe to repeat: back-off with jitter, a capped number of times. */
-  private async afterFailure(call: Call, attempts: Attempts, error: PmsError): Promise<boolean> {
-    if (attempts.failures + 1 >= this.policy.maxAttempts) return false
+  /** 5xx and network failures of a call that is safe to repeat: back-off with jitter, up to `sends` sends in all. */
+  private async afterFailure(call: Call, attempts: Attempts, error: PmsError, sends: number): Promise<boolean> {
+    if (attempts.failures + 1 >= sends) return false
     const waitMs = backoffDelay(attempts.failures, this.random, {baseMs: this.policy.backoffBaseMs, capMs: this.policy.backoffCapMs})
     attempts.failures += 1
-    this.trace(`* ${error.code}: retry ${attempts.failures} of ${this.policy.maxAttempts - 1} in ${waitMs} ms`)
+    this.trace(`* ${error.code}: retry ${attempts.failures} of ${sends - 1} in ${waitMs} ms`)
     await this.clock.sleep(waitMs, call.req.signal)
     return true
   }
@@ -451,12 +488,27 @@ function parseSuccess(text: string, headers: Record<string, string>): unknown {
   }
 }
 
-function isRetriable(error: PmsError): boolean {
-  if (error instanceof NetworkError) return true
-  if (!(error instanceof ApiError)) return false
-  if (error.status === 500 || error.status === 503 || error.status === 504) return true
-  // delivery_failed may have reached the guest: never re-sent automatically.
-  return error.status === 502 && (error.code === 'attachment_unavailable' || error.code === 'http_502')
+/** The row of SEND_AGAIN a call belongs to. */
+function callKind(method: string, isOAuth: boolean, keyed: boolean, kind: TransportRequest['kind']): CallKind {
+  if (isOAuth) return 'oauth'
+  if (method === 'GET' || method === 'HEAD') return 'read'
+  if (keyed) return 'keyed_write'
+  if (kind === 'dry_run') return 'dry_run'
+  if (kind === 'idempotent') return 'idempotent_write'
+  return 'write'
+}
+
+/** The column of SEND_AGAIN an error belongs to; undefined: the service's word on the call, never sent again. */
+function failureClass(error: PmsError): FailureClass | undefined {
+  if (error instanceof NetworkError) return error.neverSent ? 'unreachable' : 'no_answer'
+  if (!(error instanceof ApiError)) return undefined
+  if (error.status === 401 && error.code === 'unauthorized') return 'unauthorized'
+  if (error.status === 429) return 'rate_limited'
+  if (error.status === 409 && error.code === 'idempotency_key_in_use') return 'key_in_use'
+  if (error.status === 500 || error.status === 503 || error.status === 504) return 'server_error'
+  // delivery_failed may have reached the guest: never sent again by itself.
+  if (error.status === 502 && (error.code === 'attachment_unavailable' || error.code === 'http_502')) return 'server_error'
+  return undefined
 }
 
 /** Turns an error answer into its typed error: the API shape, the OAuth shape, or the platform's own. */

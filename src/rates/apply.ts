@@ -13,9 +13,9 @@
  * next ones go on (streamPhase), and the diff comes once all are previewed.
  */
 import type {BatchReport, RestrictionBatchPreview} from '../contract/index.js'
+import {AttemptJournal} from '../attempts/journal.js'
 import type {Clock} from '../client/clock.js'
 import {batchList, waitCommand} from './errors.js'
-import {AttemptJournal} from './journal.js'
 import {readCallsOf} from './read-preview.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'

@@ -16,16 +16,16 @@
  */
 import type {BatchReport, RestrictionBatchAccepted, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
+import {type Attempt, type AttemptJournal, requestDigest} from '../attempts/journal.js'
 import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
-import {type Attempt, type AttemptJournal, batchDigest} from './journal.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import type {PlannedBatchSummary} from './render.js'
 import {type BatchChanges, isFinal, nothingToChange, type RatesClient, type WriteHooks} from './service.js'
 
 export type BatchDecision =
   | {kind: 'nothing_to_change'; unfinished?: Attempt}
-  | {kind: 'follow'; attempt: Attempt & {id: string}; report: BatchReport}
+  | {kind: 'follow'; attempt: Attempt & {storedId: string}; report: BatchReport}
   | {kind: 'recover'; attempt: Attempt; changes?: BatchChanges}
   | {kind: 'submit'; superseded?: Attempt}
 
@@ -62,13 +62,13 @@ export async function decideBatch(
   // While another batch of the profile is still queued or processing, a preview shows the values
   // before it: "nothing to change" could then leave that batch's values in place of this run's.
   const quiet = options.quietBeforePreview === true
-  const earlier = options.journal.latest(batchDigest(options.connectionKey, batchRequest(plan, b)))
-  const unfinished = earlier && earlier.id === undefined ? earlier : undefined
+  const earlier = options.journal.latest(requestDigest(options.connectionKey, batchRequest(plan, b)))
+  const unfinished = earlier && earlier.storedId === undefined ? earlier : undefined
   if (quiet && changes && nothingToChange(changes)) return {kind: 'nothing_to_change', unfinished}
   if (!earlier) return {kind: 'submit'}
   if (options.resubmit) return {kind: 'submit', superseded: unfinished}
   if (unfinished) return {kind: 'recover', attempt: unfinished, changes}
-  return followOrSubmit(client, options.journal, earlier as Attempt & {id: string})
+  return followOrSubmit(client, options.journal, earlier as Attempt & {storedId: string})
 }
 
 /**
@@ -79,7 +79,7 @@ export async function decideBatch(
 export async function anyInFlight(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal): Promise<boolean> {
   if (journal.unanswered().length > 0) return true
   for (const attempt of journal.unsettled()) {
-    const status = (await reportOf(client, attempt.id))?.status
+    const status = (await reportOf(client, attempt.storedId))?.status
     if (status === undefined) await journal.forget(attempt)
     else await journal.seen(attempt, status)
     if (status !== undefined && !isFinal(status)) return true
@@ -97,9 +97,9 @@ async function reportOf(client: Pick<RatesClient, 'restrictionBatches'>, id: str
   }
 }
 
-async function followOrSubmit(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal, earlier: Attempt & {id: string}): Promise<BatchDecision> {
+async function followOrSubmit(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal, earlier: Attempt & {storedId: string}): Promise<BatchDecision> {
   if (earlier.status !== undefined && isFinal(earlier.status)) return {kind: 'submit'}
-  const report = await reportOf(client, earlier.id)
+  const report = await reportOf(client, earlier.storedId)
   if (report === undefined) return {kind: 'submit'}
   await journal.seen(earlier, report.status)
   return isFinal(report.status) ? {kind: 'submit'} : {kind: 'follow', attempt: earlier, report}
@@ -195,7 +195,7 @@ export async function submitBatches(
   }
 
   const submitNew = async (b: number, request: RestrictionBatchRequest): Promise<PlannedBatchSummary> => {
-    const attempt = await journal.begin(batchDigest(options.connectionKey, request), options.clock.now())
+    const attempt = await journal.begin(requestDigest(options.connectionKey, request), options.clock.now())
     const accepted = await send(b, request, attempt)
     return {index: b, ...batchStats(plan, b), id: accepted.id, status: accepted.status, idempotency_key: attempt.key, outcome: 'submitted'}
   }
@@ -213,11 +213,11 @@ export async function submitBatches(
       case 'follow':
         summaries.push({
           ...stats,
-          id: decision.attempt.id,
+          id: decision.attempt.storedId,
           status: decision.report.status,
           idempotency_key: decision.attempt.key,
           outcome: 'followed',
-          earlier_at: new Date(decision.attempt.at).toISOString(),
+          earlier_at: new Date(decision.attempt.startedAt).toISOString(),
         })
         break
       case 'recover': {
@@ -237,7 +237,7 @@ export async function submitBatches(
             status,
             idempotency_key: attempt.key,
             outcome: 'recovered',
-            earlier_at: new Date(attempt.at).toISOString(),
+            earlier_at: new Date(attempt.startedAt).toISOString(),
           })
         }
         break

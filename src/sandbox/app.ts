@@ -72,8 +72,10 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
   })
   // An empty JSON body reads as no body: endpoints then say what is missing in their own terms.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, body, done) => {
+  app.addContentTypeParser('application/json', {parseAs: 'string'}, (request, body, done) => {
     const text = body as string
+    // Kept as it came: a key replayed with another text of the same object is another body.
+    request.pmsRawBody = text
     if (text.trim() === '') return done(null, undefined)
     try {
       done(null, JSON.parse(text))

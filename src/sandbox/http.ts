@@ -24,6 +24,8 @@ declare module 'fastify' {
     pmsConnection: ConnectionRecord | null
     /** Set when the request was logged by hand (a dropped answer). */
     pmsLogged: boolean
+    /** A JSON body's text as it came, for the Idempotency-Key comparison. */
+    pmsRawBody: string | null
   }
 }
 
@@ -168,6 +170,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
   app.decorateRequest('pmsConnectionId', null)
   app.decorateRequest('pmsConnection', null)
   app.decorateRequest('pmsLogged', false)
+  app.decorateRequest('pmsRawBody', null)
 
   const rateLimited = (retryAfterSeconds: number) =>
     new ApiFailure(429, 'rate_limited', `Too many calls; retry in ${retryAfterSeconds} s.`, {retry_after_seconds: retryAfterSeconds}, {
@@ -279,7 +282,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
           )
         }
         const routeKey = `${definition.method} ${request.url.split('?')[0]}`
-        const start = startIdempotent(ctx.world, connection.id, keyHeader, routeKey, fingerprint(routeKey, body), now)
+        const start = startIdempotent(ctx.world, connection.id, keyHeader, routeKey, fingerprint(routeKey, bodyAsSent(request)), now)
         if (start.kind === 'replay') {
           return send(request, reply, {...start.answer, headers: {...start.answer.headers, 'idempotent-replayed': 'true'}})
         }
@@ -377,4 +380,15 @@ export function renderApiError(error: unknown, reply: FastifyReply): FastifyRepl
     return reply.code(422).send(errorBody('validation_failed', 'The body is not valid JSON.', {issues: [{path: 'body', message: 'invalid JSON'}]}))
   }
   return reply.code(500).send(errorBody('internal_error', 'The sandbox failed; retry later.'))
+}
+
+/**
+ * The body as the client sent it, for the Idempotency-Key comparison of a strict service: a JSON
+ * body's text byte for byte; a multipart body by its content type (the boundary) and its parts in
+ * the order they came (each photo by name, type, size and digest). Two encodings of the same
+ * content with another boundary or another key order are different bodies.
+ */
+function bodyAsSent(request: FastifyRequest): string {
+  if (request.pmsRawBody !== null) return request.pmsRawBody
+  return `${request.headers['content-type'] ?? ''}\n${JSON.stringify(request.body ?? null)}`
 }

@@ -14,19 +14,9 @@ export type IdempotencyStart =
   | {kind: 'in_use'}
   | {kind: 'reused'}
 
-/** Stable over key order, so that the same JSON object sent twice matches. */
-export function fingerprint(route: string, body: unknown): string {
-  return createHash('sha256').update(route).update('\u0000').update(canonicalJson(body)).digest('base64url')
-}
-
-function canonicalJson(value: unknown): string {
-  if (value === undefined) return ''
-  if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const entries = Object.keys(value as object)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-  return `{${entries.join(',')}}`
+/** The route and the body as sent: the same key with other bytes is another request (send rule 5, batch rule 6). */
+export function fingerprint(route: string, sent: string): string {
+  return createHash('sha256').update(route).update('\u0000').update(sent).digest('base64url')
 }
 
 export function startIdempotent(world: World, connectionId: string, key: string, route: string, print: string, now: number): IdempotencyStart {

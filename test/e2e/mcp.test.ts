@@ -37,7 +37,8 @@ describe('pms mcp against the sandbox', () => {
   beforeAll(async () => {
     sandbox = await startSandbox(['--rate-limits', 'off'])
     token = (await connect(sandbox.appUrl)).access_token
-    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
+    // The sandbox enforces no limit: nothing to pace for (a submission whose answers are all lost is sent 12 times).
+    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off'}
     thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
   }, 60_000)
   afterEach(async () => {
@@ -199,7 +200,9 @@ describe('pms mcp against the sandbox', () => {
     const csv = `property_id,date,rate\n${property},${nights[6]!.date},${nights[6]!.rate + 13}\n`
     let mark = 0
     let dropping: Promise<void> | undefined
-    // Once the person said yes: every call is held 2 s, and from the answer of the preview's read on every answer is lost (the submission's).
+    // Once the person said yes: every call is held 2 s, and from the answer of the preview's read on every
+    // answer is lost (the submission's) and the calls are no longer held, so that the submission's 12
+    // sends end within the client's 60 s for a tool call.
     const onQuestion = async (n: number) => {
       if (n !== 0) return
       mark = (await sandboxRequests(sandbox.appUrl)).length
@@ -210,7 +213,7 @@ describe('pms mcp against the sandbox', () => {
           if (read) break
           await new Promise((resolve) => setTimeout(resolve, 25))
         }
-        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 2})
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
       })()
     }
     const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', onQuestion})

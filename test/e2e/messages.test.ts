@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Cases {
   thread: string
@@ -43,11 +43,7 @@ describe('pms messages against the sandbox', () => {
   afterAll(async () => {
     await sandbox?.stop()
   })
-  afterEach(async () => {
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    // Each test starts with the send and write windows empty.
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 61})
-  })
+  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
 
   /** The conversation as the service holds it, read directly (not through the binary under test). */
   async function messagesOf(bookingId: string): Promise<Message[]> {
@@ -351,7 +347,8 @@ describe('pms messages against the sandbox', () => {
       const text = `Lost answers ${Date.now()}`
       const before = (await sandboxRequests(sandbox.appUrl)).length
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
-      const lost = await pms(['reply', cases.thread, '--text', text], {configDir})
+      // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: half a minute or so.
+      const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
       expect(lost.code).toBe(75)
       expect(lost.stderr).toContain('run the same command again')
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
@@ -360,13 +357,13 @@ describe('pms messages against the sandbox', () => {
       expect(again.stderr).toContain('Resuming the send of this reply')
       expect(JSON.parse(again.stdout).resumed).toBe(true)
       expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
-      // Four attempts of the lost run and one of the rerun, all under one key.
+      // The sends of the lost run and the one of the rerun, all under one key.
       const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
       expect(posts.length).toBeGreaterThanOrEqual(5)
       expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
       // The answer is known: the attempt left the journal.
       expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
-    })
+    }, 200_000)
 
     it('with answers dropped after sending, 20 replies each reach the guest exactly once', async () => {
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})

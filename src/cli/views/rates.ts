@@ -81,14 +81,14 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
 
 /** Statuses read by `batches wait`, noted in the profile's journal for `batches list`. */
 async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
-  const rates = await import('../../rates/index.js')
-  const journal = await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, ctx.profile ?? 'default'), ctx.clock.now())
+  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
+  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
   await journal.seenReports(reports)
 }
 
 /** `batches list`: the batches this profile submitted (within the journal's 24 hours), newest first. */
 export async function listSubmitted(ctx: RunContext): Promise<{id: string; submitted_at: string; status: string}[]> {
-  const rates = await import('../../rates/index.js')
-  const journal = await rates.AttemptJournal.open(rates.journalPath(ctx.configDir, ctx.profile ?? 'default'), ctx.clock.now())
-  return journal.submitted().map((a) => ({id: a.id, submitted_at: new Date(a.at).toISOString(), status: a.status ?? 'unknown'}))
+  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
+  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
+  return journal.stored().map((a) => ({id: a.storedId, submitted_at: new Date(a.startedAt).toISOString(), status: a.status ?? 'unknown'}))
 }

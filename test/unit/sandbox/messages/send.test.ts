@@ -274,7 +274,7 @@ describe('POST /bookings/{booking_id}/messages', () => {
       const url = `/bookings/${sandbox.cases.thread}/messages`
       const before = (await allMessages(app, sandbox.token, sandbox.cases.thread)).length
       const first = await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Once'}, {'idempotency-key': 'send-1'})
-      const again = await apiPost(app, sandbox.token, url, {text: 'Once', channel: 'platform'}, {'idempotency-key': 'send-1'})
+      const again = await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Once'}, {'idempotency-key': 'send-1'})
       expect(again.statusCode).toBe(201)
       expect(again.json()).toEqual(first.json())
       expect(again.headers['idempotent-replayed']).toBe('true')
@@ -282,6 +282,9 @@ describe('POST /bookings/{booking_id}/messages', () => {
       const other = await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'Twice'}, {'idempotency-key': 'send-1'})
       expect(other.statusCode).toBe(422)
       expect(errorCode(other)).toBe('idempotency_key_reused')
+      // Compared as sent, like a strict service: the same object in another key order is another body.
+      const reordered = await apiPost(app, sandbox.token, url, {text: 'Once', channel: 'platform'}, {'idempotency-key': 'send-1'})
+      expect(errorCode(reordered)).toBe('idempotency_key_reused')
       expect((await messageEvents(app)).filter((event) => event.type === 'message.sent')).toHaveLength(1)
     })
 
@@ -311,11 +314,14 @@ describe('POST /bookings/{booking_id}/messages', () => {
       const sandbox = await conversationSandbox()
       app = sandbox.app
       const url = `/bookings/${sandbox.cases.thread}/messages`
-      const send = (colour: number) => postMultipart(app, sandbox.token, url, multipart({channel: 'platform', text: 'Photo'}, [{type: 'image/png', bytes: png(colour)}]), {'idempotency-key': 'photo-1'})
+      const send = (colour: number, boundary?: string) =>
+        postMultipart(app, sandbox.token, url, multipart({channel: 'platform', text: 'Photo'}, [{type: 'image/png', bytes: png(colour)}], boundary), {'idempotency-key': 'photo-1'})
       const first = await send(1)
       expect(first.statusCode).toBe(201)
       expect((await send(1)).json()).toEqual(first.json())
       expect(errorCode(await send(2))).toBe('idempotency_key_reused')
+      // The same parts under another boundary are other bytes: a strict service compares the body as sent.
+      expect(errorCode(await send(1, '----another-boundary'))).toBe('idempotency_key_reused')
     })
   })
 

@@ -106,8 +106,7 @@ export interface PhotoPart {
 }
 
 /** A multipart/form-data body with text fields and `photos` file parts, as a browser or curl -F sends it. */
-export function multipart(fields: Record<string, string>, photos: PhotoPart[] = []): {payload: Buffer; contentType: string} {
-  const boundary = `----pms-test-${Math.random().toString(16).slice(2)}`
+export function multipart(fields: Record<string, string>, photos: PhotoPart[] = [], boundary = '----pms-test-boundary'): {payload: Buffer; contentType: string} {
   const chunks: Buffer[] = []
   for (const [name, value] of Object.entries(fields)) {
     chunks.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`))
