@@ -142,10 +142,16 @@ export async function saveAttachments(
   return {saved, failed}
 }
 
-/** Unique per message and index; the guest's file name only as a tail stripped of path separators. */
+const EXTENSIONS: Record<string, string> = {'image/jpeg': '.jpg', 'image/png': '.png', 'image/webp': '.webp', 'image/avif': '.avif', 'image/gif': '.gif', 'image/heic': '.heic'}
+
+/**
+ * Unique per message and index; the guest's file name only as a tail stripped of path separators,
+ * and an extension from the content type when the name has none (a nameless PNG opens as one).
+ */
 export function attachmentFileName(messageId: string, attachment: MessageAttachment): string {
   const name = (attachment.file_name ?? '').replace(/[/\\\0]/g, '_').replace(/^\.+/, '')
-  return `${messageId.slice(0, 8)}-${attachment.index}${name ? '-' + name : ''}`
+  const extension = /\.[A-Za-z0-9]{1,5}$/.test(name) ? '' : (EXTENSIONS[(attachment.content_type ?? '').split(';')[0]!.trim().toLowerCase()] ?? '')
+  return `${messageId.slice(0, 8)}-${attachment.index}${name ? '-' + name : ''}${extension}`
 }
 
 function bookingNotFound(error: unknown, bookingId: string): unknown {
@@ -169,4 +175,15 @@ export async function assertDirectory(dir: string): Promise<void> {
     () => false,
   )
   if (!isDir) throw new UsageError(`--save-attachments ${dir} is not a directory`, {suggestion: `create it first (mkdir -p ${dir})`})
+}
+
+/** A download never replaces a file silently: checked before the call, and --force says otherwise. */
+export async function assertNewFile(file: string, force: boolean): Promise<void> {
+  if (force) return
+  const {stat} = await import('node:fs/promises')
+  const exists = await stat(file).then(
+    () => true,
+    () => false,
+  )
+  if (exists) throw new UsageError(`${file} exists already; nothing was downloaded`, {code: 'file_exists', suggestion: 'pass --force to replace it, or -o to name another file'})
 }

@@ -212,7 +212,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     changes = previewed.batches
     counts = previewed.counts
   } else {
-    ui.talk(renderPlanSummary(result.batches))
+    ui.talk(renderPlanSummary(result.batches, ui.width))
   }
   if (options.dryRun) {
     const found = counts ? ` ${changesText(counts)}.` : ''
@@ -232,7 +232,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const submitted = await submitPhase(client, plan, decisions, {...options, journal}, ui, window)
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
-  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
+  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, ui.width))
   ui.talk(submissionText(result.batches))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
@@ -302,7 +302,7 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
     bar.done()
   }
   const maxLines = ui.diffLines?.(options.dryRun)
-  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs), maxLines, ui.paint)
+  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs, ui.width), maxLines, ui.paint)
   ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
