@@ -26,6 +26,7 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
     width: reportWidth(io),
+    terminal: io.stderrIsTTY,
   }
 }
 

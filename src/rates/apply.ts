@@ -39,6 +39,8 @@ export interface ApplyUi {
   paint: Paint
   /** Columns of the terminal stdout shows on, which reports fit; undefined off a terminal (nothing cut). */
   width?: number
+  /** A person is at a terminal (stderr is one): advice about keys is for them only. */
+  terminal?: boolean
   /** The waiting line while following batches (--wait). */
   follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
@@ -369,7 +371,8 @@ async function submitPhase(
 
 /** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
 async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
-  ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
+  // Ctrl-C is advice for a person at a terminal, not for a cron log.
+  ui.talk(`Waiting for every batch to reach a final status${ui.terminal ? ' (Ctrl-C stops waiting; the batches keep running)' : ''}...\n`)
   const waiting = ui.follow?.(ids)
   const interrupt = options.watchInterrupt?.()
   try {
