@@ -229,7 +229,7 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
     folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
   const withChanges = preview.properties.filter((p) => (folded ? (folded.get(p.property_id)?.length ?? 0) > 0 : p.changed.length > 0))
   out.push('')
-  if (withChanges.length === 0) out.push('No changes: every submitted value equals the current one or is refused.')
+  if (withChanges.length === 0) out.push('Nothing to change: every submitted value equals the current one or is refused.')
   else out.push(paint('bold', 'Changes'))
   for (const property of withChanges) {
     out.push(propertyLabel(names, property.property_id))
