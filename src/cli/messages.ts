@@ -81,7 +81,7 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
   const client = await create(ctx)
   try {
     const view = await readConversation(client, bookingId)
-    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}))
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx)))
   } finally {
     await client.close()
   }
@@ -116,6 +116,11 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
     if (next === 'cancel') throw new PromptCancelledError(`Cancelled; nothing was sent (${keptText(kept)})`)
     text = await edit(text)
   }
+}
+
+/** The width conversations shown on stderr wrap at: the terminal's, none elsewhere. */
+function errWidth(ctx: RunContext): number | undefined {
+  return ctx.io.stderrIsTTY ? ctx.io.columns : undefined
 }
 
 async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
@@ -228,7 +233,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
         // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
         const view = await readConversation(client, bookingId).catch(() => undefined)
-        if (view) ctx.io.err(renderConversation(view))
+        if (view) ctx.io.err(renderConversation(view, errWidth(ctx)))
       }
       throw error
     }
@@ -296,7 +301,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       let view
       try {
         view = await readConversation(reader, booking)
-        ctx.io.err(renderConversation(view))
+        ctx.io.err(renderConversation(view, errWidth(ctx)))
       } finally {
         await reader.close()
       }

@@ -1,4 +1,5 @@
 /** The calls behind pms messages: each reads or writes through the client and answers plain data. */
+import {readBooking} from '../contract/bookings.js'
 import {join} from 'node:path'
 import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
@@ -51,25 +52,45 @@ export async function conversation(client: PmsClient, bookingId: string): Promis
   return messages
 }
 
+/** What the heading of a conversation says about its booking, as far as the reads allow. */
+export interface BookingContext {
+  time_zone: string
+  property?: string
+  guest?: string
+  check_in?: string
+  check_out?: string
+}
+
 /**
- * The Property's time zone, found through the booking's thread and the Property. Either read may
- * be refused (a Permission the App lacks): times are then shown in UTC, which the heading says.
+ * The Property's time zone and name, found through the booking's thread and the Property, and the
+ * guest and stay from the bookings of that Property. Any read may be refused (a Permission the App
+ * lacks): what is missing is left out, and times are then shown in UTC, which the heading says.
  */
-export async function bookingTimeZone(client: PmsClient, bookingId: string): Promise<string> {
+export async function bookingContext(client: PmsClient, bookingId: string): Promise<BookingContext> {
+  const context: BookingContext = {time_zone: 'UTC'}
   try {
     for await (const thread of client.messageThreads.list({limit: 500})) {
-      if (thread.booking_id === bookingId) return (await client.properties.get(thread.property_id)).timezone
+      if (thread.booking_id !== bookingId) continue
+      const property = await client.properties.get(thread.property_id)
+      Object.assign(context, {time_zone: property.timezone, property: property.name})
+      for await (const record of client.bookings.list({propertyIds: [thread.property_id]})) {
+        const booking = readBooking(record)
+        if (booking.id !== bookingId) continue
+        Object.assign(context, {guest: booking.guest_name ?? undefined, check_in: booking.check_in ?? undefined, check_out: booking.check_out ?? undefined})
+        break
+      }
+      break
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
   }
-  return 'UTC'
+  return context
 }
 
 export async function readConversation(client: PmsClient, bookingId: string): Promise<ConversationView> {
   const messages = await conversation(client, bookingId)
-  const timeZone = messages.length === 0 ? 'UTC' : await bookingTimeZone(client, bookingId)
-  return {booking_id: bookingId, time_zone: timeZone, messages}
+  const context = messages.length === 0 ? {time_zone: 'UTC'} : await bookingContext(client, bookingId)
+  return {booking_id: bookingId, ...context, messages}
 }
 
 export async function changeThread(client: PmsClient, bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
