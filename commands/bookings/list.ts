@@ -21,7 +21,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings, bookingColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
+    const [{createClient}, {listBookings, bookingColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
@@ -42,7 +42,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
         const fields = rows.map(readBooking)
         ids.rememberIds(this.ctx, 'booking', fields.map((b) => b.id))
         ids.rememberIds(this.ctx, 'Property', fields.map((b) => b.property_id))
-        return renderTable(this.ctx.io, bookingColumns, fields, {noun: ['booking', 'bookings'], wide: this.flags.wide})
+        return renderTable(this.ctx.io, this.ctx.io.stdoutIsTTY ? bookingTerminalColumns : bookingColumns, fields, {noun: ['booking', 'bookings'], wide: this.flags.wide})
       })
     } finally {
       await client.close()

@@ -189,6 +189,11 @@ export function keyColumns<K extends string>(keys: readonly K[]): Column<Record<
   return keys.map((key) => ({header: key, value: (row) => row[key]}))
 }
 
+/** An instant to the minute, in UTC, for tables that span Properties of many zones: `2026-11-22 14:05 UTC`. */
+export function utcMinute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`
+}
+
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 
 /**

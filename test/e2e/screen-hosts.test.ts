@@ -63,6 +63,7 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       expect(text).toMatch(/^id\s+.*check_in\s+check_out\s+.*guest_name/m)
       expect(text).toMatch(/^\d+ bookings? \(.*--wide shows all\)$/m)
       expect(widest(text)).toBeLessThanOrEqual(columns)
+      expect(text).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/)
       const prefix = /^([0-9a-f]{8,35})…/m.exec(text)?.[1]
       expect(prefix, text).toBeDefined()
       const codes = await shown(['bookings', 'lock-codes', `${prefix}…`], columns, configDir)

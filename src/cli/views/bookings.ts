@@ -7,7 +7,7 @@ import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
 import type {RunContext} from '../base-command.js'
 import {assertUuid} from '../ids.js'
-import {toCsv, type Column} from '../output.js'
+import {toCsv, utcMinute, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
 import {localTime} from '../../messages/render.js'
@@ -36,6 +36,11 @@ export const bookingColumns: Column<BookingFields>[] = [
   {header: 'total', value: (b) => (b.total !== null ? `${b.total}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
   {header: 'updated_at', value: (b) => b.updated_at, drop: 1},
 ]
+
+/** The same on a terminal: the last change to the minute, without the milliseconds a person never reads. */
+export const bookingTerminalColumns: Column<BookingFields>[] = bookingColumns.map((column) =>
+  column.header === 'updated_at' ? {...column, value: (b) => (b.updated_at ? utcMinute(b.updated_at) : null)} : column,
+)
 
 export {readBooking, readLockCode}
 

@@ -4,13 +4,8 @@ import {ApiError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
 import {readBooking} from '../../contract/bookings.js'
 import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
-import {renderTable, type Column} from '../output.js'
+import {renderTable, utcMinute, type Column} from '../output.js'
 import {plural} from '../../text/words.js'
-
-/** An instant to the minute, in UTC (a list of threads spans Properties of many zones): `2026-11-22 14:05 UTC`. */
-export function utcMinute(iso: string): string {
-  return `${iso.slice(0, 16).replace('T', ' ')} UTC`
-}
 
 export const threadColumns: Column<MessageThread>[] = [
   {header: 'booking_id', value: (t) => t.booking_id, id: true},
