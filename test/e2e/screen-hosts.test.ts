@@ -12,8 +12,8 @@ import {deliver, signedEvent} from './support/listen.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {freePort} from './support/ports.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {connect, startSandbox, type StartedSandbox} from './support/sandbox.js'
-import {openTerminal, type Terminal} from './support/terminal.js'
+import {connect, firstAccountPropertyIds, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {openTerminal, widestLine, type Terminal} from './support/terminal.js'
 
 const it = itNeeds(missingTmux())
 let sandbox: StartedSandbox
@@ -25,9 +25,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
 beforeAll(async () => {
   sandbox = await startSandbox()
-  const overview = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: {id: string}[]}
-  const listed = (await (await fetch(`${sandbox.appUrl}/_sandbox/accounts/${overview.accounts[0]!.id}/properties`)).json()) as {data: {id: string}[]}
-  ids = listed.data.map((p) => p.id).sort()
+  ids = await firstAccountPropertyIds(sandbox.appUrl)
   token = (await connect(sandbox.appUrl)).access_token
 })
 afterAll(async () => {
@@ -51,10 +49,6 @@ async function shown(args: string[], columns: number, configDir?: string): Promi
   return text
 }
 
-function widest(text: string): number {
-  return Math.max(...text.split('\n').map((line) => line.length))
-}
-
 describe('bookings list, lock codes and conversations on a terminal', () => {
   for (const columns of [80, 160]) {
     it(`at ${columns} columns: bookings list --from today --to +7d fits, ids shortened; lock-codes takes the prefix back`, async () => {
@@ -62,14 +56,14 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       const text = await shown(['bookings', 'list', '--from', 'today', '--to', '+7d'], columns, configDir)
       expect(text).toMatch(/^id\s+.*check_in\s+check_out\s+.*guest_name/m)
       expect(text).toMatch(/^\d+ bookings? \(.*--wide shows all\)$/m)
-      expect(widest(text)).toBeLessThanOrEqual(columns)
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
       expect(text).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/)
       const prefix = /^([0-9a-f]{8,35})…/m.exec(text)?.[1]
       expect(prefix, text).toBeDefined()
       const codes = await shown(['bookings', 'lock-codes', `${prefix}…`], columns, configDir)
       expect(codes).not.toContain('Error')
       expect(codes).toMatch(/^lock\s+type\s+code\s+status\s+valid_from\s+valid_until$|No lock codes/m)
-      expect(widest(codes)).toBeLessThanOrEqual(columns)
+      expect(widestLine(codes)).toBeLessThanOrEqual(columns)
       expect(codes).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/)
     })
 
@@ -78,7 +72,7 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       const text = await shown(['messages', 'threads'], columns, configDir)
       expect(text).toMatch(/^booking_id\s+.*latest\s+unread/m)
       expect(text).toMatch(/^\d+ conversations \(.*--wide shows all\)$/m)
-      expect(widest(text)).toBeLessThanOrEqual(columns)
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
       expect(text).not.toMatch(UUID)
       const prefix = /^([0-9a-f][0-9a-f-]{7,34})…/m.exec(text)![1]!
       const read = await runPms(['messages', 'read', prefix], {env: env(configDir), configDir})
