@@ -29,7 +29,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
       import('../../src/cli/ids.js'),
     ])
     const query = {
-      propertyIds: this.flags.property?.map((id) => ids.resolveId(this.ctx, id, 'Property', 'copy the id from the first column of pms properties list')),
+      propertyIds: this.flags.property?.map((id) => this.resolveId(id, 'Property')),
       from: nightFlag(this.ctx, this.flags.from, '--from'),
       to: nightFlag(this.ctx, this.flags.to, '--to'),
       updatedSince: instantFlag(this.ctx, this.flags['updated-since'], '--updated-since'),

@@ -28,7 +28,7 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
       import('../../src/cli/ids.js'),
     ])
     const since = instantFlag(this.ctx, this.flags.since, '--since')
-    const propertyIds = this.flags.property?.map((id) => ids.resolveId(this.ctx, id, 'Property', 'copy the id from the first column of pms properties list'))
+    const propertyIds = this.flags.property?.map((id) => this.resolveId(id, 'Property'))
     const client = await createClient(this.ctx)
     try {
       const threads = await listThreads(client, {unread: this.flags.unread, propertyIds, since, limit: this.flags.limit})

@@ -28,7 +28,7 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     ])
     const {io} = this.ctx
     const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
-    const {properties, ids, records} = await readCalendarOf(this.ctx, this.flags.property, range)
+    const {properties, ids, records} = await readCalendarOf(this.ctx, this.flags.property?.map((id) => this.resolveId(id, 'Property')), range)
     const rows = rates.exportRows(records, rates.namesOf(properties), {ids, ...range})
     const csv = toCsv(keyColumns(rates.EXPORT_COLUMNS), rows, {crlf: this.flags.crlf})
     const note = rates.exportRangeNote(range, this.ctx.clock.now())
