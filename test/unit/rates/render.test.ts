@@ -50,7 +50,7 @@ describe('rendering a dry run', () => {
 
   it('says so when nothing would change', () => {
     const text = renderPreview(preview([{property_id: A, changes: {submitted: 3, changed: 0, unchanged: 3, refused: 0}, changed: [], refused_fields: []}]), names)
-    expect(text).toContain('No changes')
+    expect(text).toContain('Nothing to change: every submitted value equals the current one or is refused.')
   })
 
   it('paints old values red and new values green when colours are on', () => {
