@@ -184,6 +184,14 @@ describe('exporting the calendar in the import format', () => {
   })
 })
 
+describe('exporting every Property of the scope', () => {
+  it('gives a Property with nothing set one row over the range with empty cells, in the order of the scope', () => {
+    const rows = exportRows([record(B, '2026-12-04', {rate: 120.5})], names, {ids: [A, B], from: parseRange('2026-12-01', '2026-12-05').from, to: parseRange('2026-12-01', '2026-12-05').to})
+    expect(rows.map((r) => r.property_id)).toEqual([A, B])
+    expect(rows[0]).toEqual({property_id: A, property: 'Sea View', from: '2026-12-01', to: '2026-12-05', rate: '', min_stay: '', closed_to_arrival: '', closed_to_departure: '', availability: ''})
+  })
+})
+
 describe('reading the calendar', () => {
   it('splits reads into calls of at most 100 Properties and 366 nights', () => {
     const ids = Array.from({length: 250}, (_, i) => `p${i}`)
