@@ -1,5 +1,6 @@
 // Bookings per second of a full `pms bookings sync` of the sandbox's bookings into SQLite (rate
-// limits off), the number of API calls of an incremental run with nothing changed, and, where
+// limits off), the number of API calls of an incremental run with nothing changed (two: one page of
+// GET /properties that tells the account apart, docs/bookings.md, and one of GET /bookings), and, where
 // Debian's postgresql package is installed, bookings per second into PostgreSQL (a throwaway cluster).
 // Run after `npm run build`: node bench/sync.mjs [--bookings 100000]
 import {spawn} from 'node:child_process'

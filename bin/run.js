@@ -7,21 +7,22 @@ if (major < 22) {
   process.exit(1)
 }
 
-// Node's compile cache (22.1+) keeps the compiled code of pms and its dependencies between runs, in
-// the user's cache folder (where oclif keeps its own: PMS_CACHE_DIR, else the platform's). A folder
-// that cannot be written only means no cache: Node reports it, it never fails the run.
+// The user's cache folder (where oclif keeps its own): PMS_CACHE_DIR, else the platform's.
+const {homedir} = await import('node:os')
+const {join} = await import('node:path')
+const env = process.env
+const cacheDir =
+  env.PMS_CACHE_DIR ||
+  (process.platform === 'darwin'
+    ? join(homedir(), 'Library', 'Caches', 'pms')
+    : process.platform === 'win32'
+      ? join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'pms')
+      : join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pms'))
+
+// Node's compile cache (22.1+) keeps the compiled code of pms and its dependencies between runs. A
+// folder that cannot be written only means no cache: Node reports it, it never fails the run.
 const {enableCompileCache} = await import('node:module')
-if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
-  const {homedir} = await import('node:os')
-  const {join} = await import('node:path')
-  const env = process.env
-  const cacheDir =
-    env.PMS_CACHE_DIR ||
-    (process.platform === 'darwin'
-      ? join(homedir(), 'Library', 'Caches', 'pms')
-      : process.platform === 'win32'
-        ? join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'pms')
-        : join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'pms'))
+if (enableCompileCache && !env.NODE_DISABLE_COMPILE_CACHE) {
   try {
     enableCompileCache(join(cacheDir, 'compile-cache'))
   } catch {
@@ -47,6 +48,17 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
   const platform = process.platform === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : process.platform
   process.stdout.write(`${name}/${version} ${platform}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}\n`)
 } else {
-  const {execute} = await import('@oclif/core/execute')
-  await execute({dir: import.meta.url})
+  // Help, once rendered by oclif for this build, terminal width and colours, is printed again
+  // from the cache folder without loading oclif (src/cli/help-cache.ts).
+  const {asksForHelp, openHelpCache} = await import('../dist/src/cli/help-cache.js')
+  const {fileURLToPath} = await import('node:url')
+  const help = asksForHelp(process.argv.slice(2)) ? openHelpCache(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), cacheDir) : undefined
+  if (help?.text !== undefined) {
+    process.stdout.write(help.text)
+  } else {
+    help?.record()
+    const {execute} = await import('@oclif/core/execute')
+    await execute({dir: import.meta.url})
+    help?.save()
+  }
 }

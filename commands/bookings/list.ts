@@ -21,7 +21,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings, bookingColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
+    const [{createClient}, {listBookings, bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
@@ -38,7 +38,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
     try {
       const bookings = await listBookings(client, query)
       this.emit(bookings, (rows) => {
-        if (this.flags.csv) return toCsv(bookingColumns, rows.map(readBooking))
+        if (this.flags.csv) return toCsv(bookingCsvColumns, rows.map(readBooking))
         const fields = rows.map(readBooking)
         ids.rememberIds(this.ctx, 'booking', fields.map((b) => b.id))
         ids.rememberIds(this.ctx, 'Property', fields.map((b) => b.property_id))

@@ -34,7 +34,11 @@ export const nativeKeychainEntry: KeychainEntryFactory = async (service, account
   if (process.platform === 'linux') {
     const socket = sessionBusSocket(process.env)
     if (socket === undefined) return childKeychainEntry(service, account)
-    await busAnswers(socket, DEFAULT_KEYCHAIN_TIMEOUT_MS)
+    // The native module loads while the bus is asked: the answer is awaited before any call into it.
+    const [answered, keyring] = await Promise.allSettled([busAnswers(socket, DEFAULT_KEYCHAIN_TIMEOUT_MS), import('@napi-rs/keyring')])
+    if (answered.status === 'rejected') throw answered.reason
+    if (keyring.status === 'rejected') throw keyring.reason
+    return new keyring.value.AsyncEntry(service, account, {linux: {store: 'secret-service'}})
   }
   const {AsyncEntry} = await import('@napi-rs/keyring')
   return new AsyncEntry(service, account, {linux: {store: 'secret-service'}})

@@ -2,6 +2,7 @@ import {styleText} from 'node:util'
 import {stringify, type Options} from 'csv-stringify/sync'
 import type {Io} from './io.js'
 import {plural} from '../text/words.js'
+import {formulaSafe} from '../text/spreadsheet.js'
 
 export type CellValue = string | number | boolean | null | undefined
 
@@ -164,24 +165,26 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
 }
 
 /**
- * The one CSV writer of pms (properties list, restrictions get, rates export): RFC 4180 with a heading
+ * The one CSV writer of pms (properties list, restrictions get, rates export, bookings list and the
+ * bookings CSV snapshot): RFC 4180 with a heading
  * line and LF line ends, which awk, sed and every spreadsheet of today read (`crlf` for older
  * spreadsheet tools that want CRLF, as RFC 4180 writes). A field is quoted when it holds a comma, a quote or a
  * line break, and also a `;` or a tab (the other delimiters `rates import` detects, so that a file read
  * back keeps its cells) or a leading or trailing space (which the reader would otherwise trim).
- * Values are written as they are, a leading `=`, `+`, `-` or `@` included: docs/csv-format.md says why.
+ * Text that a spreadsheet would evaluate (a leading `=`, `+`, `-`, `@`, tab or CR) gets a leading
+ * apostrophe (src/text/spreadsheet.ts); numbers stay as they are. docs/csv-format.md says why.
  */
 const CSV_OPTIONS = {record_delimiter: 'unix', quoted_match: [/[;\t\r\n]/, /^\s|\s$/]} satisfies Options
 
 export function toCsv<R>(columns: readonly Column<R>[], rows: Iterable<R>, options: {crlf?: boolean} = {}): string {
   const records = [columns.map((c) => c.header)]
-  for (const row of rows) records.push(columns.map((c) => cell(c.value(row))))
+  for (const row of rows) records.push(columns.map((c) => formulaSafe(cell(c.value(row)))))
   return stringify(records, {...CSV_OPTIONS, record_delimiter: options.crlf ? 'windows' : 'unix'})
 }
 
 /** One field as the writer spells it. */
 export function csvField(text: string): string {
-  return stringify([[text]], {...CSV_OPTIONS, eof: false})
+  return stringify([[formulaSafe(text)]], {...CSV_OPTIONS, eof: false})
 }
 
 /** Columns named by the keys of records (exports, calendars), each heading the key itself. */

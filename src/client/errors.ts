@@ -300,11 +300,11 @@ export class NetworkError extends PmsError {
    */
   readonly neverSent: boolean
 
-  constructor(message: string, options: {cause?: unknown; code?: string; neverSent?: boolean} = {}) {
+  constructor(message: string, options: {cause?: unknown; code?: string; neverSent?: boolean; suggestion?: string} = {}) {
     super(message, {
       code: options.code ?? 'network_error',
       exitCode: ExitCode.tempFailure,
-      suggestion: 'check the network and PMS_APP_URL (and HTTPS_PROXY/NO_PROXY), then run again',
+      suggestion: options.suggestion ?? 'check the network and PMS_APP_URL (and HTTPS_PROXY/NO_PROXY), then run again',
       cause: options.cause,
     })
     this.neverSent = options.neverSent ?? false

@@ -40,6 +40,8 @@ export const MESSAGE_TEXT_MAX_LENGTH = 10_000
 export const EMAIL_SUBJECT_MAX_LENGTH = 255
 export const MAX_PHOTOS_PER_MESSAGE = 5
 export const PHOTO_MAX_BYTES = 10 * 1024 * 1024
+/** A download "that turns out larger than 10 MB on the way" is cut by the service. */
+export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024
 export const PHOTO_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/avif'] as const
 /** The hosting platform refuses larger bodies with a 413 that is not the JSON error shape. */
 export const MAX_REQUEST_BODY_BYTES = 4_500_000

@@ -1,5 +1,6 @@
 import {z} from 'zod'
 import {SalesChannelRefSchema} from './common.js'
+import {stringOfAtMost} from './characters.js'
 import {EMAIL_SUBJECT_MAX_LENGTH, MESSAGE_TEXT_MAX_LENGTH} from './limits.js'
 import {component, count, isoDateTime, nullableString, openEnum, uuid} from './registry.js'
 
@@ -136,10 +137,8 @@ export const SendMessageRequestSchema = component(
   z
     .object({
       channel: z.enum(MESSAGE_CHANNELS),
-      text: z.string().min(1).max(MESSAGE_TEXT_MAX_LENGTH).describe('Shortcodes inside need the matching read Permission.'),
-      subject: z
-        .string()
-        .max(EMAIL_SUBJECT_MAX_LENGTH)
+      text: stringOfAtMost(MESSAGE_TEXT_MAX_LENGTH, {min: 1}).describe('Shortcodes inside need the matching read Permission.'),
+      subject: stringOfAtMost(EMAIL_SUBJECT_MAX_LENGTH)
         .optional()
         .describe('Email only; without it the email takes the name of the Property.'),
     })

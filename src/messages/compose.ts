@@ -5,6 +5,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import {basename} from 'node:path'
 import {UsageError} from '../client/errors.js'
+import {characterCount} from '../contract/characters.js'
 import type {Photo} from '../client/resources/messages.js'
 import {
   EMAIL_SUBJECT_MAX_LENGTH,
@@ -35,7 +36,8 @@ export function checkReply(input: ReplyInput): SendMessageRequest {
   if (text.trim() === '') {
     throw new UsageError('The reply is empty', {suggestion: 'give the text with --text, --file or on stdin'})
   }
-  const length = text.length
+  // Characters as every limit counts them: code points (src/contract/characters.ts).
+  const length = characterCount(text)
   if (length > MESSAGE_TEXT_MAX_LENGTH) {
     throw new UsageError(`The reply is ${length} characters, over the ${MESSAGE_TEXT_MAX_LENGTH} a message may hold`, {
       suggestion: 'shorten the text of --text or --file, or send it in two replies',
@@ -47,7 +49,7 @@ export function checkReply(input: ReplyInput): SendMessageRequest {
         suggestion: 'leave out --subject, or pass --channel email',
       })
     }
-    const subjectLength = input.subject.length
+    const subjectLength = characterCount(input.subject)
     if (subjectLength > EMAIL_SUBJECT_MAX_LENGTH) {
       throw new UsageError(`The --subject is ${subjectLength} characters, over the ${EMAIL_SUBJECT_MAX_LENGTH} allowed`, {
         suggestion: `shorten --subject to ${EMAIL_SUBJECT_MAX_LENGTH} characters`,

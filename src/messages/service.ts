@@ -62,21 +62,25 @@ export interface BookingContext {
 }
 
 /**
- * The Property's time zone and name, found through the booking's thread and the Property, and the
- * guest and stay from the bookings of that Property. Any read may be refused (a Permission the App
- * lacks): what is missing is left out, and times are then shown in UTC, which the heading says.
+ * The Property's time zone and name, in a bounded number of reads: no endpoint maps a booking to
+ * its Property, but the booking's thread names it, and the thread changed when its latest message
+ * came. So one page of the threads changed since then (`updated_since`, 500 a page, latest first:
+ * the booking's thread is on it unless more than 500 threads changed since), one GET of the
+ * Property, and one page of that Property's bookings for the guest and the stay. Three reads at
+ * most; what is not found that way, or a read refused (a Permission the App lacks), is left out,
+ * and times are then shown in UTC, which the heading says.
  */
-export async function bookingContext(client: PmsClient, bookingId: string): Promise<BookingContext> {
+export async function bookingContext(client: PmsClient, bookingId: string, latestMessageAt: string): Promise<BookingContext> {
   const context: BookingContext = {time_zone: 'UTC'}
   try {
-    for await (const thread of client.messageThreads.list({limit: 500})) {
-      if (thread.booking_id !== bookingId) continue
+    for await (const page of client.messageThreads.pages({updatedSince: latestMessageAt, limit: 500})) {
+      const thread = page.data.find((candidate) => candidate.booking_id === bookingId)
+      if (!thread) break
       const property = await client.properties.get(thread.property_id)
       Object.assign(context, {time_zone: property.timezone, property: property.name})
-      for await (const record of client.bookings.list({propertyIds: [thread.property_id]})) {
-        const booking = readBooking(record)
-        if (booking.id !== bookingId) continue
-        Object.assign(context, {guest: booking.guest_name ?? undefined, check_in: booking.check_in ?? undefined, check_out: booking.check_out ?? undefined})
+      for await (const bookings of client.bookings.pages({propertyIds: [thread.property_id], limit: 500})) {
+        const found = bookings.data.map(readBooking).find((booking) => booking.id === bookingId)
+        if (found) Object.assign(context, {guest: found.guest_name ?? undefined, check_in: found.check_in ?? undefined, check_out: found.check_out ?? undefined})
         break
       }
       break
@@ -89,7 +93,8 @@ export async function bookingContext(client: PmsClient, bookingId: string): Prom
 
 export async function readConversation(client: PmsClient, bookingId: string): Promise<ConversationView> {
   const messages = await conversation(client, bookingId)
-  const context = messages.length === 0 ? {time_zone: 'UTC'} : await bookingContext(client, bookingId)
+  const latest = messages.at(-1)
+  const context = latest === undefined ? {time_zone: 'UTC'} : await bookingContext(client, bookingId, latest.created_at)
   return {booking_id: bookingId, ...context, messages}
 }
 

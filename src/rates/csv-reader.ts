@@ -21,6 +21,7 @@ import {
   RATE_FIELD,
 } from './fields.js'
 import {NightStore, type PropertyInfo} from './store.js'
+import {shownText} from '../text/spreadsheet.js'
 import {plural} from '../text/words.js'
 
 export interface ReadOptions {
@@ -206,7 +207,9 @@ class RowChecker {
     if (value === undefined || value === '') return ''
     const first = value.charCodeAt(0)
     const last = value.charCodeAt(value.length - 1)
-    return first === 32 || first === 9 || last === 32 || last === 9 ? value.trim() : value
+    const text = first === 32 || first === 9 || last === 32 || last === 9 ? value.trim() : value
+    // `rates export` writes a Property name a spreadsheet would evaluate with a leading apostrophe.
+    return text.charCodeAt(0) === 39 ? shownText(text) : text
   }
 
   private resolveProperty(record: string[], line: number): number {

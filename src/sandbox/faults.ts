@@ -24,7 +24,16 @@ export interface FaultState {
   attachment_unavailable: number
   /** A field name left out of every object of every /api/v1 answer: a service that breaks the contract. */
   omit_field: string | null
+  /**
+   * How every attachment download's body goes wrong: `oversize` runs on past 10 MB (a service that
+   * does not cut it), `short` announces a Content-Length and closes the connection before it,
+   * `unframed` has neither chunked framing nor a length and ends, half sent, with the connection's close.
+   */
+  attachment_body: AttachmentBodyFault | null
 }
+
+export const ATTACHMENT_BODY_FAULTS = ['oversize', 'short', 'unframed'] as const
+export type AttachmentBodyFault = (typeof ATTACHMENT_BODY_FAULTS)[number]
 
 export const SEND_FAILURE_OUTCOMES = ['not_sent', 'unknown'] as const
 export type SendFailureOutcome = (typeof SEND_FAILURE_OUTCOMES)[number]
@@ -44,6 +53,7 @@ export function noFaults(): FaultState {
     send_failure_outcome: 'not_sent',
     attachment_unavailable: 0,
     omit_field: null,
+    attachment_body: null,
   }
 }
 

@@ -59,6 +59,11 @@ export interface ApiAnswer {
   status: number
   body: unknown
   headers?: Record<string, string>
+  /**
+   * Fault only: the body (bytes) goes out with neither chunked framing nor a Content-Length, ended
+   * by closing the connection, as HTTP/1.0 did; a client cannot tell where such a body should end.
+   */
+  unframed?: boolean
 }
 
 export interface ApiHandlerInput {
@@ -210,6 +215,14 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
     request.raw.socket?.destroy()
   }
 
+  const unframed = (request: FastifyRequest, reply: FastifyReply, answer: ApiAnswer): void => {
+    logRequest(request, answer.status, false)
+    request.pmsLogged = true
+    reply.hijack()
+    const head = [`HTTP/1.1 ${answer.status} OK`, ...Object.entries(answer.headers ?? {}).map(([name, value]) => `${name}: ${value}`), 'connection: close', '', ''].join('\r\n')
+    request.raw.socket?.end(Buffer.concat([Buffer.from(head, 'latin1'), answer.body as Buffer]))
+  }
+
   const logRequest = (request: FastifyRequest, status: number, wasDropped: boolean) => {
     const url = request.raw.url ?? request.url
     const q = url.indexOf('?')
@@ -305,6 +318,7 @@ export function createApiServer(app: FastifyInstance, ctx: SandboxContext, parts
   const send = (request: FastifyRequest, reply: FastifyReply, answer: ApiAnswer) => {
     const {faults} = ctx
     if (faults.drop_response > 0 && faultRandom.next() < faults.drop_response) return dropped(request, reply, answer.status)
+    if (answer.unframed) return unframed(request, reply, answer)
     if (answer.headers) reply.headers(answer.headers)
     return reply.code(answer.status).send(answer.body)
   }

@@ -19,6 +19,8 @@ export interface SyncOptions {
 
 export interface ProfileSyncSummary {
   profile: string
+  /** The key the sink files the account under: the profile name, or --account. */
+  account?: string
   full: boolean
   /** The `updated_since` this run passed (null: a first or --full walk). */
   updated_since: string | null

@@ -4,9 +4,10 @@
  */
 import {extname} from 'node:path'
 import {ExitCode, PmsError} from '../client/errors.js'
+import {checkAccount, type AccountReads} from './account.js'
 import {syncProfile, type BookingPages, type ProfileSyncSummary} from './engine.js'
 import {withSyncLock} from './lock.js'
-import type {Sink, SinkKind} from './sink.js'
+import {accountRecordsOf, type Sink, type SinkKind} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
 // node-postgres itself is imported by openPostgresSink, only for a postgres:// target.
 import {displayUrl, isPostgresUrl} from '../db/postgres.js'
@@ -35,7 +36,8 @@ async function openSink(path: string, csvRender: CsvRender): Promise<Sink> {
 }
 
 export interface ProfileClient {
-  bookings: BookingPages
+  bookings: BookingPages & AccountReads['bookings']
+  properties: AccountReads['properties']
   close(): Promise<void>
 }
 
@@ -44,6 +46,8 @@ export interface SyncRunOptions {
   /** PostgreSQL: how long to wait for another run's lock of an account (0: fail at once). */
   waitLockSeconds?: number
   profiles: readonly string[]
+  /** The key the sink files the account under, in place of the profile name (one profile only). */
+  accountKey?: string
   full: boolean
   propertyIds?: readonly string[]
   configDir: string
@@ -80,15 +84,21 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
   const kind = sinkKindOf(options.sinkPath)
   const summary: SyncRunSummary = {sink: kind, path: kind === 'postgres' ? displayUrl(options.sinkPath) : options.sinkPath, pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0, seconds: 0, profiles: [], failed: []}
   const single = options.profiles.length === 1
+  const keyOf = (profile: string) => options.accountKey ?? profile
   const perProfile = async (sink: Sink, profile: string) => {
     const client = await options.clientFor(profile)
     try {
-      return await syncProfile(client.bookings, sink, profile, {
+      const key = keyOf(profile)
+      const records = accountRecordsOf(sink)
+      // Under the key's lock and before any write: a refused run leaves both accounts as they were.
+      if (records) await checkAccount(client, records, key, new Date(options.now()).toISOString())
+      const result = await syncProfile(client.bookings, sink, key, {
         full: options.full,
         propertyIds: options.propertyIds,
         now: options.now,
         onPage: (fetched) => options.onPage?.(profile, fetched),
       })
+      return {...result, profile, account: key}
     } finally {
       await client.close()
     }
@@ -115,14 +125,14 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
     // Coordination in the database: machines sharing it share its advisory locks, so no lock file.
     const sink = await openPostgresSink(options.sinkPath)
     try {
-      await all((profile) => sink.withAccountLock(profile, options.waitLockSeconds ?? 0, () => perProfile(sink, profile)))
+      await all((profile) => sink.withAccountLock(keyOf(profile), options.waitLockSeconds ?? 0, () => perProfile(sink, profile)))
     } finally {
       await sink.close()
     }
   } else if (kind === 'sqlite') {
     const sink = await openSink(options.sinkPath, options.csvRender)
     try {
-      await all((profile) => withSyncLock(options.configDir, profile, options.sinkPath, () => perProfile(sink, profile)))
+      await all((profile) => withSyncLock(options.configDir, keyOf(profile), options.sinkPath, () => perProfile(sink, profile)))
     } finally {
       await sink.close()
     }

@@ -1,4 +1,5 @@
 import type {BookingRecord} from '../contract/bookings.js'
+import type {AccountRecords} from './account.js'
 
 export type SinkKind = 'sqlite' | 'jsonl' | 'csv' | 'postgres'
 
@@ -31,13 +32,21 @@ export interface CommitCounts {
   removed: number
 }
 
-export interface Sink {
+/** SQLite and PostgreSQL, shared by several accounts, also know which account each key holds. */
+export interface Sink extends Partial<AccountRecords> {
   readonly kind: SinkKind
   readonly path: string
   /** The `updated_since` to pass next, or undefined when this profile and scope never finished a walk. */
   cursor(profile: string, scope: string): string | undefined | Promise<string | undefined>
   commit(commit: SinkCommit): Promise<CommitCounts>
   close(): Promise<void>
+}
+
+/** The account records of a sink that keeps them (SQLite, PostgreSQL); JSONL and CSV files keep none. */
+export function accountRecordsOf(sink: Sink): (AccountRecords & {path: string}) | undefined {
+  const {knownProperties, recordProperties} = sink
+  if (!knownProperties || !recordProperties) return undefined
+  return {path: sink.path, knownProperties: knownProperties.bind(sink), recordProperties: recordProperties.bind(sink)}
 }
 
 /** The scope key of a Property filter: the same set in any order is the same scope. */

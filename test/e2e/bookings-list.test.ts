@@ -1,7 +1,8 @@
+import {parse} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {LockCode} from '../../src/contract/bookings.js'
 import type {ServedBooking} from './support/bookings.js'
-import {apiListing} from './support/bookings.js'
+import {apiListing, changeBookings} from './support/bookings.js'
 import {runPms} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -34,8 +35,23 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
     const csv = await runPms(['bookings', 'list', '--csv'], {env})
     expect(csv.stdout).not.toContain('\r')
     const lines = csv.stdout.trimEnd().split('\n')
-    expect(lines[0]).toBe('id,property_id,status,check_in,check_out,guests,channel,reference,guest_name,total,updated_at')
+    expect(lines[0]).toBe('id,property_id,status,check_in,check_out,guests,channel,reference,guest_name,currency,total,paid,updated_at')
     expect(lines).toHaveLength(listing.size + 1)
+    // Amounts are numbers a spreadsheet sums, with their currency's decimals; the currency stands apart.
+    const rows = parse(csv.stdout, {columns: true}) as Array<Record<string, string>>
+    for (const row of rows) {
+      const served = listing.get(row.id!)!
+      if (!served.price) {
+        expect(row.total).toBe('')
+        continue
+      }
+      expect(row.currency).toBe(served.price.currency)
+      // At least the currency's decimals (JPY none, EUR two), never fewer than the service gave.
+      expect(row.total).toMatch(served.price.currency === 'JPY' ? /^\d+(\.\d+)?$/ : /^\d+\.\d\d$/)
+      expect(Number(row.total)).toBe(served.price.total)
+      expect(Number(row.paid)).toBe(served.price.paid)
+    }
+    expect(rows.some((row) => row.currency === 'JPY')).toBe(true)
     const plain = await runPms(['bookings', 'list'], {env})
     expect(plain.stdout.trimEnd().split('\n')).toHaveLength(listing.size)
     expect(plain.stdout.split('\n')[0]!.split('\t')).toHaveLength(11)
@@ -88,5 +104,21 @@ describe('pms bookings list and lock-codes against the sandbox', () => {
     const missing = await runPms(['bookings', 'lock-codes', undated!.id], {env})
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/no stay dates/)
+  })
+
+  it('a guest named =HYPERLINK("http://x","y") is written so that a spreadsheet shows the text: a leading apostrophe, which a CSV reader keeps as text', async () => {
+    const name = '=HYPERLINK("http://x","y")'
+    const made = await changeBookings(sandbox.appUrl, {action: 'create', guest: {name}})
+    const csv = await runPms(['bookings', 'list', '--csv'], {env})
+    expect(csv.code, csv.stderr).toBe(0)
+    expect(csv.stdout).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`)
+    const row = (parse(csv.stdout, {columns: true}) as Array<Record<string, string>>).find((r) => r.id === made.booking_id)!
+    expect(row.guest_name).toBe(`'${name}`)
+    // No cell of the file starts with what a spreadsheet evaluates, amounts aside.
+    const cells = (parse(csv.stdout) as string[][]).flat()
+    expect(cells.filter((cell) => /^[=+@\t\r]/.test(cell) || /^-(?!\d+(\.\d+)?$)/.test(cell))).toEqual([])
+    // --json keeps the service's text as it is.
+    const json = JSON.parse((await runPms(['bookings', 'list', '--json'], {env})).stdout) as ServedBooking[]
+    expect(json.find((b) => b.id === made.booking_id)?.guest?.name).toBe(name)
   })
 })

@@ -140,6 +140,46 @@ describe('pms bookings sync into PostgreSQL', () => {
     expect(rowsOf(url, 'beta').size).toBeGreaterThan(0)
   }, 120_000)
 
+  it('two accounts under one profile name: the second is refused (exit 2, account_mismatch) with nothing of either changed; --account files it apart', async () => {
+    const world = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: Array<{id: string}>}
+    const [first, second] = world.accounts.map((account) => account.id)
+    const tokenA = (await connect(sandbox.appUrl, {account_id: first})).access_token
+    const tokenB = (await connect(sandbox.appUrl, {account_id: second})).access_token
+    const asA = {...env, PMS_ACCESS_TOKEN: tokenA}
+    const asB = {...env, PMS_ACCESS_TOKEN: tokenB}
+    const url = newDatabase()
+    const database = new URL(url).pathname.slice(1)
+    const state = () => ({
+      bookings: postgres!.query('SELECT account_id, id, record, removed_at, synced_at FROM bookings ORDER BY account_id, id', database),
+      cursors: postgres!.query('SELECT * FROM sync_state ORDER BY account_id, profile, scope', database),
+      accounts: postgres!.query('SELECT * FROM sync_accounts ORDER BY account_id', database),
+    })
+    const a = await sync(['--to', url], {env: asA})
+    expect(a.code, a.stderr).toBe(0)
+    const before = state()
+    expect(before.bookings.length).toBeGreaterThan(0)
+
+    // Two cron jobs with PMS_ACCESS_TOKEN and no --profile: both are "default".
+    const b = await sync(['--to', url], {env: asB})
+    expect(b.code, b.stderr).toBe(2)
+    expect(JSON.parse(b.stdout)).toMatchObject({error: {code: 'account_mismatch', message: expect.stringContaining('"default"')}})
+    const plain = await runPms(['bookings', 'sync', '--to', url], {env: asB, configDir: tempConfigDir()})
+    expect(plain.code).toBe(2)
+    expect(plain.stderr).toMatch(/this run stops and changes nothing/)
+    expect(plain.stderr).toMatch(/Try: .*--profile NAME.*--account NAME/)
+    expect(state()).toEqual(before)
+
+    const apart = await sync(['--to', url, '--account', 'north'], {env: asB})
+    expect(apart.code, apart.stderr).toBe(0)
+    expect(apart.summary?.profiles[0]).toMatchObject({profile: 'default', account: 'north'})
+    expect(live(rowsOf(url, 'north'))).toEqual(await apiListing(sandbox.appUrl, tokenB))
+    expect(live(rowsOf(url))).toEqual(await apiListing(sandbox.appUrl, tokenA))
+    // The first account goes on from its own cursor.
+    const again = await sync(['--to', url], {env: asA})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.summary?.profiles[0]?.updated_since).toBe(a.summary?.profiles[0]?.next_updated_since)
+  }, 120_000)
+
   it('a connection lost mid-run exits 75 (sink_lost); the pages written before it stay, and the next run goes on from there', async () => {
     const url = newDatabase()
     const database = new URL(url).pathname.slice(1)

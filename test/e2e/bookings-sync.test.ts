@@ -2,6 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
+import Database from 'better-sqlite3'
 import lockfile from 'proper-lockfile'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncRunSummary} from '../../src/sync/index.js'
@@ -85,7 +86,7 @@ describe('pms bookings sync against the sandbox', () => {
     expect(liveRecords(final)).toEqual(after)
   }, 120_000)
 
-  it('an incremental run with nothing changed makes exactly one API call', async () => {
+  it('an incremental run with nothing changed makes exactly two API calls: the account check (one page of Properties) and one page of bookings', async () => {
     const file = join(workDir(), 'idle.sqlite')
     const configDir = tempConfigDir()
     expect((await sync(['--to', file], configDir)).code).toBe(0)
@@ -93,7 +94,8 @@ describe('pms bookings sync against the sandbox', () => {
     const idle = await sync(['--to', file], configDir)
     expect(idle.code, idle.stderr).toBe(0)
     expect(idle.summary).toMatchObject({pages: 1, inserted: 0, updated: 0, removed: 0})
-    expect((await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path.startsWith('/api/'))).toHaveLength(1)
+    const calls = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path.startsWith('/api/'))
+    expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual(['GET /api/v1/properties', 'GET /api/v1/bookings'])
   }, 60_000)
 
   it('JSONL appends only new and changed bookings; replaying the file gives the listing', async () => {
@@ -138,6 +140,18 @@ describe('pms bookings sync against the sandbox', () => {
     expect(new Set(rows.map((row) => row.split(',')[1]))).toEqual(new Set(listing.keys()))
     expect(existsSync(`${file}.state.json`)).toBe(true)
     expect(statSync(file).mode & 0o777).toBe(0o600)
+
+    // A guest name a spreadsheet would run is written after an apostrophe, and read back as the
+    // same text by the next run: the row is not rewritten as changed.
+    const formula = await changeBookings(sandbox.appUrl, {action: 'create', guest: {name: '=HYPERLINK("http://x","y")'}})
+    const third = await sync(['--to', file], configDir)
+    expect(third.summary).toMatchObject({inserted: 1, updated: 0})
+    const written = readFileSync(file, 'utf8').split('\n').find((row) => row.includes(formula.booking_id))
+    expect(written).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`)
+    await changeBookings(sandbox.appUrl, {action: 'change', booking_id: made.booking_id, channel_reference: 'AFTER'})
+    const fourth = await sync(['--to', file], configDir)
+    expect(fourth.summary).toMatchObject({inserted: 0, updated: 1})
+    expect(readFileSync(file, 'utf8').split('\n').find((row) => row.includes(formula.booking_id))).toBe(written)
   }, 60_000)
 
   it('a second run while one holds the lock of the profile and file exits 75 with one line; a killed run\'s stale lock is taken over', async () => {
@@ -228,5 +242,41 @@ describe('pms bookings sync --all-profiles', () => {
     }
     const calls = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path === '/api/v1/bookings')
     expect(calls).toHaveLength(2)
+  }, 90_000)
+
+  it('two accounts under one profile name: the second is refused (exit 2, account_mismatch) with nothing of either changed; --account files it apart', async () => {
+    const world = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: Array<{id: string}>}
+    const [first, second] = world.accounts.map((account) => account.id)
+    const tokenA = (await connect(sandbox.appUrl, {account_id: first})).access_token
+    const tokenB = (await connect(sandbox.appUrl, {account_id: second})).access_token
+    const asA = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: tokenA}
+    const asB = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: tokenB}
+    const file = join(workDir(), 'shared.sqlite')
+    const state = () => {
+      const db = new Database(file, {readonly: true})
+      try {
+        return ['bookings', 'sync_state', 'sync_accounts'].map((table) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all())
+      } finally {
+        db.close()
+      }
+    }
+    const a = await runPms(['bookings', 'sync', '--to', file, '--json'], {env: asA, configDir: tempConfigDir()})
+    expect(a.code, a.stderr).toBe(0)
+    const before = state()
+    expect(before[0]!.length).toBeGreaterThan(0)
+
+    const b = await runPms(['bookings', 'sync', '--to', file], {env: asB, configDir: tempConfigDir()})
+    expect(b.code, b.stderr).toBe(2)
+    expect(b.stderr).toMatch(/^Error: The bookings in .*shared\.sqlite under "default" belong to another account \(none of the Properties this connection sees is among theirs\); this run stops and changes nothing \(account_mismatch\)$/m)
+    expect(b.stderr).toMatch(/Try: .*--profile NAME.*--account NAME/)
+    expect(state()).toEqual(before)
+
+    const apart = await runPms(['bookings', 'sync', '--to', file, '--account', 'north'], {env: asB, configDir: tempConfigDir()})
+    expect(apart.code, apart.stderr).toBe(0)
+    expect(liveRecords(sqliteBookings(file, 'north'))).toEqual(await apiListing(sandbox.appUrl, tokenB))
+    expect(liveRecords(sqliteBookings(file))).toEqual(await apiListing(sandbox.appUrl, tokenA))
+    const again = await runPms(['bookings', 'sync', '--to', file, '--json'], {env: asA, configDir: tempConfigDir()})
+    expect(again.code, again.stderr).toBe(0)
+    expect((JSON.parse(again.stdout) as Summary).profiles[0]?.updated_since).toBe((JSON.parse(a.stdout) as Summary).profiles[0]?.next_updated_since)
   }, 90_000)
 })

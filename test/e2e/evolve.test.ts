@@ -256,7 +256,7 @@ describe('bookings sync into PostgreSQL from the evolved service', () => {
     expect(rows.every((row) => row.has_added)).toBe(true)
   })
 
-  itNeeds(noPostgres)('a database of schema 1 (NOT NULL where the contract names nothing) is carried over to schema 2 and takes the bare bookings', async () => {
+  itNeeds(noPostgres)('a database of schema 1 (NOT NULL where the contract names nothing) is carried over to schema 3 and takes the bare bookings', async () => {
     const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token, PMS_PACING: 'off'}
     postgres.createDatabase('schema1')
     const client = new pg.Client({connectionString: postgres.url('schema1')})
@@ -275,7 +275,7 @@ describe('bookings sync into PostgreSQL from the evolved service', () => {
     }
     const result = await runPms(['bookings', 'sync', '--to', postgres.url('schema1')], {env})
     expect(result.code, result.stderr).toBe(0)
-    expect(postgres.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'bookings'`, 'schema1')).toEqual([{version: 2}])
+    expect(postgres.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'bookings'`, 'schema1')).toEqual([{version: 3}])
     expect(postgres.query<{bare: number}>('SELECT count(*)::int AS bare FROM bookings WHERE property_id IS NULL', 'schema1')[0]!.bare).toBeGreaterThan(0)
   })
 })

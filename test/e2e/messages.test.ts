@@ -18,6 +18,7 @@ interface Cases {
 interface Message {
   id: string
   text: string
+  created_at: string
   author: {type: string; app_name?: string}
   channel?: string
   delivery_status?: string
@@ -86,6 +87,29 @@ describe('pms messages against the sandbox', () => {
     expect(json.time_zone).not.toBe('')
   })
 
+  it('read costs a bounded number of reads: the conversation, one page of the threads changed since its latest message, one GET of the Property, one page of its bookings (guest and stay)', async () => {
+    const booking = cases.thread
+    const messages = await messagesOf(booking)
+    const before = (await sandboxRequests(sandbox.appUrl)).length
+    const read = await pms(['read', booking, '--json'])
+    expect(read.code, read.stderr).toBe(0)
+    const calls = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path.startsWith('/api/'))
+    const threads = (await (await fetch(`${sandbox.appUrl}/api/v1/message-threads?limit=500`, {headers: {authorization: `Bearer ${token}`}})).json()) as {
+      data: Array<{booking_id: string; property_id: string}>
+    }
+    const propertyId = threads.data.find((t) => t.booking_id === booking)!.property_id
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `GET /api/v1/bookings/${booking}/messages`,
+      'GET /api/v1/message-threads',
+      `GET /api/v1/properties/${propertyId}`,
+      'GET /api/v1/bookings',
+    ])
+    expect(new URLSearchParams(calls[3]!.query).getAll('property_id[]')).toEqual([propertyId])
+    expect(new URLSearchParams(calls[1]!.query).get('updated_since')).toBe(messages.at(-1)!.created_at)
+    const property = (await (await fetch(`${sandbox.appUrl}/api/v1/properties/${propertyId}`, {headers: {authorization: `Bearer ${token}`}})).json()) as {timezone: string}
+    expect((JSON.parse(read.stdout) as {time_zone: string}).time_zone).toBe(property.timezone)
+  })
+
   it('read --save-attachments saves the photos whole; a broken, gone or unavailable file is named and leaves no file (exit 5)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-attachments-'))
     const read = await pms(['read', cases.attachments.booking_id, '--save-attachments', dir, '--json'])
@@ -110,6 +134,33 @@ describe('pms messages against the sandbox', () => {
     const missing = await pms(['attachment', booking, message, '1', '-o', join(dir, 'x.pdf')])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('has no attachment 1')
+  })
+
+  it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async () => {
+    const {booking_id: booking, message_id: message} = cases.attachments
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-cap-'))
+    const expected = {oversize: /runs past 10 MB/, short: /bytes announced|broke off/, unframed: /without framing/}
+    try {
+      for (const [fault, message_] of Object.entries(expected)) {
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: fault})
+        const run = await pms(['attachment', booking, message, '0', '-o', join(dir, `${fault}.png`)])
+        expect(run.code, `${fault}: ${run.stderr}`).toBe(75)
+        expect(run.stderr).toMatch(message_)
+        expect(readdirSync(dir), fault).toEqual([])
+      }
+      // The same with --save-attachments: every photo named as failed, no file kept.
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: 'oversize'})
+      const read = await pms(['read', booking, '--save-attachments', dir, '--json'])
+      expect(read.code, read.stderr).toBe(5)
+      const result = JSON.parse(read.stdout) as {attachments: {saved: unknown[]; failed: Array<{code: string}>}}
+      expect(result.attachments.saved).toEqual([])
+      expect(result.attachments.failed.map((f) => f.code)).toContain('download_too_large')
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    const whole = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(whole.code, whole.stderr).toBe(0)
   })
 
   it('close and reopen answer the read state; a booking without messages answers closed with nothing unread', async () => {

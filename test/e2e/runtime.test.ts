@@ -5,7 +5,7 @@
  * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.
  */
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -22,13 +22,13 @@ const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0
  * Runs bin/run.js on the current Node made to report `version` as its own, with every module it
  * resolves written to stderr (`resolve <specifier>`), so that a test sees what was loaded.
  */
-function runAs(version: string, args: string[]) {
+function runAs(version: string, args: string[], env: Record<string, string> = {}, bin = PMS_BIN) {
   const preload = [
     `Object.defineProperty(process.versions, 'node', {value: ${JSON.stringify(version)}})`,
     `const {registerHooks} = await import('node:module')`,
     `registerHooks({resolve(specifier, context, next) { process.stderr.write('resolve ' + specifier + '\\n'); return next(specifier, context) }})`,
   ].join(';')
-  return spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, ...args], {encoding: 'utf8', env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}})
+  return spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, bin, ...args], {encoding: 'utf8', env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', ...env}})
 }
 
 /** A Node older than 22 on this machine outside node_modules (the system's, where it is 20), if any. */
@@ -76,6 +76,40 @@ describe('the Node that runs pms', () => {
     expect(blocked.status, blocked.stderr).toBe(0)
     expect(blocked.stdout).toBe(run.stdout)
     expect(blocked.stderr).toBe('')
+  })
+
+  it('help is rendered by oclif once per build, width and colours, then printed from the cache folder without loading oclif', () => {
+    // A package folder of its own whose manifest the test may change: bin/run.js and the manifest
+    // copied, the build and the dependencies linked.
+    const root = mkdtempSync(join(tmpdir(), 'pms-help-root-'))
+    mkdirSync(join(root, 'bin'))
+    copyFileSync(PMS_BIN, join(root, 'bin', 'run.js'))
+    for (const file of ['package.json', 'oclif.manifest.json']) copyFileSync(join(ROOT, file), join(root, file))
+    for (const dir of ['dist', 'node_modules']) symlinkSync(join(ROOT, dir), join(root, dir))
+    const cache = mkdtempSync(join(tmpdir(), 'pms-help-cache-'))
+    const help = (extra: Record<string, string> = {}) => {
+      const run = runAs(process.versions.node, ['properties', 'list', '--help'], {PMS_CACHE_DIR: cache, ...extra}, join(root, 'bin', 'run.js'))
+      expect(run.status, run.stderr).toBe(0)
+      return {text: run.stdout, oclif: run.stderr.includes('resolve @oclif/core/execute')}
+    }
+    const first = help()
+    expect(first.oclif).toBe(true)
+    expect(first.text).toMatch(/^List the Properties this connection may act on\n\nUSAGE\n {2}\$ pms properties list/)
+    const again = help()
+    expect(again).toEqual({text: first.text, oclif: false})
+    expect(readdirSync(join(cache, 'help'))).toHaveLength(1)
+    // Another width is another rendering, by oclif.
+    const narrow = help({OCLIF_COLUMNS: '50'})
+    expect(narrow.oclif).toBe(true)
+    expect(narrow.text).not.toBe(first.text)
+    expect(Math.max(...narrow.text.split('\n').map((line) => line.length))).toBeLessThanOrEqual(50)
+    expect(help({OCLIF_COLUMNS: '50'})).toEqual({text: narrow.text, oclif: false})
+    // Another build (its manifest changed) is never answered from the old one's help.
+    const manifest = readFileSync(join(root, 'oclif.manifest.json'), 'utf8')
+    writeFileSync(join(root, 'oclif.manifest.json'), manifest.replace('List the Properties this connection may act on', 'List the Properties (a newer build)'))
+    const rebuilt = help()
+    expect(rebuilt.oclif).toBe(true)
+    expect(rebuilt.text).toMatch(/^List the Properties \(a newer build\)\n/)
   })
 
   const older = olderSystemNode()

@@ -11,6 +11,7 @@ import {toCsv, utcMinute, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
 import {localTime} from '../../messages/render.js'
+import {amountText} from '../../text/money.js'
 
 export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<BookingRecord[]> {
   for (const id of query.propertyIds ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
@@ -41,6 +42,18 @@ export const bookingColumns: Column<BookingFields>[] = [
 export const bookingTerminalColumns: Column<BookingFields>[] = bookingColumns.map((column) =>
   column.header === 'updated_at' ? {...column, value: (b) => (b.updated_at ? utcMinute(b.updated_at) : null)} : column,
 )
+
+/**
+ * Columns of `bookings list --csv`: amounts as plain numbers with the currency's decimals and the
+ * currency in a column of its own, so that a spreadsheet can sum them.
+ */
+export const bookingCsvColumns: Column<BookingFields>[] = [
+  ...bookingColumns.filter((column) => column.header !== 'total' && column.header !== 'updated_at'),
+  {header: 'currency', value: (b) => b.currency},
+  {header: 'total', value: (b) => (b.total === null ? null : amountText(b.total, b.currency))},
+  {header: 'paid', value: (b) => (b.paid === null ? null : amountText(b.paid, b.currency))},
+  {header: 'updated_at', value: (b) => b.updated_at},
+]
 
 export {readBooking, readLockCode}
 
@@ -117,6 +130,8 @@ export interface SyncFlags {
   waitLock?: number
   full: boolean
   property?: string[]
+  /** The key the sink files the account under, in place of the profile name. */
+  account?: string
   allProfiles: boolean
 }
 
@@ -131,12 +146,20 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
     })
   }
   const profiles = profilesToSync(ctx, flags.allProfiles)
+  if (flags.account !== undefined && flags.allProfiles) {
+    throw new UsageError('--account names the key of one account, and --all-profiles syncs several', {
+      code: 'invalid_argument',
+      suggestion: 'leave --account out with --all-profiles (each profile is its own key), or sync each profile with its own --account',
+    })
+  }
+  if (flags.account?.trim() === '') throw new UsageError('--account is empty', {code: 'invalid_argument', suggestion: 'give a name, for example --account hotel-north'})
   const {io} = ctx
   const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
   const summary = await runSync({
     sinkPath: flags.to ?? (ctx.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite'),
     waitLockSeconds: flags.waitLock,
     profiles,
+    accountKey: flags.account,
     full: flags.full,
     propertyIds: flags.property,
     configDir: ctx.configDir,

@@ -1,11 +1,12 @@
 import {FormData, Response} from 'undici'
 import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
 import {MessageSchema, MessagesPageSchema, type Message, type MessagesPage, type SendMessageRequest} from '../../contract/messages.js'
-import {NetworkError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
 import {segment} from './path.js'
+import {checkedAttachmentBody} from '../download-body.js'
 
 export interface MessagesQuery {
   /** 1 to 500, default 100. */
@@ -86,7 +87,7 @@ export class MessagesResource {
 
   private async download(path: string): Promise<Attachment> {
     const answer = await this.transport.send({method: 'GET', path, headers: {accept: '*/*'}, stream: true})
-    return {contentType: answer.headers['content-type'] ?? null, body: answer.stream ? brokenAsNetworkError(answer.stream) : emptyBody()}
+    return {contentType: answer.headers['content-type'] ?? null, body: answer.stream ? checkedAttachmentBody(answer.headers, answer.stream) : emptyBody()}
   }
 }
 
@@ -118,18 +119,6 @@ async function multipart(request: SendMessageRequest, photos: Photo[]): Promise<
   const encoded = new Response(form)
   const bytes = new Uint8Array(await encoded.arrayBuffer())
   return {bytes, contentType: encoded.headers.get('content-type') ?? 'multipart/form-data'}
-}
-
-/**
- * The file comes without Content-Length, so a transfer the Sales Channel breaks (or a file over
- * 10 MB) shows only as a connection that ends early: a typed error, worth retrying later.
- */
-async function* brokenAsNetworkError(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  try {
-    yield* body
-  } catch (cause) {
-    throw new NetworkError('The attachment download broke off before the file was complete', {cause, code: 'download_incomplete'})
-  }
 }
 
 async function* emptyBody(): AsyncGenerator<Uint8Array> {}

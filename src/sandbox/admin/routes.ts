@@ -5,7 +5,7 @@
 import {randomBytes} from 'node:crypto'
 import {PERMISSIONS, type Permission} from '../../contract/limits.js'
 import type {SandboxFeatureHooks} from '../feature.js'
-import {FAIL_STATUSES, SEND_FAILURE_OUTCOMES} from '../faults.js'
+import {ATTACHMENT_BODY_FAULTS, FAIL_STATUSES, SEND_FAILURE_OUTCOMES, type FaultState} from '../faults.js'
 import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
 import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
 import {addToAccess, changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
@@ -147,6 +147,10 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     const duplicate = probability('duplicate_delivery')
     const delay = body.delay_seconds ?? 0
     if (typeof delay !== 'number' || !(delay >= 0 && delay <= 600)) throw validationFailed([{path: 'delay_seconds', message: 'must be a number from 0 to 600', maximum: 600}])
+    const attachmentBody = body.attachment_body ?? null
+    if (attachmentBody !== null && !(ATTACHMENT_BODY_FAULTS as readonly unknown[]).includes(attachmentBody)) {
+      throw validationFailed([{path: 'attachment_body', message: `must be one of ${ATTACHMENT_BODY_FAULTS.join(', ')}`}])
+    }
     const omit = body.omit_field ?? null
     if (omit !== null && (typeof omit !== 'string' || omit === '')) throw validationFailed([{path: 'omit_field', message: 'must be a field name'}])
     // Each call replaces the whole fault set: {} clears everything.
@@ -162,6 +166,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
       send_failure_outcome: sendFailureOutcome,
       attachment_unavailable: probability('attachment_unavailable'),
       omit_field: omit,
+      attachment_body: attachmentBody as FaultState['attachment_body'],
     })
     return faultsView()
   })
@@ -182,6 +187,7 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
     send_failure_outcome: ctx.faults.send_failure_outcome,
     attachment_unavailable: ctx.faults.attachment_unavailable,
     omit_field: ctx.faults.omit_field,
+    attachment_body: ctx.faults.attachment_body,
   })
 
   app.post('/_sandbox/operator', async (request) => {

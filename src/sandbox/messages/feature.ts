@@ -168,9 +168,18 @@ export function registerConversations(ctx: SandboxContext, api: ApiServer, saved
       if (ctx.faults.attachment_unavailable > 0 && api.faultRandom.next() < ctx.faults.attachment_unavailable) throw unavailable()
       const bytes = conversations.file(file.file_id)
       if (!bytes) throw notFound(NOT_DOWNLOADABLE.gone)
-      // streamed, so without Content-Length, as the service does
-      const body = file.kind === 'breaks' ? breakingStream(bytes) : Readable.from([bytes])
-      return {status: 200, headers: {'content-type': file.content_type, 'cache-control': 'no-store'}, body}
+      const headers = {'content-type': file.content_type, 'cache-control': 'no-store'}
+      switch (ctx.faults.attachment_body) {
+        case 'oversize':
+          return {status: 200, headers, body: oversizeStream(bytes)}
+        case 'short':
+          return {status: 200, headers: {...headers, 'content-length': String(bytes.length + 1024)}, body: breakingStream(bytes, bytes.length)}
+        case 'unframed':
+          return {status: 200, headers, body: bytes.subarray(0, Math.max(1, bytes.length >> 1)), unframed: true}
+        default:
+          // streamed, so without Content-Length, as the service does
+          return {status: 200, headers, body: file.kind === 'breaks' ? breakingStream(bytes) : Readable.from([bytes])}
+      }
     },
   })
 
@@ -317,13 +326,13 @@ function unsupportedMediaType(): Error {
 }
 
 /** A Sales Channel transfer that breaks: the first half of the file, then the connection ends. */
-function breakingStream(bytes: Buffer): Readable {
+function breakingStream(bytes: Buffer, upTo = Math.max(1, bytes.length >> 1)): Readable {
   let sent = false
   return new Readable({
     read() {
       if (!sent) {
         sent = true
-        this.push(bytes.subarray(0, Math.max(1, bytes.length >> 1)))
+        this.push(bytes.subarray(0, upTo))
         return
       }
       setTimeout(() => this.destroy(new Error('Sales Channel transfer broke')), 20)
@@ -334,4 +343,15 @@ function breakingStream(bytes: Buffer): Readable {
 export const conversationsFeature: SandboxFeature = {
   name: 'conversations',
   register: (ctx, api, saved) => registerConversations(ctx, api, saved).hooks,
+}
+
+/** Fault `oversize`: the file, then zeros on past 10 MB, properly ended: a service that does not cut it. */
+function oversizeStream(bytes: Buffer): Readable {
+  const chunk = Buffer.alloc(1024 * 1024)
+  return Readable.from(
+    (function* () {
+      yield bytes
+      for (let i = 0; i < 11; i++) yield chunk
+    })(),
+  )
 }

@@ -3,6 +3,7 @@
  * assistant or the automation of the service would: `guest_message`, `host_message`,
  * `assistant_message`, `automation_message` and `message_read` (docs/sandbox.md).
  */
+import {characterCount} from '../../contract/characters.js'
 import {MESSAGE_TEXT_MAX_LENGTH} from '../../contract/limits.js'
 import {MESSAGE_CHANNELS} from '../../contract/messages.js'
 import type {SandboxContext} from '../context.js'
@@ -41,7 +42,7 @@ function parseBody(body: unknown, parts: TriggerParts, fields: ReadonlyArray<key
   const bookingId = input.booking_id ?? fallback
   if (typeof bookingId !== 'string') issues.push({path: 'booking_id', message: 'must be the id of a booking of the sandbox'})
   const text = input.text
-  if (fields.includes('text') && text !== undefined && (typeof text !== 'string' || text.length === 0 || text.length > MESSAGE_TEXT_MAX_LENGTH)) {
+  if (fields.includes('text') && text !== undefined && (typeof text !== 'string' || text.length === 0 || characterCount(text) > MESSAGE_TEXT_MAX_LENGTH)) {
     issues.push({path: 'text', message: `must be a string of 1 to ${MESSAGE_TEXT_MAX_LENGTH} characters`, maximum: MESSAGE_TEXT_MAX_LENGTH})
   }
   const channel = input.channel ?? 'platform'

@@ -1,4 +1,5 @@
 /** Messages and threads in the contract's shapes (Message, MessageThread, MessageThreadState). */
+import {firstCharacters} from '../../contract/characters.js'
 import {API_PREFIX, THREAD_PREVIEW_LENGTH} from '../../contract/limits.js'
 import type {ConversationBooking} from './bookings.js'
 import {isListedAttachment, type Conversations, type StoredMessage, type ThreadRecord} from './store.js'
@@ -36,10 +37,9 @@ export function messageView(message: StoredMessage, appUrl: string) {
   }
 }
 
-/** The first 200 characters as written (code points, so that no character is cut in half). */
+/** The first 200 characters as written (code points, as every limit counts them: src/contract/characters.ts). */
 export function preview(text: string): string {
-  const characters = Array.from(text)
-  return characters.length <= THREAD_PREVIEW_LENGTH ? text : characters.slice(0, THREAD_PREVIEW_LENGTH).join('')
+  return firstCharacters(text, THREAD_PREVIEW_LENGTH)
 }
 
 export function threadView(conversations: Conversations, thread: ThreadRecord, latest: StoredMessage, booking: ConversationBooking) {

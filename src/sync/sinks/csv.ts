@@ -1,6 +1,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {parse} from 'csv-parse/sync'
 import {SinkInvalidError} from '../errors.js'
+import {shownText} from '../../text/spreadsheet.js'
 import {writeFileAtomicSync} from '../../fs/atomic-write.js'
 import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {BOOKING_ROW_COLUMNS, bookingRow, rowKey, type BookingRow} from '../rows.js'
@@ -34,7 +35,8 @@ export function openCsvSink(path: string, render: CsvRender): Sink {
   const rows = new Map<string, CsvCells>()
   if (existsSync(path)) {
     try {
-      const records = parse(readFileSync(path, 'utf8'), {columns: true, skip_empty_lines: true}) as CsvCells[]
+      // Cells the writer kept from being evaluated come back as the text they were.
+      const records = parse(readFileSync(path, 'utf8'), {columns: true, skip_empty_lines: true, cast: (value) => shownText(value)}) as CsvCells[]
       for (const record of records) rows.set(rowKey(record.profile, record.id), record)
     } catch (error) {
       throw new SinkInvalidError(`Cannot read the snapshot ${path}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)

@@ -7,14 +7,15 @@ import {bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
 /** Version of the tables below, kept in `pms_schema`; docs/bookings.md describes them. */
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 /** Columns that schema 1 required and the contract does not name: NULL when the record has no such field. */
 const OPTIONAL_SINCE_2 = ['property_id', 'status', 'adults', 'children', 'infants', 'channel_code', 'channel_name', 'created_at', 'updated_at']
 
 /**
- * `account_id` is the profile name: the API names no account, and a profile holds one account's
- * login. Machines that share a database therefore name each account's profile alike.
+ * `account_id` is the account key: the profile name, or --account. The API names no account, so
+ * `sync_accounts` keeps the Property ids each key's connection saw (schema 3; created beside the
+ * tables of schema 2), and a run of another account under the same key is refused (src/sync/account.ts).
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
@@ -53,6 +54,11 @@ CREATE TABLE IF NOT EXISTS sync_state (
   synced_at TIMESTAMPTZ NOT NULL,
   full_synced_at TIMESTAMPTZ,
   PRIMARY KEY (account_id, profile, scope)
+);
+CREATE TABLE IF NOT EXISTS sync_accounts (
+  account_id TEXT PRIMARY KEY,
+  property_ids TEXT[] NOT NULL,
+  checked_at TIMESTAMPTZ NOT NULL
 );
 `
 
@@ -187,6 +193,24 @@ export class PostgresSink implements Sink {
       if (this.lostWith() !== undefined || isConnectionLoss(error)) throw new SinkLostError(this.path, this.lostWith() ?? error)
       throw error
     }
+  }
+
+  /** Property ids recorded for the key, and those of its stored bookings (a database of schema 2 has only these). */
+  async knownProperties(key: string): Promise<string[]> {
+    const {rows} = await this.sql<{id: string}>(
+      `SELECT unnest(property_ids) AS id FROM sync_accounts WHERE account_id = $1
+       UNION SELECT DISTINCT property_id FROM bookings WHERE account_id = $1 AND property_id IS NOT NULL`,
+      [key],
+    )
+    return rows.map((row) => row.id)
+  }
+
+  async recordProperties(key: string, propertyIds: readonly string[], at: string): Promise<void> {
+    await this.sql(
+      `INSERT INTO sync_accounts (account_id, property_ids, checked_at) VALUES ($1, $2, $3)
+       ON CONFLICT (account_id) DO UPDATE SET property_ids = excluded.property_ids, checked_at = excluded.checked_at`,
+      [key, [...propertyIds], at],
+    )
   }
 
   async cursor(profile: string, scope: string): Promise<string | undefined> {

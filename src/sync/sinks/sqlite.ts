@@ -5,7 +5,7 @@ import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
 /** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 /**
  * Only what the contract names is NOT NULL: a booking's id (and what pms itself writes). The other
@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS sync_state (
   synced_at TEXT NOT NULL,
   full_synced_at TEXT,
   PRIMARY KEY (profile, scope)
+);
+CREATE TABLE IF NOT EXISTS sync_accounts (
+  profile TEXT PRIMARY KEY,
+  property_ids TEXT NOT NULL,
+  checked_at TEXT NOT NULL
 );
 `
 
@@ -99,6 +104,7 @@ export async function openSqliteSink(path: string): Promise<Sink> {
     const version = db.pragma('user_version', {simple: true}) as number
     if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
     if (version === 1) migrateFromVersion1(db)
+    // Schema 3 only adds sync_accounts (the Property ids each key's connection saw): created here.
     db.exec(SCHEMA)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   } catch (error) {
@@ -119,6 +125,8 @@ class SqliteSink implements Sink {
   private readonly markRemoved: BetterSqlite3.Statement<[string, string, string, string]>
   private readonly saveCursor: BetterSqlite3.Statement
   private readonly commitPage: (commit: SinkCommit) => CommitCounts
+  private readonly readKnown: BetterSqlite3.Statement<[string, string], {id: string}>
+  private readonly saveKnown: BetterSqlite3.Statement<[string, string, string]>
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -141,6 +149,15 @@ class SqliteSink implements Sink {
       `INSERT INTO sync_state (profile, scope, updated_since, synced_at, full_synced_at) VALUES (@profile, @scope, @updated_since, @synced_at, @full_synced_at)
        ON CONFLICT (profile, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
          full_synced_at = COALESCE(excluded.full_synced_at, sync_state.full_synced_at)`,
+    )
+    // A file of schema 2 has no recorded ids yet: its stored bookings' Properties stand for them.
+    this.readKnown = db.prepare(
+      `SELECT value AS id FROM sync_accounts, json_each(sync_accounts.property_ids) WHERE profile = ?
+       UNION SELECT DISTINCT property_id FROM bookings WHERE profile = ? AND property_id IS NOT NULL`,
+    )
+    this.saveKnown = db.prepare(
+      `INSERT INTO sync_accounts (profile, property_ids, checked_at) VALUES (?, ?, ?)
+       ON CONFLICT (profile) DO UPDATE SET property_ids = excluded.property_ids, checked_at = excluded.checked_at`,
     )
     this.commitPage = db.transaction((commit: SinkCommit): CommitCounts => {
       const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
@@ -173,6 +190,14 @@ class SqliteSink implements Sink {
       }
       return counts
     })
+  }
+
+  async knownProperties(key: string): Promise<string[]> {
+    return this.readKnown.all(key, key).map((row) => row.id)
+  }
+
+  async recordProperties(key: string, propertyIds: readonly string[], at: string): Promise<void> {
+    this.saveKnown.run(key, JSON.stringify(propertyIds), at)
   }
 
   cursor(profile: string, scope: string): string | undefined {

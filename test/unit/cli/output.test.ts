@@ -7,6 +7,7 @@ vi.hoisted(() => {
   process.env.FORCE_COLOR = '1'
 })
 import {processIo} from '../../../src/cli/io.js'
+import {shownText} from '../../../src/text/spreadsheet.js'
 import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, uniquePrefixLength, type Column} from '../../../src/cli/output.js'
 
 interface Row {
@@ -128,18 +129,21 @@ describe('CSV', () => {
     expect(csvField('cr\ronly')).toBe('"cr\ronly"')
   })
 
-  it('writes a leading = + - @ as it is: values round-trip, they are not rewritten against spreadsheet formulas', () => {
-    expect(csvField('=SUM(A1:A2)')).toBe('=SUM(A1:A2)')
+  it('writes text a spreadsheet would evaluate (a leading = + - @, tab or CR) after an apostrophe, and numbers as they are', () => {
+    expect(csvField('=SUM(A1:A2)')).toBe(`'=SUM(A1:A2)`)
+    expect(csvField('@me')).toBe(`'@me`)
+    expect(csvField('\tindented')).toBe(`"'\tindented"`)
     expect(csvField('-5')).toBe('-5')
+    expect(csvField('+1')).toBe('+1')
   })
 
   const awkward = ['plain', 'a,b', '120;50', 'tab\there', 'say "hi"', 'two\nlines', 'crlf\r\nend', ' padded ', '=HYPERLINK("x")', '+1', '@me', '', 'é ü']
   const table = awkward.map((text, i) => ({key: String(i), text}))
 
-  it('every value reads back unchanged through csv-parse, with the options rates import uses', () => {
+  it('every value reads back unchanged through csv-parse, with the options rates import uses and its reading of the apostrophe', () => {
     const written = toCsv(keyColumns(['key', 'text']), table)
     for (const delimiter of [',', [',', ';', '\t']]) {
-      const read = parse(written, {delimiter, trim: true}) as string[][]
+      const read = parse(written, {delimiter, trim: true, cast: (value) => shownText(value)}) as string[][]
       expect(read).toEqual([['key', 'text'], ...table.map((row) => [row.key, row.text])])
     }
   })
@@ -149,7 +153,7 @@ describe('CSV', () => {
       awkward.map((_, i) => ({header: `c${i}`, value: () => awkward[i]})),
       [0],
     )
-    expect(parse(written)).toEqual([awkward.map((_, i) => `c${i}`), awkward])
+    expect(parse(written, {cast: (value) => shownText(value)})).toEqual([awkward.map((_, i) => `c${i}`), awkward])
   })
 })
 

@@ -13,6 +13,19 @@ describe('a reply is checked against the contract before it is sent, each refusa
     expect(() => checkReply({channel: 'platform', text: ' \n ', photoPaths: []})).toThrow(UsageError)
   })
 
+  it('characters are code points, as the service counts them (docs/contract-gaps.md C1): emoji count one each, a combining accent one more', () => {
+    const emoji = '😀'.repeat(10_000)
+    expect(emoji.length).toBe(20_000)
+    expect(checkReply({channel: 'platform', text: emoji, photoPaths: []}).text).toBe(emoji)
+    expect(() => checkReply({channel: 'platform', text: `${emoji}😀`, photoPaths: []})).toThrow(/The reply is 10001 characters, over the 10000/)
+    // e followed by U+0301 shows as one letter and is two characters.
+    const accented = 'e\u0301'.repeat(5_000)
+    expect(checkReply({channel: 'platform', text: accented, photoPaths: []}).text).toBe(accented)
+    expect(() => checkReply({channel: 'platform', text: `${accented}e\u0301`, photoPaths: []})).toThrow(/10002 characters/)
+    expect(checkReply({channel: 'email', text: 'hi', subject: '🏖'.repeat(255), photoPaths: []}).subject).toBe('🏖'.repeat(255))
+    expect(() => checkReply({channel: 'email', text: 'hi', subject: '🏖'.repeat(256), photoPaths: []})).toThrow(/--subject is 256 characters/)
+  })
+
   it('subject: email only, at most 255 characters ("email only; at most 255 characters")', () => {
     expect(checkReply({channel: 'email', text: 'hi', subject: 's'.repeat(255), photoPaths: []}).subject).toHaveLength(255)
     expect(() => checkReply({channel: 'email', text: 'hi', subject: 's'.repeat(256), photoPaths: []})).toThrow(/--subject/)

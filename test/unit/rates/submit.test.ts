@@ -207,6 +207,20 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(service.posts[2]!.key).not.toBe(service.posts[0]!.key)
   })
 
+  it('a recovered batch that had already ended, whose preview shows its values already in place, is not submitted again', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    service.settle('completed')
+    service.fail!.at = -1
+    const changes = [{changed: 0, refused: 0}, ...Array.from({length: 4}, () => ({changed: 1, refused: 0}))]
+    const batches = await run(service, journal, {changes})
+    expect(batches[0]!.outcome).toBe('recovered')
+    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+    expect(service.posts.filter((p) => p.key === service.posts[0]!.key)).toHaveLength(2)
+    expect(new Set(keysOf(service.posts)).size).toBe(5)
+  })
+
   it('--resubmit makes a new attempt even where an identical batch is still in flight or its outcome unknown', async () => {
     const service = keyedService()
     const journal = AttemptJournal.memory()

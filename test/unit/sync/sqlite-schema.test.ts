@@ -29,7 +29,7 @@ CREATE TRIGGER on_booking AFTER INSERT ON bookings BEGIN INSERT INTO audit VALUE
 const BARE = '3f1c2b9a-1111-4000-8000-00000000000f'
 
 describe('the SQLite bookings file of an earlier version', () => {
-  it('is carried over to schema 2 on open: its rows and cursor kept, the views, indexes and triggers built on it too, and a booking with nothing but its id then fits', async () => {
+  it('is carried over to schema 3 on open: its rows and cursor kept, the views, indexes and triggers built on it too, and a booking with nothing but its id then fits', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'pms-sqlite-')), 'bookings.sqlite')
     const old = new Database(path)
     old.exec(SCHEMA_1)
@@ -38,6 +38,8 @@ describe('the SQLite bookings file of an earlier version', () => {
     const sink = await openSqliteSink(path)
     try {
       expect(await sink.cursor('default', '*')).toBe('2026-11-02T00:00:00.000Z')
+      // Nothing recorded yet: the Properties of the stored bookings tell the account apart.
+      expect(await sink.knownProperties?.('default')).toEqual(['p-1'])
       const counts = await sink.commit({profile: 'default', scope: '*', bookings: [{id: BARE}], syncedAt: '2026-11-25T00:00:00.000Z', end: {nextUpdatedSince: '2026-11-25T00:00:00.000Z'}})
       expect(counts).toEqual({inserted: 1, updated: 0, removed: 0})
     } finally {
@@ -45,7 +47,7 @@ describe('the SQLite bookings file of an earlier version', () => {
     }
     const db = new Database(path, {readonly: true})
     try {
-      expect(db.pragma('user_version', {simple: true})).toBe(2)
+      expect(db.pragma('user_version', {simple: true})).toBe(3)
       expect(db.prepare('SELECT id, property_id, status, adults, guest_name FROM bookings ORDER BY id').all()).toEqual([
         {id: BARE, property_id: null, status: null, adults: null, guest_name: null},
         {id: 'b-1', property_id: 'p-1', status: 'confirmed', adults: 2, guest_name: 'Ana'},

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
 import type {BookingsQuery} from '../../../src/client/index.js'
 import type {Booking, BookingRecordsPage} from '../../../src/contract/bookings.js'
+import {matchAccount} from '../../../src/sync/account.js'
 import {syncProfile, type BookingPages} from '../../../src/sync/engine.js'
 import {runSync, summaryLine, syncExitCode, type ProfileClient, type SyncRunSummary} from '../../../src/sync/index.js'
 import type {Sink} from '../../../src/sync/sink.js'
@@ -246,8 +247,19 @@ describe('file sinks', () => {
   })
 })
 
+/** A profile's client over a fake service; the account is told by its Properties, those of its bookings here. */
+const clientOf = (service: FakeService): ProfileClient => ({
+  bookings: service,
+  properties: {
+    async *pages() {
+      const ids = [...new Set([...service.bookings.values()].map((b) => b.property_id))]
+      yield {data: ids.map((id) => ({id, name: id, currency: 'EUR', timezone: 'UTC', pricing_modifiers: []})), next_cursor: null}
+    },
+  },
+  close: async () => undefined,
+})
+
 describe('runSync over several profiles', () => {
-  const clientOf = (service: FakeService): ProfileClient => ({bookings: service, close: async () => undefined})
 
   it('each profile keeps its own cursor and rows; one failing profile does not stop the others and the run says which', async () => {
     const one = new FakeService()
@@ -274,6 +286,49 @@ describe('runSync over several profiles', () => {
     expect(summary.failed).toEqual([{profile: 'broken', exit_code: 1, error: {code: 'unexpected', message: 'login needed'}}])
     expect([...contents('sqlite', path, 'one').keys()]).toEqual([booking(1, 0).id])
     expect([...contents('sqlite', path, 'two').keys()]).toEqual([booking(2, 0).id])
+  })
+})
+
+describe('the account a key of a shared sink holds', () => {
+  it('a Property in common is the same account; none in common is another; nothing known yet is new', () => {
+    expect(matchAccount([], [PROPERTY_A])).toBe('new')
+    expect(matchAccount([PROPERTY_A, PROPERTY_B], [PROPERTY_B])).toBe('same')
+    expect(matchAccount([PROPERTY_A], [PROPERTY_B])).toBe('other')
+    // A connection that sees nothing cannot be shown to be the account the key holds.
+    expect(matchAccount([PROPERTY_A], [])).toBe('other')
+  })
+
+  const syncAs = (path: string, service: FakeService, options: {accountKey?: string} = {}) =>
+    runSync({
+      sinkPath: path,
+      profiles: ['default'],
+      accountKey: options.accountKey,
+      full: false,
+      configDir: mkdtempSync(join(tmpdir(), 'pms-config-')),
+      now: () => service.now,
+      clientFor: async () => clientOf(service),
+      csvRender,
+    })
+
+  it('SQLite: another account under the same profile is refused (account_mismatch, exit 2) before anything is written; --account files it apart', async () => {
+    const first = new FakeService()
+    first.put(booking(2, first.now))
+    const second = new FakeService()
+    second.put(booking(3, second.now))
+    const path = tempFile('shared.sqlite')
+    await syncAs(path, first)
+    const before = readFileSync(path)
+    const cursor = () => new Database(path, {readonly: true}).prepare('SELECT updated_since FROM sync_state').all()
+    const cursorBefore = cursor()
+    await expect(syncAs(path, second)).rejects.toMatchObject({code: 'account_mismatch', exitCode: 2, suggestion: expect.stringMatching(/--profile NAME.*--account NAME/)})
+    expect(cursor()).toEqual(cursorBefore)
+    expect([...contents('sqlite', path, 'default').keys()]).toEqual([booking(2, 0).id])
+    expect(readFileSync(path).length).toBe(before.length)
+    const apart = await syncAs(path, second, {accountKey: 'north'})
+    expect(apart.profiles[0]).toMatchObject({profile: 'default', account: 'north', inserted: 1})
+    expect([...contents('sqlite', path, 'north').keys()]).toEqual([booking(3, 0).id])
+    // The first account goes on under its key.
+    await expect(syncAs(path, first)).resolves.toMatchObject({failed: []})
   })
 })
 

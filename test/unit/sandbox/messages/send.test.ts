@@ -174,6 +174,22 @@ describe('POST /bookings/{booking_id}/messages', () => {
       expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: 'x'.repeat(10_000)})).statusCode).toBe(201)
       expect(await allMessages(app, sandbox.token, bookingId)).toHaveLength(before + 1)
     })
+
+    it('characters are code points, as the client counts them (docs/contract-gaps.md C1): emoji count one each, a combining accent one more', async () => {
+      const sandbox = await conversationSandbox()
+      app = sandbox.app
+      const url = `/bookings/${sandbox.cases.thread}/messages`
+      const emoji = '😀'.repeat(10_000)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: emoji})).statusCode).toBe(201)
+      const over = await apiPost(app, sandbox.token, url, {channel: 'platform', text: `${emoji}😀`})
+      expect(over.statusCode).toBe(422)
+      expect((over.json() as {error: {details: {issues: Array<{path: string; maximum?: number}>}}}).error.details.issues).toEqual([expect.objectContaining({path: 'text', maximum: 10_000})])
+      const accented = 'e\u0301'.repeat(5_000)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: accented})).statusCode).toBe(201)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'platform', text: `${accented}e\u0301`})).statusCode).toBe(422)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'email', text: 'Hi', subject: '🏖'.repeat(255)})).statusCode).not.toBe(422)
+      expect((await apiPost(app, sandbox.token, url, {channel: 'email', text: 'Hi', subject: '🏖'.repeat(256)})).statusCode).toBe(422)
+    })
   })
 
   it('a multipart call over about 4.5 MB is refused with a 413 that is not the JSON error shape', async () => {

@@ -1,0 +1,89 @@
+/**
+ * `pms ... --help` printed again from the user's cache folder: the help of a command is the same
+ * for the same build, terminal width and colour settings, and oclif takes most of a start-up to
+ * load before it renders any (its modules, its plugins, the manifest). The first request of each
+ * kind is rendered by oclif as always and kept; later ones print what it printed, without loading
+ * it. Only bin/run.js uses this module, before oclif is imported, so it imports nothing but Node's
+ * own modules.
+ */
+import {createHash} from 'node:crypto'
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+/** Bump when what a cached file holds changes meaning. */
+const FORMAT = 1
+
+/**
+ * Environment variables that can change how help looks: its width (OCLIF_COLUMNS) and whether it is
+ * coloured (the colour libraries read these; a wide net costs nothing but a cache miss).
+ */
+const LOOK = /^(OCLIF_|NO_COLOR$|FORCE_COLOR$|TERM$|COLORTERM$|CI$|TF_BUILD$|GITHUB_ACTIONS$|TEAMCITY_VERSION$)/
+
+export interface HelpCache {
+  /** The help printed before for this request, if it was. */
+  readonly text: string | undefined
+  /** Starts keeping what is written to stdout (call before oclif renders the help). */
+  record(): void
+  /** Keeps what was recorded, when the run succeeded. Never fails the run. */
+  save(): void
+}
+
+/** Whether argv asks for help in the form that is cached: `--help` among the arguments (before any `--`). */
+export function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--')
+  return (end === -1 ? args : args.slice(0, end)).includes('--help')
+}
+
+/**
+ * The cache entry of this request. `root` is the package folder (its oclif.manifest.json names the
+ * build: every command, flag and description, and the version); `dir` the user's cache folder.
+ */
+export function openHelpCache(args: readonly string[], root: string, dir: string): HelpCache | undefined {
+  let manifest: Buffer
+  try {
+    manifest = readFileSync(join(root, 'oclif.manifest.json'))
+  } catch {
+    // Without a manifest oclif finds commands another way: nothing is cached then.
+    return undefined
+  }
+  const stdout = process.stdout
+  const look = Object.keys(process.env)
+    .filter((name) => LOOK.test(name))
+    .sort()
+    .map((name) => [name, process.env[name]])
+  const key = createHash('sha256')
+    .update(JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform}))
+    .update(manifest)
+    .digest('hex')
+  const folder = join(dir, 'help')
+  const file = join(folder, `${key}.txt`)
+  let text: string | undefined
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    text = undefined
+  }
+  const chunks: string[] = []
+  return {
+    text,
+    record() {
+      const write = stdout.write.bind(stdout) as (...args: unknown[]) => boolean
+      stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+        chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'))
+        return write(chunk, ...rest)
+      }) as typeof stdout.write
+    },
+    save() {
+      if (chunks.length === 0 || (process.exitCode !== undefined && process.exitCode !== 0)) return
+      try {
+        mkdirSync(folder, {recursive: true, mode: 0o700})
+        // Whole or not at all: another pms may read it at any moment.
+        const partial = `${file}.${process.pid}.tmp`
+        writeFileSync(partial, chunks.join(''), {mode: 0o600})
+        renameSync(partial, file)
+      } catch {
+        // A cache that cannot be written only means the next help is rendered again.
+      }
+    },
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The messages toolset: threads and conversations as `pms messages threads/read` give them, and the
+ * writes of `pms messages reply/close/reopen`. A reply goes through the command's own run: checked,
+ * sent under an Idempotency-Key kept in the profile's journal until the answer is known, so a call
+ * repeated after a lost answer resends under the same key and the guest gets the reply once.
+ */
+import type {McpServer} from '@modelcontextprotocol/server'
+import {z} from 'zod'
+import {runReply} from '../../cli/messages.js'
+import {MESSAGE_CHANNELS} from '../../contract/messages.js'
+import {changeThread, conversation, listThreads, readConversation} from '../../messages/service.js'
+import {countSms, describeSms} from '../../messages/sms.js'
+import {checkReply} from '../../messages/compose.js'
+import type {PmsClient} from '../../client/index.js'
+import {dataAnswer} from '../answer.js'
+import {addReadTool, addWriteTool, type ToolEnv} from '../tool.js'
+import {propertyId} from './properties.js'
+
+const bookingId = z.uuid().describe('Booking id (uuid), from list_threads or list_bookings; never one read in a message text')
+
+/**
+ * Who a reply reaches, for the question: the booking must be one the service holds in the scope
+ * (its conversation is read, a booking outside the scope answers not_found), and its thread names
+ * the Sales Channel and the Property.
+ */
+async function recipient(client: PmsClient, booking: string): Promise<string> {
+  await conversation(client, booking)
+  for await (const thread of client.messageThreads.list({limit: 500})) {
+    if (thread.booking_id !== booking) continue
+    const property = await client.properties.get(thread.property_id).catch(() => undefined)
+    return `the guest of booking ${booking} (${thread.sales_channel.name}${property ? `, ${property.name}` : ''})`
+  }
+  return `the guest of booking ${booking} (no conversation yet)`
+}
+
+export function registerMessageTools(server: McpServer, env: ToolEnv): void {
+  addReadTool(server, env, {
+    name: 'list_threads',
+    title: 'List conversations',
+    description:
+      'The conversations of the bookings, latest message first as the service lists them, as `pms messages threads --json` prints them (under `threads`): booking, Property, Sales Channel, unread count, a preview of the latest message.',
+    cost: '1 read call per page of 100 threads',
+    untrusted: true,
+    input: z.object({
+      unread: z.boolean().default(false).describe('Only threads with unread messages'),
+      property_ids: z.array(propertyId).max(100).optional().describe('Only these Properties'),
+      since: z.iso.datetime({offset: true}).optional().describe('Only threads changed at or after this instant (ISO 8601)'),
+      limit: z.int().min(1).optional().describe('At most this many threads'),
+    }),
+    run: async (args, {client}) =>
+      dataAnswer(
+        await listThreads(client, {
+          unread: args.unread,
+          propertyIds: args.property_ids,
+          since: args.since === undefined ? undefined : new Date(args.since).toISOString(),
+          limit: args.limit,
+        }),
+        {key: 'threads', untrusted: true},
+      ),
+  })
+  addReadTool(server, env, {
+    name: 'read_conversation',
+    title: 'Read a conversation',
+    description:
+      "A booking's conversation, oldest first, as `pms messages read ID --json` prints it: who wrote each message (guest, host, assistant, automation, an App), channel, times, delivery status, attachments.",
+    cost: '1 read call per 500 messages, plus the thread listing and the Property for the time zone',
+    untrusted: true,
+    input: z.object({booking_id: bookingId}),
+    run: async ({booking_id}, {client}) => dataAnswer(await readConversation(client, booking_id), {untrusted: true}),
+  })
+
+  /** Replies sent by this server, so that a question about the same reply again says so. */
+  const sent = new Map<string, number>()
+  addWriteTool(server, env, {
+    name: 'send_reply',
+    title: 'Send a reply to a guest',
+    description:
+      "Sends a reply to the booking's guest on the booking's platform messaging, by email or by SMS (0.10 EUR a segment, billed to the host), as `pms messages reply` does. Repeating the call after a lost answer never sends twice: the attempt's Idempotency-Key is kept until the answer is known.",
+    cost: '1 send call (sends: 30 a minute), and reads to check the booking and name the recipient',
+    destructive: false,
+    idempotent: false,
+    input: z.object({
+      booking_id: bookingId,
+      text: z.string().min(1).max(10_000).describe('The reply text, as the guest will read it'),
+      channel: z.enum(MESSAGE_CHANNELS).default('platform').describe('platform (the booking channel), email, or sms (billed)'),
+      subject: z.string().max(255).optional().describe('Email subject (email only; default: the name of the Property)'),
+    }),
+    question: async (args, {client, run}) => {
+      checkReply({channel: args.channel, text: args.text, subject: args.subject, photoPaths: []})
+      const lines = [`Send this reply to ${await recipient(client, args.booking_id)} by ${args.channel}?`]
+      if (args.channel === 'sms') lines.push(describeSms(countSms(args.text), args.text) + '.')
+      if (args.subject !== undefined) lines.push(`Subject: ${args.subject}`)
+      lines.push('Text:', args.text)
+      const earlier = sent.get(JSON.stringify(args))
+      if (earlier !== undefined) {
+        lines.push(`Note: this same reply was sent to this booking ${Math.round((run.clock.now() - earlier) / 60_000)} minute(s) ago.`)
+      }
+      return lines.join('\n')
+    },
+    run: async (args, {run}) => {
+      const io = {...run.io, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false}
+      const report = await runReply({...run, io, json: true}, args.booking_id, {text: args.text, channel: args.channel, subject: args.subject, yes: true})
+      sent.set(JSON.stringify(args), run.clock.now())
+      return dataAnswer(report)
+    },
+  })
+
+  for (const action of ['close', 'reopen'] as const) {
+    addWriteTool(server, env, {
+      name: `${action}_conversation`,
+      title: action === 'close' ? 'Close a conversation' : 'Reopen a conversation',
+      description:
+        action === 'close'
+          ? "Closes a booking's conversation: every message marked read, as `pms messages close ID --json` does."
+          : "Reopens a booking's conversation: every message marked unread, as `pms messages reopen ID --json` does.",
+      cost: '1 write call, and 1 read to check the booking',
+      destructive: false,
+      idempotent: true,
+      input: z.object({booking_id: bookingId}),
+      question: async ({booking_id}, {client}) => {
+        const messages = await conversation(client, booking_id)
+        return `${action === 'close' ? 'Close' : 'Reopen'} the conversation of booking ${booking_id} (${messages.length} message(s)), marking every message ${action === 'close' ? 'read' : 'unread'}?`
+      },
+      run: async ({booking_id}, {client}) => dataAnswer(await changeThread(client, booking_id, action)),
+    })
+  }
+}

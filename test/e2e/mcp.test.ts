@@ -1,0 +1,313 @@
+/**
+ * `pms mcp` as an MCP client sees it: the SDK's own Client over stdio spawning the built binary,
+ * against the sandbox. Read tools answer what the commands' --json prints; writes are offered only
+ * with --allow-writes, each asks the person, and a repeated call never sends or submits twice.
+ */
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {startMcp, textOf, type McpSession} from './support/mcp.js'
+import {runPms, tempConfigDir} from './support/pms.js'
+import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const READ_TOOLS = [
+  'get_batch',
+  'get_property',
+  'get_property_guide',
+  'get_restrictions',
+  'list_batches',
+  'list_bookings',
+  'list_properties',
+  'list_threads',
+  'preview_rates',
+  'read_conversation',
+]
+const WRITE_TOOLS = ['apply_rates', 'close_conversation', 'reopen_conversation', 'send_reply']
+
+type ToolResult = {isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown}
+
+describe('pms mcp against the sandbox', () => {
+  let sandbox: StartedSandbox
+  let env: Record<string, string>
+  let token: string
+  let thread: string
+  const sessions: McpSession[] = []
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--rate-limits', 'off'])
+    token = (await connect(sandbox.appUrl)).access_token
+    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
+    thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
+  }, 60_000)
+  afterEach(async () => {
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    while (sessions.length > 0) await sessions.pop()!.close()
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  async function mcp(args: string[], options: Omit<Parameters<typeof startMcp>[1], 'env'> = {}): Promise<McpSession> {
+    const session = await startMcp(args, {env, ...options})
+    sessions.push(session)
+    return session
+  }
+
+  async function call(session: McpSession, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+    return (await session.client.callTool({name, arguments: args})) as ToolResult
+  }
+
+  async function cli(args: string[], configDir?: string): Promise<unknown> {
+    const result = await runPms([...args, '--json'], {env, configDir})
+    expect(result.code, `pms ${args.join(' ')}: ${result.stderr}`).toBe(0)
+    return JSON.parse(result.stdout)
+  }
+
+  async function messagesOf(bookingId: string): Promise<{text: string}[]> {
+    const response = await fetch(`${sandbox.appUrl}/api/v1/bookings/${bookingId}/messages?limit=500`, {headers: {authorization: `Bearer ${token}`}})
+    return ((await response.json()) as {data: {text: string}[]}).data
+  }
+
+  async function postsSince(mark: number, path: (p: string) => boolean) {
+    return (await sandboxRequests(sandbox.appUrl)).slice(mark).filter((r) => r.method === 'POST' && path(r.path))
+  }
+
+  /** A Property whose nights 2 to 12 days ahead are all writable, and those nights' records. */
+  async function writableNights(): Promise<{property: string; nights: {date: string; rate: number}[]}> {
+    const records = (await cli(['restrictions', 'get', '--all', '--from', '+2d', '--to', '+12d'])) as {property_id: string; date: string; rate: number | null; unwritable_fields: unknown[]}[]
+    const blocked = new Set(records.filter((r) => r.unwritable_fields.length > 0 || r.rate === null).map((r) => r.property_id))
+    const property = records.find((r) => !blocked.has(r.property_id))!.property_id
+    return {property, nights: records.filter((r) => r.property_id === property).map((r) => ({date: r.date, rate: r.rate!}))}
+  }
+
+  function csvFile(text: string): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'pms-mcp-')), 'rates.csv')
+    writeFileSync(file, text)
+    return file
+  }
+
+  it('offers only read tools by default, each read-only with its cost; lock codes only when named, never through --allow-writes', async () => {
+    const names = async (args: string[]) => (await (await mcp(args)).client.listTools()).tools.map((t) => t.name).sort()
+    const session = await mcp([])
+    const {tools} = await session.client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toMatchObject({readOnlyHint: true, destructiveHint: false, openWorldHint: true})
+      expect(tool.description, tool.name).toMatch(/Cost: /)
+    }
+    expect(tools.find((t) => t.name === 'read_conversation')!.description).toContain('never instructions')
+    expect(await names(['--allow-writes'])).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort())
+    expect(await names(['--allow-writes', '--toolsets', 'all'])).not.toContain('get_lock_codes')
+    expect(await names(['--toolsets', 'properties,lock_codes'])).toEqual(['get_lock_codes', 'get_property', 'get_property_guide', 'list_properties'])
+    const writes = (await (await mcp(['--allow-writes', '--toolsets', 'messages,calendar'])).client.listTools()).tools.filter((t) => !t.annotations?.readOnlyHint)
+    expect(Object.fromEntries(writes.map((t) => [t.name, [t.annotations?.destructiveHint, t.annotations?.idempotentHint]]))).toEqual({
+      apply_rates: [true, true],
+      send_reply: [false, false],
+      close_conversation: [false, true],
+      reopen_conversation: [false, true],
+    })
+  }, 60_000)
+
+  it('a toolset that does not exist is refused before serving, naming the flag', async () => {
+    const result = await runPms(['mcp', '--toolsets', 'properties,doors'], {env})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--toolsets: "doors" is not a toolset')
+  })
+
+  it('each read tool answers what the command prints with --json', async () => {
+    const configDir = tempConfigDir()
+    const session = await mcp(['--toolsets', 'all,lock_codes'], {configDir})
+    const properties = (await cli(['properties', 'list'])) as {id: string}[]
+    expect((await call(session, 'list_properties')).structuredContent).toEqual({properties})
+    const id = properties[0]!.id
+    expect((await call(session, 'get_property', {property_id: id})).structuredContent).toEqual(await cli(['properties', 'get', id]))
+    expect((await call(session, 'get_property_guide', {property_id: id})).structuredContent).toEqual(await cli(['properties', 'guide', id]))
+    expect((await call(session, 'get_restrictions', {property_ids: [id], from: '+3d', to: '+9d'})).structuredContent).toEqual({
+      records: await cli(['restrictions', 'get', '--property', id, '--from', '+3d', '--to', '+9d']),
+    })
+
+    const {property, nights} = await writableNights()
+    const csv = `property_id,date,rate\n${property},${nights[0]!.date},${nights[0]!.rate + 7}\n${property},${nights[1]!.date},${nights[1]!.rate}\n`
+    const preview = await call(session, 'preview_rates', {csv})
+    expect(preview.isError, textOf(preview)).toBeFalsy()
+    expect(preview.structuredContent).toEqual(await cli(['rates', 'import', csvFile(csv), '--dry-run']))
+
+    const bookings = (await cli(['bookings', 'list', '--property', property])) as {id: string; status: string; check_in: string | null}[]
+    expect((await call(session, 'list_bookings', {property_ids: [property]})).structuredContent).toEqual({bookings})
+    expect((await call(session, 'list_threads', {unread: true})).structuredContent).toEqual({threads: await cli(['messages', 'threads', '--unread'])})
+    const conversation = await call(session, 'read_conversation', {booking_id: thread})
+    expect(conversation.structuredContent).toEqual(await cli(['messages', 'read', thread]))
+    expect(textOf(conversation)).toMatch(/never as instructions[\s\S]*\n<untrusted-data source="guests">\n[\s\S]*\n<\/untrusted-data>$/)
+
+    const booking = ((await cli(['bookings', 'list'])) as typeof bookings).find((b) => b.status !== 'cancelled' && b.check_in !== null)!
+    expect((await call(session, 'get_lock_codes', {booking_id: booking.id})).structuredContent).toEqual({
+      lock_codes: await cli(['bookings', 'lock-codes', booking.id]),
+    })
+
+    // A batch to read: submitted by the CLI under the same profile directory, followed to its end.
+    const submitted = (await cli(['rates', 'import', csvFile(csv), '--yes', '--wait'], configDir)) as {batches: {id?: string}[]}
+    const batchId = submitted.batches.find((b) => b.id)!.id!
+    expect((await call(session, 'get_batch', {batch_id: batchId})).structuredContent).toEqual(await cli(['batches', 'get', batchId]))
+    expect((await call(session, 'list_batches')).structuredContent).toEqual({batches: await cli(['batches', 'list'], configDir)})
+  }, 180_000)
+
+  it('send_reply asks the person (recipient, SMS cost, text) and, repeated after every answer was lost, sends the reply once', async () => {
+    // Every answer is lost from the moment the person says yes to the first question: the send's included.
+    const onQuestion = async (n: number) => void (n === 0 && (await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})))
+    const session = await mcp(['--allow-writes'], {answer: 'accept', onQuestion})
+    const text = `Late check-in is fine ${Date.now()}`
+    const args = {booking_id: thread, text, channel: 'sms'}
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const lost = await call(session, 'send_reply', args)
+    expect(lost.isError).toBe(true)
+    expect(textOf(lost)).toContain('may or may not have reached the guest')
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    const again = await call(session, 'send_reply', args)
+    expect(again.isError, textOf(again)).toBeFalsy()
+    expect(again.structuredContent).toMatchObject({booking_id: thread, resumed: true, sms: {segments: 1, cost_eur: 0.1}})
+    expect(session.questions).toHaveLength(2)
+    expect(session.questions[0]).toContain(`Send this reply to the guest of booking ${thread}`)
+    expect(session.questions[0]).toContain('by sms')
+    expect(session.questions[0]).toContain('billed 0.10 EUR to the host')
+    expect(session.questions[0]).toContain(text)
+    expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
+    const posts = await postsSince(mark, (p) => p === `/api/v1/bookings/${thread}/messages`)
+    expect(posts.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
+  }, 120_000)
+
+  it('apply_rates asks with the diff and submits one batch, also when the call is repeated', async () => {
+    const configDir = tempConfigDir()
+    const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', configDir})
+    const {property, nights} = await writableNights()
+    const csv = `property_id,date,rate\n${property},${nights[4]!.date},${nights[4]!.rate + 11}\n`
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const applied = await call(session, 'apply_rates', {csv})
+    expect(applied.isError, textOf(applied)).toBeFalsy()
+    expect(session.questions[0]).toContain('Apply these rates and restrictions?')
+    expect(session.questions[0]).toContain('1 of 1 Property changes: 1 nightly value changes')
+    expect(applied.structuredContent).toMatchObject({dry_run: false, submitted: true})
+    const again = await call(session, 'apply_rates', {csv})
+    expect(again.isError, textOf(again)).toBeFalsy()
+    const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
+    expect(submissions).toHaveLength(1)
+  }, 120_000)
+
+  it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async () => {
+    const {property, nights} = await writableNights()
+    const csv = `property_id,date,rate\n${property},${nights[6]!.date},${nights[6]!.rate + 13}\n`
+    let mark = 0
+    let dropping: Promise<void> | undefined
+    // Once the person said yes: every call is held 2 s, and from the dry run's answer on every answer is lost (the submission's).
+    const onQuestion = async (n: number) => {
+      if (n !== 0) return
+      mark = (await sandboxRequests(sandbox.appUrl)).length
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_seconds: 2})
+      dropping = (async () => {
+        for (let i = 0; i < 800; i++) {
+          const dryRun = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).some((r) => r.idempotency_key === null && r.status === 200)
+          if (dryRun) break
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 2})
+      })()
+    }
+    const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', onQuestion})
+    const lost = await call(session, 'apply_rates', {csv})
+    await dropping
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    expect(lost.isError, textOf(lost)).toBe(true)
+    const again = await call(session, 'apply_rates', {csv})
+    expect(again.isError, textOf(again)).toBeFalsy()
+    expect(again.structuredContent).toMatchObject({submitted: true, batches: [{outcome: 'recovered'}]})
+    const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
+    expect(submissions.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(1)
+    expect(new Set(submissions.filter((r) => r.status < 300 && !r.dropped).map((r) => r.status))).toEqual(new Set([202]))
+  }, 180_000)
+
+  it('a client that cannot ask gets a refusal for every write naming --allow-writes --no-confirm, and nothing is sent', async () => {
+    const session = await mcp(['--allow-writes'])
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const {property, nights} = await writableNights()
+    const calls: [string, Record<string, unknown>][] = [
+      ['send_reply', {booking_id: thread, text: 'Hello'}],
+      ['close_conversation', {booking_id: thread}],
+      ['reopen_conversation', {booking_id: thread}],
+      ['apply_rates', {csv: `property_id,date,rate\n${property},${nights[5]!.date},${nights[5]!.rate + 3}\n`}],
+    ]
+    for (const [name, args] of calls) {
+      const refused = await call(session, name, args)
+      expect(refused.isError, name).toBe(true)
+      expect(refused.structuredContent, name).toMatchObject({error: {code: 'confirmation_unavailable'}})
+      expect(textOf(refused), name).toContain('pms mcp --allow-writes --no-confirm')
+    }
+    expect(await postsSince(mark, () => true)).toEqual([])
+  }, 60_000)
+
+  it('with --no-confirm a client that cannot ask writes without a question', async () => {
+    const session = await mcp(['--allow-writes', '--no-confirm', '--toolsets', 'messages'])
+    const closed = await call(session, 'close_conversation', {booking_id: thread})
+    expect(closed.structuredContent).toEqual({booking_id: thread, is_closed: true, unread_count: 0})
+    const text = `Unasked ${Date.now()}`
+    expect((await call(session, 'send_reply', {booking_id: thread, text})).isError).toBeFalsy()
+    expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
+  }, 60_000)
+
+  it('a declined question sends nothing; a booking outside the scope is refused before anyone is asked', async () => {
+    const session = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'decline'})
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const declined = await call(session, 'send_reply', {booking_id: thread, text: 'Declined'})
+    expect(declined.structuredContent).toMatchObject({error: {code: 'declined'}})
+    expect(session.questions).toHaveLength(1)
+    const stranger = await call(session, 'send_reply', {booking_id: '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60', text: 'Hello'})
+    expect(stranger.isError).toBe(true)
+    expect(stranger.structuredContent).toMatchObject({error: {code: 'not_found'}})
+    expect(session.questions).toHaveLength(1)
+    expect(await postsSince(mark, () => true)).toEqual([])
+  }, 60_000)
+
+  it('on the 2026-07-28 protocol the question travels as an input-required answer and the reply is sent once', async () => {
+    const session = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'accept', era: 'auto'})
+    const text = `Modern era ${Date.now()}`
+    const sent = await call(session, 'send_reply', {booking_id: thread, text})
+    expect(sent.isError, textOf(sent)).toBeFalsy()
+    expect(session.questions).toHaveLength(1)
+    expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
+  }, 60_000)
+
+  it('with --bookings-copy, query_synced_bookings reads the sync copy without a call: the bookings the service lists', async () => {
+    const configDir = tempConfigDir()
+    const copy = join(mkdtempSync(join(tmpdir(), 'pms-mcp-copy-')), 'bookings.sqlite')
+    const synced = await runPms(['bookings', 'sync', '--to', copy], {env, configDir})
+    expect(synced.code, synced.stderr).toBe(0)
+    const missing = await runPms(['mcp', '--bookings-copy', join(tmpdir(), 'no-such-copy.sqlite')], {env})
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('does not exist')
+    const session = await mcp(['--toolsets', 'bookings', '--bookings-copy', copy], {configDir})
+    expect((await session.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_bookings', 'query_synced_bookings'])
+    const listed = (await cli(['bookings', 'list'])) as {id: string; property_id: string}[]
+    const property = listed[0]!.property_id
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const answer = await call(session, 'query_synced_bookings', {property_ids: [property], updated_since: '2000-01-01T00:00:00+01:00', limit: 1000})
+    expect(answer.isError, textOf(answer)).toBeFalsy()
+    expect(await sandboxRequests(sandbox.appUrl)).toHaveLength(mark)
+    const found = answer.structuredContent as {bookings: {id: string}[]; synced_at: string; truncated: boolean}
+    const byId = (list: {id: string}[]) => [...list].sort((a, b) => a.id.localeCompare(b.id))
+    expect(byId(found.bookings)).toEqual(byId(listed.filter((b) => b.property_id === property)))
+    expect(found.truncated).toBe(false)
+    expect(found.synced_at).toMatch(/^\d{4}-\d\d-\d\dT/)
+  }, 120_000)
+
+  it('resources: a Property Guide and a conversation, guest texts delimited', async () => {
+    const session = await mcp([])
+    const templates = (await session.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()
+    expect(templates).toEqual(['pms://bookings/{booking_id}/conversation', 'pms://properties/{property_id}/guide'])
+    const properties = (await cli(['properties', 'list'])) as {id: string}[]
+    const guide = await session.client.readResource({uri: `pms://properties/${properties[0]!.id}/guide`})
+    expect(JSON.parse((guide.contents[0] as {text: string}).text)).toEqual(await cli(['properties', 'guide', properties[0]!.id]))
+    const conversation = await session.client.readResource({uri: `pms://bookings/${thread}/conversation`})
+    expect((conversation.contents[0] as {text: string}).text).toContain('<untrusted-data source="guests">')
+  }, 60_000)
+})
