@@ -7,19 +7,16 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
     'Per Property: changes applied, unchanged, superseded, refused, failed, cancelled (and pending while in flight); refusals and failures as runs of dates. Reports are kept 30 days.'
   static override examples = ['<%= config.bin %> batches get 6f1c2d3e-4b5a-4c6d-8e7f-901a2b3c4d5e']
   static override args = {
-    id: Args.string({description: 'Batch id (uuid)', required: true}),
+    id: Args.string({description: 'Batch id, or the start of one shown by pms batches list', required: true}),
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {showReports, BATCH_ID_HINT}, {assertUuid}] = await Promise.all([
-      import('../../src/cli/session.js'),
-      import('../../src/cli/views/rates.js'),
-      import('../../src/cli/ids.js'),
-    ])
-    assertUuid(this.args.id, 'batch', BATCH_ID_HINT)
+    const [{createClient}, {showReports, rememberStatuses}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/rates.js')])
+    const id = this.resolveId(this.args.id, 'batch')
     const client = await createClient(this.ctx)
     try {
-      const report = await client.restrictionBatches.get(this.args.id)
+      const report = await client.restrictionBatches.get(id)
+      await rememberStatuses(this.ctx, [report])
       this.ctx.io.out(await showReports(this.ctx, client, [report]))
     } finally {
       await client.close()

@@ -11,7 +11,7 @@ export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
   ]
   static override strict = false
   static override args = {
-    id: Args.string({description: 'Batch id (uuid); several may follow', required: true}),
+    id: Args.string({description: 'Batch id (or the start of one shown by pms batches list); several may follow', required: true}),
   }
   static override flags = {
     timeout: Flags.integer({description: 'Stop waiting after this many seconds (exit 75); the batches keep running', min: 1}),
@@ -20,6 +20,6 @@ export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
   async run(): Promise<void> {
     const {waitAndShow} = await import('../../src/cli/views/rates.js')
     const {argv} = await this.parse(BatchesWait)
-    await waitAndShow(this.ctx, [...new Set(argv as string[])], this.flags.timeout)
+    await waitAndShow(this.ctx, [...new Set((argv as string[]).map((id) => this.resolveId(id, 'batch')))], this.flags.timeout)
   }
 }

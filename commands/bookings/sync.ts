@@ -34,7 +34,14 @@ SQLite and PostgreSQL files keep each account under a key, the profile name or -
 
   async run(): Promise<void> {
     const [{syncBookings}, {summaryLine, syncExitCode}] = await Promise.all([import('../../src/cli/views/bookings.js'), import('../../src/sync/index.js')])
-    const summary = await syncBookings(this.ctx, {to: this.flags.to, waitLock: this.flags['wait-lock'], full: this.flags.full, property: this.flags.property, account: this.flags.account, allProfiles: this.flags['all-profiles']})
+    const summary = await syncBookings(this.ctx, {
+      to: this.flags.to,
+      waitLock: this.flags['wait-lock'],
+      full: this.flags.full,
+      property: this.flags.property?.map((id) => this.resolveId(id, 'Property')),
+      account: this.flags.account,
+      allProfiles: this.flags['all-profiles'],
+    })
     this.ctx.io.err(summaryLine(summary))
     if (this.ctx.json) this.emit(summary, () => '')
     const exitCode = syncExitCode(summary)

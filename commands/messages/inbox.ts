@@ -3,7 +3,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class MessagesInbox extends BaseCommand<typeof MessagesInbox> {
   static override summary = 'Answer the unread conversations one after another (interactive)'
   static override description =
-    'Lists the unread threads; for the chosen one shows the conversation and offers to reply (channel choice and an editor), close it, go to the next one or quit. Needs a terminal: in scripts use threads --unread, read, reply and close.'
+    'Lists the unread threads (guest, Property, stay, unread count, latest message); for the chosen one shows the conversation and offers to reply (channel choice, an editor, then Send / Edit / Cancel), close it, save its attachments, go to the next one or quit. Esc or Ctrl-C leave (exit 130). Needs a terminal: in scripts use threads --unread, read, reply and close.'
   static override examples = ['<%= config.bin %> messages inbox']
 
   async run(): Promise<void> {

@@ -4,9 +4,9 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
   static override summary = "Show a booking's conversation, oldest first"
   static override description =
-    "Who wrote each message (guest, host, assistant, automation, an App by its name), on which channel, when (in the Property's time zone), the delivery status of replies, email subjects and attachments with their index. --save-attachments downloads every attachment; one that fails leaves no file and makes the exit code 5."
+    "A heading with the guest, the Property and the stay (as far as the Permissions allow), then who wrote each message (guest, host, assistant, automation, an App by its name), on which channel, when (in the Property's time zone), the delivery status of replies, email subjects and attachments with their index. --save-attachments downloads every attachment; one that fails leaves no file and makes the exit code 5."
   static override examples = ['<%= config.bin %> messages read 3f1c...', '<%= config.bin %> messages read 3f1c... --save-attachments ./photos']
-  static override args = {booking: Args.string({description: 'Booking id (uuid)', required: true})}
+  static override args = {booking: Args.string({description: 'Booking id, or the start of one shown by pms messages threads', required: true})}
   static override flags = {
     'save-attachments': Flags.string({description: 'Download every attachment into this directory'}),
   }
@@ -21,9 +21,9 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
     if (dir !== undefined) await service.assertDirectory(dir)
     const client = await createClient(this.ctx)
     try {
-      const view = await service.readConversation(client, this.args.booking)
+      const view = await service.readConversation(client, this.resolveId(this.args.booking, 'booking'))
       const files = dir === undefined ? undefined : await service.saveAttachments(client, view.messages, dir)
-      this.emit({...view, ...(files ? {attachments: files} : {})}, () => renderConversation(view) + (files ? renderSaved(files) : ''))
+      this.emit({...view, ...(files ? {attachments: files} : {})}, () => renderConversation(view, this.ctx.io.stdoutIsTTY ? this.ctx.io.columns : undefined) + (files ? renderSaved(files) : ''))
       if (files && files.failed.length > 0) process.exitCode = 5
     } finally {
       await client.close()

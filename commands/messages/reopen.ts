@@ -5,7 +5,7 @@ export default class MessagesReopen extends BaseCommand<typeof MessagesReopen> {
   static override summary = "Reopen a booking's conversation: every message marked unread"
   static override description = 'Idempotent: running it again changes nothing, so a lost answer or a 5xx is retried. A booking without messages answers closed with nothing unread.'
   static override examples = ['<%= config.bin %> messages reopen 3f1c...']
-  static override args = {booking: Args.string({description: 'Booking id (uuid)', required: true})}
+  static override args = {booking: Args.string({description: 'Booking id, or the start of one shown by pms messages threads', required: true})}
 
   async run(): Promise<void> {
     const [{createClient}, {changeThread}, {renderThreadState}] = await Promise.all([
@@ -15,7 +15,7 @@ export default class MessagesReopen extends BaseCommand<typeof MessagesReopen> {
     ])
     const client = await createClient(this.ctx)
     try {
-      this.emit(await changeThread(client, this.args.booking, 'reopen'), renderThreadState)
+      this.emit(await changeThread(client, this.resolveId(this.args.booking, 'booking'), 'reopen'), renderThreadState)
     } finally {
       await client.close()
     }

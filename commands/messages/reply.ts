@@ -16,7 +16,7 @@ export default class MessagesReply extends BaseCommand<typeof MessagesReply> {
     'echo "See you soon" | <%= config.bin %> messages reply 3f1c... --channel sms --yes',
     '<%= config.bin %> messages reply 3f1c... --text "The view" --photo view.jpg --photo room.png',
   ]
-  static override args = {booking: Args.string({description: 'Booking id (uuid)', required: true})}
+  static override args = {booking: Args.string({description: 'Booking id, or the start of one shown by pms messages threads', required: true})}
   static override flags = {
     text: Flags.string({description: 'The reply text', exclusive: ['file']}),
     file: Flags.string({description: 'Read the reply text from this file', exclusive: ['text']}),
@@ -29,7 +29,7 @@ export default class MessagesReply extends BaseCommand<typeof MessagesReply> {
 
   async run(): Promise<void> {
     const {runReply, renderReply} = await import('../../src/cli/messages.js')
-    const report = await runReply(this.ctx, this.args.booking, {...this.flags, channel: this.flags.channel as 'platform' | 'email' | 'sms'})
+    const report = await runReply(this.ctx, this.resolveId(this.args.booking, 'booking'), {...this.flags, channel: this.flags.channel as 'platform' | 'email' | 'sms'})
     this.emit(report, renderReply)
     // The text reached the guest, a photo did not (refused, or not in the conversation): a partial outcome.
     if (report.photos?.some((p) => !p.arrived && p.delivery_status !== 'pending')) process.exitCode = 5

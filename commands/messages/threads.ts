@@ -8,35 +8,36 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
   static override examples = [
     '<%= config.bin %> messages threads --unread',
     '<%= config.bin %> messages threads --property 0d6c... --since 2026-11-01T00:00:00Z --limit 20',
+    '<%= config.bin %> messages threads --since -7d --wide',
   ]
   static override flags = {
     unread: Flags.boolean({description: 'Only threads with unread messages', default: false}),
     property: Flags.string({description: 'Only this Property (repeat for more, at most 100)', multiple: true}),
-    since: Flags.string({description: 'Only threads changed at or after this instant (ISO 8601 date-time)'}),
+    since: Flags.string({description: 'Only threads changed at or after this instant: ISO 8601, a day, today, yesterday or -3d (-2h, -1w)'}),
     limit: Flags.integer({description: 'Show at most this many threads', min: 1}),
+    wide: Flags.boolean({description: 'On a terminal, show every cell whole (ids are shortened to unique prefixes and messages cut to fit otherwise)'}),
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listThreads}, {threadColumns}, {renderTable}] = await Promise.all([
+    const [{createClient}, {listThreads}, {threadColumns}, {renderTable}, {instantFlag}, ids] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/cli/views/messages.js'),
       import('../../src/cli/output.js'),
+      import('../../src/cli/date-flags.js'),
+      import('../../src/cli/ids.js'),
     ])
-    const since = this.flags.since === undefined ? undefined : new Date(this.flags.since)
-    if (since && Number.isNaN(since.getTime())) {
-      const {UsageError} = await import('../../src/client/errors.js')
-      throw new UsageError(`--since ${this.flags.since} is not a date-time`, {suggestion: 'give --since as 2026-11-01T00:00:00Z'})
-    }
+    const since = instantFlag(this.ctx, this.flags.since, '--since')
+    const propertyIds = this.flags.property?.map((id) => this.resolveId(id, 'Property'))
     const client = await createClient(this.ctx)
     try {
-      const threads = await listThreads(client, {
-        unread: this.flags.unread,
-        propertyIds: this.flags.property,
-        since: since?.toISOString(),
-        limit: this.flags.limit,
+      const threads = await listThreads(client, {unread: this.flags.unread, propertyIds, since, limit: this.flags.limit})
+      this.emit(threads, (rows) => {
+        if (rows.length === 0) return 'No conversations.\n'
+        ids.rememberIds(this.ctx, 'booking', rows.map((t) => t.booking_id))
+        ids.rememberIds(this.ctx, 'Property', rows.map((t) => t.property_id))
+        return renderTable(this.ctx.io, threadColumns, rows, {noun: ['conversation', 'conversations'], wide: this.flags.wide})
       })
-      this.emit(threads, (rows) => (rows.length === 0 ? 'No conversations.\n' : renderTable(this.ctx.io, threadColumns, rows)))
     } finally {
       await client.close()
     }

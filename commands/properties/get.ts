@@ -5,14 +5,14 @@ export default class PropertiesGet extends BaseCommand<typeof PropertiesGet> {
   static override summary = 'Show one Property with its currency, time zone and pricing modifiers'
   static override examples = ['<%= config.bin %> properties get 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60']
   static override args = {
-    id: Args.string({description: 'Property id (uuid)', required: true}),
+    id: Args.string({description: 'Property id, or the start of one shown by pms properties list', required: true}),
   }
 
   async run(): Promise<void> {
     const [{createClient}, {getProperty, renderProperty}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
     const client = await createClient(this.ctx)
     try {
-      this.emit(await getProperty(client, this.args.id), renderProperty)
+      this.emit(await getProperty(client, this.resolveId(this.args.id, 'Property')), renderProperty)
     } finally {
       await client.close()
     }

@@ -6,14 +6,14 @@ export default class PropertiesGuide extends BaseCommand<typeof PropertiesGuide>
   static override description = 'Needs the property_guide.read Permission. The guide includes the Wi-Fi password: mind where you send the output.'
   static override examples = ['<%= config.bin %> properties guide 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --json']
   static override args = {
-    id: Args.string({description: 'Property id (uuid)', required: true}),
+    id: Args.string({description: 'Property id, or the start of one shown by pms properties list', required: true}),
   }
 
   async run(): Promise<void> {
     const [{createClient}, {getGuide, renderGuide}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
     const client = await createClient(this.ctx)
     try {
-      this.emit(await getGuide(client, this.args.id), renderGuide)
+      this.emit(await getGuide(client, this.resolveId(this.args.id, 'Property')), renderGuide)
     } finally {
       await client.close()
     }

@@ -12,14 +12,16 @@ export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listProperties, propertyColumns, propertyTable}, {renderTable, toCsv}] = await Promise.all([
+    const [{createClient}, {listProperties, propertyColumns, propertyTable}, {renderTable, toCsv}, {rememberIds}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/properties.js'),
       import('../../src/cli/output.js'),
+      import('../../src/cli/ids.js'),
     ])
     const client = await createClient(this.ctx)
     try {
       const properties = await listProperties(client)
+      if (!this.flags.csv) rememberIds(this.ctx, 'Property', properties.map((p) => p.id))
       this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows, {...propertyTable, wide: this.flags.wide})))
     } finally {
       await client.close()

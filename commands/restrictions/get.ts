@@ -28,7 +28,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     if (!this.flags.all && !this.flags.property?.length) {
       throw new UsageError('name the Properties to read', {suggestion: 'pass --property ID (repeatable) or --all'})
     }
-    const {properties, records} = await readCalendarOf(this.ctx, this.flags.all ? undefined : this.flags.property, range)
+    const {properties, records} = await readCalendarOf(this.ctx, this.flags.all ? undefined : this.flags.property?.map((id) => this.resolveId(id, 'Property')), range)
     const names = rates.namesOf(properties)
     const rows = rates.calendarRows(records, names)
     const columns = keyColumns(rates.CALENDAR_COLUMNS)

@@ -1,3 +1,4 @@
+import {closest} from '../text/closest.js'
 import {UsageError} from '../client/errors.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
@@ -62,9 +63,23 @@ export function effectiveAppUrl(options: ProfileOptions & {appUrl?: string}): Ef
 
 /** The profile has no stored login; the suggestion says what the first login needs. */
 export function notLoggedIn(profile: LoadedProfile, env: NodeJS.ProcessEnv): LoginRequiredError {
+  const typo = didYouMean(profile)
+  if (typo) return new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in', suggestion: `${typo} ${loginCommand(profile.name)}`})
   if (profile.settings.app_url || env.PMS_APP_URL) return new LoginRequiredError(`No login is stored for profile "${profile.name}"`, {code: 'not_logged_in', profile: profile.name})
   return new LoginRequiredError(`No login is stored for profile "${profile.name}", and no app_url is known`, {
     code: 'not_logged_in',
     suggestion: `${loginCommand(profile.name)} --app-url https://... --client-id ... --client-secret ... (or set PMS_APP_URL, or pms config set app_url https://...)`,
   })
+}
+
+/** A profile nobody set up (`--profile nope`): the nearest profile with a login, or the list of them. */
+function didYouMean(profile: LoadedProfile): string | undefined {
+  if (profile.loaded.config.profiles[profile.name]) return undefined
+  const known = Object.entries(profile.loaded.config.profiles)
+    .filter(([, settings]) => settings.credential_store !== undefined)
+    .map(([name]) => name)
+    .sort()
+  if (known.length === 0) return undefined
+  const near = closest([profile.name], known, (name) => [name])
+  return near.length > 0 ? `did you mean ${near.map((name) => `--profile ${name}`).join(' or ')}? If not:` : `profiles with a login: ${known.join(', ')}; or`
 }

@@ -11,6 +11,7 @@ import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
 import {paint} from './output.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
+import {rememberIds} from './ids.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -25,6 +26,7 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
     width: reportWidth(io),
+    terminal: io.stderrIsTTY,
   }
 }
 
@@ -111,6 +113,8 @@ export async function applyCommand(
       },
       applyUi(ctx, flags.yes, flags.fullDiff),
     )
+    // The submission table shortens batch ids on a terminal: taken back by batches get and wait.
+    rememberIds(ctx, 'batch', result.batches.flatMap((b) => (b.id ? [b.id] : [])))
     if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
     if (result.exit_code !== 0) process.exitCode = result.exit_code
   } finally {

@@ -2,6 +2,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
 import {PromptCancelledError} from './confirm.js'
+import {ID_HINTS, resolveId, type IdKind} from './ids.js'
 import {processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
@@ -75,6 +76,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       configDir: env.PMS_CONFIG_DIR || this.config.configDir,
       version: this.config.version,
     }
+  }
+
+  /** An id argument or flag: a whole id, or the start of one a terminal table showed (`3f1c0a9b…`). */
+  protected resolveId(text: string, kind: IdKind): string {
+    return resolveId(this.ctx, text, kind, ID_HINTS[kind])
   }
 
   /** Prints a result: the JSON document with --json, else what `render` makes of it. */

@@ -40,3 +40,34 @@ export async function confirm(io: Io, question: string, options: {yes: boolean; 
     process.stdin.off('keypress', onKey)
   }
 }
+
+export interface Choice<T> {
+  name: string
+  value: T
+}
+
+/**
+ * A choice on a terminal (stderr), like gh's: arrows or j/k move, Enter takes, Ctrl-C or Esc
+ * throw PromptCancelledError with `cancelled` (exit 130). Typed letters do not jump to a row: a
+ * word typed into the wrong window must not open a guest's conversation.
+ */
+export async function choose<T>(question: string, choices: readonly Choice<T>[], options: {cancelled: string; default?: T; pageSize?: number}): Promise<T> {
+  const {select} = await import('@inquirer/prompts')
+  const escape = new AbortController()
+  const onKey = (_text: unknown, key?: {name?: string}) => {
+    if (key?.name === 'escape') escape.abort()
+  }
+  process.stdin.on('keypress', onKey)
+  try {
+    return await select<T>(
+      // `vim` keys are what turns the select's jump-to-typed-letters off.
+      {message: question, choices: [...choices], default: options.default, pageSize: options.pageSize, theme: {keybindings: ['vim']}},
+      {output: process.stderr, signal: escape.signal},
+    )
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) throw new PromptCancelledError(options.cancelled)
+    throw error
+  } finally {
+    process.stdin.off('keypress', onKey)
+  }
+}

@@ -1,14 +1,15 @@
 /** What pms messages reply does around the send: gathering the text, the SMS confirmation, the journal, the report. */
-import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {Message} from '../contract/messages.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
 import {shellCommand} from '../text/shell.js'
+import {plural} from '../text/words.js'
 import type {RunContext} from './base-command.js'
-import {confirm} from './confirm.js'
+import {choose, confirm, PromptCancelledError} from './confirm.js'
 import type {PhotoArrival} from '../messages/arrivals.js'
 import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
 import {createClient} from './session.js'
@@ -33,7 +34,48 @@ export interface ReplyReport {
   photos?: PhotoArrival[]
 }
 
-/** On a terminal without a text: the last messages, a choice of channel and an editor for the text. */
+/**
+ * A text composed on a terminal is kept in a draft file until it is sent: an editor closed on a
+ * long reply, a declined SMS or a cancelled preview never throws it away, and the next reply to
+ * that booking opens the editor on it.
+ */
+function draftPath(configDir: string, bookingId: string): string {
+  return join(configDir, 'messages', 'drafts', `${bookingId}.txt`)
+}
+
+function readDraft(configDir: string, bookingId: string): string | undefined {
+  try {
+    return readFileSync(draftPath(configDir, bookingId), 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+/** The draft's path, or undefined when it cannot be written (the text is then only on screen). */
+function saveDraft(configDir: string, bookingId: string, text: string): string | undefined {
+  const path = draftPath(configDir, bookingId)
+  try {
+    mkdirSync(dirname(path), {recursive: true, mode: 0o700})
+    writeFileAtomicSync(path, text)
+    return path
+  } catch {
+    return undefined
+  }
+}
+
+function dropDraft(configDir: string, bookingId: string): void {
+  rmSync(draftPath(configDir, bookingId), {force: true})
+}
+
+/** What a cancelled or declined composition leaves behind, in words. */
+function keptText(path: string | undefined): string {
+  return path ? `your text is kept in ${path} and offered again when you reply to this booking` : 'your text could not be kept'
+}
+
+/**
+ * On a terminal without a text: the last messages, a choice of channel, an editor for the text
+ * (opened on the draft of an earlier try, if any) and a preview to send, edit again or cancel.
+ */
 async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Channel): Promise<{channel: Channel; text: string}> {
   const [{createClient: create}, {readConversation}, {renderConversation}, prompts] = await Promise.all([
     import('./session.js'),
@@ -44,25 +86,46 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
   const client = await create(ctx)
   try {
     const view = await readConversation(client, bookingId)
-    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}))
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx)))
   } finally {
     await client.close()
   }
   const output = {output: process.stderr}
-  const chosen = await prompts.select<Channel>(
-    {
-      message: 'Reply by',
-      default: channel,
-      choices: [
-        {name: 'platform (the booking channel)', value: 'platform'},
-        {name: 'email', value: 'email'},
-        {name: 'sms (0.10 EUR a segment)', value: 'sms'},
-      ],
-    },
-    output,
+  const chosen = await choose<Channel>(
+    'Reply by',
+    [
+      {name: 'platform (the booking channel)', value: 'platform'},
+      {name: 'email', value: 'email'},
+      {name: 'sms (0.10 EUR a segment)', value: 'sms'},
+    ],
+    {cancelled: 'Cancelled; nothing was sent', default: channel},
   )
-  const text = await prompts.editor({message: 'Reply text (an editor opens)', waitForUserInput: false}, output)
-  return {channel: chosen, text: text.replace(/\r?\n$/, '')}
+  const draft = readDraft(ctx.configDir, bookingId)
+  if (draft !== undefined) ctx.io.err(`The editor opens on the text kept from an earlier try (${draftPath(ctx.configDir, bookingId)}).\n`)
+  const edit = async (start: string | undefined) =>
+    (await prompts.editor({message: 'Reply text (an editor opens)', default: start, waitForUserInput: false}, output)).replace(/\r?\n$/, '')
+  let text = await edit(draft)
+  for (;;) {
+    const kept = saveDraft(ctx.configDir, bookingId, text)
+    ctx.io.err(`\nYour reply by ${chosen}:\n${text.split('\n').map((line) => `  ${line}`).join('\n')}\n\n`)
+    const next = await choose(
+      'Send it?',
+      [
+        {name: 'Send', value: 'send'},
+        {name: 'Edit', value: 'edit'},
+        {name: 'Cancel (keep the text as a draft)', value: 'cancel'},
+      ] as const,
+      {cancelled: `Cancelled; nothing was sent (${keptText(kept)})`},
+    )
+    if (next === 'send') return {channel: chosen, text}
+    if (next === 'cancel') throw new PromptCancelledError(`Cancelled; nothing was sent (${keptText(kept)})`)
+    text = await edit(text)
+  }
+}
+
+/** The width conversations shown on stderr wrap at: the terminal's, none elsewhere. */
+function errWidth(ctx: RunContext): number | undefined {
+  return ctx.io.stderrIsTTY ? ctx.io.columns : undefined
 }
 
 async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
@@ -139,6 +202,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   assertId(bookingId, 'booking')
   const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
   if (onTerminal) flags = {...flags, ...(await composeOnTerminal(ctx, bookingId, flags.channel))}
+  const draft = onTerminal ? draftPath(ctx.configDir, bookingId) : undefined
   const text = await replyText(ctx, flags)
   const photoPaths = flags.photo ?? []
   const request = checkReply({channel: flags.channel, text, subject: flags.subject, photoPaths})
@@ -147,7 +211,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
   if (sms) {
     ctx.io.err(describeSms(sms, text) + '\n')
     const go = await confirm(ctx.io, `Send this SMS for ${hasShortcode(text) ? 'at least ' : ''}${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
-    if (!go) throw new PmsError('Nothing was sent: the SMS was not confirmed', {code: 'declined', exitCode: 1})
+    if (!go) throw new PmsError(`Nothing was sent: the SMS was not confirmed${draft ? `; ${keptText(draft)}` : ''}`, {code: 'declined', exitCode: 1})
   }
   const client = await createClient(ctx)
   try {
@@ -172,12 +236,13 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
         () => ctx.clock.now(),
       )
       const arrivals = await reportPhotos(client, bookingId, result.message, photos.map((p) => p.fileName))
+      if (draft) dropDraft(ctx.configDir, bookingId)
       return {booking_id: bookingId, ...result, ...(sms ? {sms} : {}), ...(arrivals ? {photos: arrivals} : {})}
     } catch (error) {
       if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
         // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
         const view = await readConversation(client, bookingId).catch(() => undefined)
-        if (view) ctx.io.err(renderConversation(view))
+        if (view) ctx.io.err(renderConversation(view, errWidth(ctx)))
       }
       throw error
     }
@@ -190,14 +255,15 @@ export function renderReply(report: ReplyReport): string {
   const m = report.message
   const lines = [`Sent to the guest by ${m.channel ?? 'the chosen channel'}: message ${m.id} (${m.delivery_status ?? 'status unknown'}).`]
   if (report.resumed) lines.push('This was the earlier unanswered attempt: the service answered the message it had already sent, or sent it once now.')
-  if (report.sms) lines.push(`${report.sms.segments} SMS segment(s), ${report.sms.cost_eur.toFixed(2)} EUR.`)
+  if (report.sms) lines.push(`${plural(report.sms.segments, 'SMS segment')}, ${report.sms.cost_eur.toFixed(2)} EUR.`)
   if (report.photos) lines.push(renderPhotoArrivals(report.photos))
   return lines.join('\n') + '\n'
 }
 
 /**
- * The interactive round of unread threads: choose one, read it, reply, close, next. A loop of
- * prompts needs a person at a terminal, so off one it stops and names the commands to script.
+ * The interactive round of unread threads: choose one, read it, reply, close, save its photos,
+ * next. A loop of prompts needs a person at a terminal, so off one it stops and names the commands
+ * to script. Esc or Ctrl-C at any of its questions leaves (exit 130) saying what was done.
  */
 export async function runInbox(ctx: RunContext): Promise<{replied: number; closed: number}> {
   if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
@@ -207,19 +273,22 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
         'in scripts use pms messages threads --unread, pms messages read BOOKING, pms messages reply BOOKING --text ... and pms messages close BOOKING',
     })
   }
-  const [{listThreads, readConversation, changeThread}, {renderConversation, authorName, previewLine}, prompts] = await Promise.all([
+  const [{listThreads, readConversation, changeThread, saveAttachments}, {renderConversation, renderSaved}, {inboxFacts, inboxRows}] = await Promise.all([
     import('../messages/service.js'),
     import('../messages/render.js'),
-    import('@inquirer/prompts'),
+    import('./views/messages.js'),
   ])
-  const output = {output: process.stderr}
   const done = {replied: 0, closed: 0}
+  const left = () => `Left the inbox: replied ${done.replied}, closed ${done.closed}`
   const skipped = new Set<string>()
+  let facts: Awaited<ReturnType<typeof inboxFacts>> | undefined
   for (;;) {
     const client = await createClient(ctx)
     let threads
     try {
-      threads = (await listThreads(client, {unread: true})).filter((t) => !skipped.has(t.booking_id))
+      threads = await listThreads(client, {unread: true})
+      // Names, Properties and stays, read once a round and only for what is not known yet.
+      if (!facts || threads.some((t) => !facts!.bookings.has(t.booking_id))) facts = await inboxFacts(client, threads.slice(0, 30))
     } finally {
       await client.close()
     }
@@ -227,44 +296,48 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       ctx.io.err('No unread conversations left.\n')
       return done
     }
-    const booking = await prompts.select<string>(
-      {
-        message: `${threads.length} unread conversation(s): which one?`,
-        choices: [
-          ...threads.slice(0, 30).map((t) => ({
-            name: `${t.sales_channel.name.padEnd(12)} ${String(t.unread_count).padStart(2)} unread  ${authorName(t.latest_message.author)}: ${previewLine(t.latest_message.preview, 50)}`,
-            value: t.booking_id,
-          })),
-          {name: 'Quit', value: ''},
-        ],
-      },
-      output,
+    // Still unread on the service, so still counted; the ones passed over come last.
+    const ordered = [...threads.filter((t) => !skipped.has(t.booking_id)), ...threads.filter((t) => skipped.has(t.booking_id))].slice(0, 30)
+    const rows = inboxRows(ordered, facts, (ctx.io.columns ?? 80) - 3)
+    const booking = await choose<string>(
+      `${plural(threads.length, 'unread conversation')}: which one?\n  ${rows.heading}`,
+      [...ordered.map((t, i) => ({name: rows.lines[i]!, value: t.booking_id})), {name: 'Quit', value: ''}],
+      {cancelled: left(), pageSize: Math.max(5, (ctx.io.rows ?? 24) - 4)},
     )
     if (booking === '') return done
     let open = true
     while (open) {
       const reader = await createClient(ctx)
+      let view
       try {
-        ctx.io.err(renderConversation(await readConversation(reader, booking)))
+        view = await readConversation(reader, booking)
+        ctx.io.err(renderConversation(view, errWidth(ctx)))
       } finally {
         await reader.close()
       }
-      const action = await prompts.select<'reply' | 'close' | 'next' | 'quit'>(
-        {
-          message: 'What now?',
-          choices: [
-            {name: 'Reply', value: 'reply'},
-            {name: 'Close (mark read)', value: 'close'},
-            {name: 'Next conversation', value: 'next'},
-            {name: 'Quit', value: 'quit'},
-          ],
-        },
-        output,
+      const files = view.messages.reduce((sum, m) => sum + m.attachments.length, 0)
+      const action = await choose<'reply' | 'close' | 'save' | 'next' | 'quit'>(
+        'What now?',
+        [
+          {name: 'Reply', value: 'reply'},
+          {name: 'Close (mark read)', value: 'close'},
+          ...(files > 0 ? [{name: `Save ${plural(files, 'attachment')} into ${process.cwd()}`, value: 'save' as const}] : []),
+          {name: 'Next conversation', value: 'next'},
+          {name: 'Quit', value: 'quit'},
+        ],
+        {cancelled: left()},
       )
       if (action === 'quit') return done
       if (action === 'next') {
         skipped.add(booking)
         open = false
+      } else if (action === 'save') {
+        const client = await createClient(ctx)
+        try {
+          ctx.io.err(renderSaved(await saveAttachments(client, view.messages, process.cwd())))
+        } finally {
+          await client.close()
+        }
       } else if (action === 'close') {
         const client = await createClient(ctx)
         try {
@@ -281,10 +354,10 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
           ctx.io.err(renderReply(report))
           done.replied += 1
         } catch (error) {
-          // A refused or failed reply is told and the round goes on: the host decides what next.
+          // A refused, failed or cancelled reply is told and the round goes on: the host decides what next.
           if (!(error instanceof PmsError)) throw error
           const {renderError} = await import('./render-error.js')
-          ctx.io.err(renderError(error).text)
+          ctx.io.err(error instanceof PromptCancelledError ? `${error.message}.\n` : renderError(error).text)
         }
       }
     }

@@ -15,6 +15,11 @@ export interface Column<R> {
   wrap?: boolean
   /** An id: shortened to the shortest prefix unique in the column when the table does not fit. */
   id?: boolean
+  /**
+   * A column a narrow terminal may leave out once ids are shortened and text is cut, lowest first:
+   * a row that wraps is harder to read than one without its reference.
+   */
+  drop?: number
 }
 
 export interface TableOptions<R> {
@@ -58,17 +63,25 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   const natural = columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => line[i]!.length)))
   const fitted = options.wide ? undefined : fitTable(natural, cells, columns, io.columns)
   const widths = fitted?.widths ?? natural
+  const shown = columns.map((_, i) => fitted?.visible[i] ?? true)
   const show = (text: string, i: number) => {
     const width = widths[i]!
     const cut = text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
     return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
   }
-  const line = (texts: string[]) => texts.map(show).join(GAP).trimEnd()
+  const line = (texts: string[]) =>
+    texts
+      .map(show)
+      .filter((_, i) => shown[i])
+      .join(GAP)
+      .trimEnd()
   const heading = line(columns.map((c) => c.header))
   const out = [io.color ? styleText('bold', heading, {validateStream: false}) : heading, ...cells.map(line)]
   const count = options.noun ? plural(list.length, options.noun[0], options.noun[1]) : undefined
-  const shortened = fitted ? ` (${fitted.what} to fit; --wide shows all)` : ''
-  if (count || shortened) out.push(paint(io, 'dim', `${count ?? plural(list.length, 'row')}${shortened}`))
+  let note = `${count ?? plural(list.length, 'row')}${fitted ? ` (${fitted.what} to fit; --wide shows all)` : ''}`
+  // The note itself must not wrap either: the short form says the same.
+  if (fitted && io.columns && note.length > io.columns) note = `${count ?? plural(list.length, 'row')} (shortened to fit; --wide shows all)`
+  if (count || fitted) out.push(paint(io, 'dim', note))
   return out.join('\n') + '\n'
 }
 
@@ -92,12 +105,27 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
       prefix[i] = true
     }
   })
-  const text = fitWidths(widths, terminalColumns, columns.map((c) => c.wrap === true)) ?? widths
-  const cut = text.some((width, i) => width < natural[i]! && !prefix[i])
+  // Text cut first; while the row is still too wide, the droppable columns go, lowest first (the
+  // text they leave room for grows back).
+  const droppable = columns.map((c, i) => ({i, drop: c.drop})).filter((c): c is {i: number; drop: number} => c.drop !== undefined)
+  droppable.sort((a, b) => a.drop - b.drop)
+  const visible = columns.map(() => true)
+  let text = widths
+  for (;;) {
+    const kept = columns.map((_, i) => i).filter((i) => visible[i])
+    const fitted = fitWidths(kept.map((i) => widths[i]!), terminalColumns, kept.map((i) => columns[i]!.wrap === true)) ?? kept.map((i) => widths[i]!)
+    text = [...widths]
+    kept.forEach((i, k) => (text[i] = fitted[k]!))
+    const next = droppable.shift()
+    if (total(fitted) <= terminalColumns || !next) break
+    visible[next.i] = false
+  }
+  const cut = text.some((width, i) => visible[i] && width < natural[i]! && !prefix[i])
   const ids = prefix.some(Boolean)
-  const what = [ids ? 'ids shortened' : '', cut ? 'text cut' : ''].filter(Boolean).join(' and ')
+  const left = visible.filter((v) => !v).length
+  const what = [ids ? 'ids shortened' : '', cut ? 'text cut' : '', left > 0 ? `${plural(left, 'column')} left out` : ''].filter(Boolean).join(', ').replace(/, ([^,]*)$/, ' and $1')
   if (!what) return undefined
-  return {widths: text, prefix, what}
+  return {widths: text, prefix, visible, what}
 }
 
 /** Length of the shortest prefix that tells every value of a column apart. */
@@ -162,6 +190,11 @@ export function csvField(text: string): string {
 /** Columns named by the keys of records (exports, calendars), each heading the key itself. */
 export function keyColumns<K extends string>(keys: readonly K[]): Column<Record<K, CellValue>>[] {
   return keys.map((key) => ({header: key, value: (row) => row[key]}))
+}
+
+/** An instant to the minute, in UTC, for tables that span Properties of many zones: `2026-11-22 14:05 UTC`. */
+export function utcMinute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`
 }
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'

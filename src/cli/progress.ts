@@ -18,6 +18,16 @@ export interface Progress {
  */
 export const CLEAR_LINE = '\r\u001B[2K'
 
+/**
+ * A line redrawn in place must stay one row: a longer one wraps, the carriage return then goes back
+ * only to the start of its last row, and every redraw leaves a row behind. One column is kept free
+ * for the cursor (a line that fills the row wraps on some terminals).
+ */
+export function fitLine(io: Pick<Io, 'columns'>, line: string): string {
+  const width = (io.columns ?? 80) - 1
+  return line.length > width ? line.slice(0, width - 1) + '…' : line
+}
+
 const silent: Progress = {tick() {}, status() {}, done() {}}
 
 /**
@@ -39,7 +49,7 @@ export function createProgress(
     const filled = Math.round((done / options.total) * width)
     const bar = '#'.repeat(filled) + '-'.repeat(width - filled)
     const left = options.timeLeft ? leftText(options.timeLeft(), done, options.total) : etaText(started, now(), done, options.total)
-    io.err(`${CLEAR_LINE}${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)
+    io.err(`${CLEAR_LINE}${fitLine(io, `${options.label} [${bar}] ${done}/${options.total}${left}${note ? `  ${note}` : ''}`)}`)
   }
   draw()
   return {
@@ -86,9 +96,7 @@ export function createFollowDisplay(io: Io, ids: readonly string[], clock: Clock
   const batches = new Map<string, FollowedBatch>(ids.map((id) => [id, {id}]))
   let nextReadAt: number | undefined
   const draw = () => {
-    const line = followLine([...batches.values()], clock.now(), started, nextReadAt)
-    const width = (io.columns ?? 80) - 1
-    io.err(`${CLEAR_LINE}${line.length > width ? line.slice(0, width - 1) + '…' : line}`)
+    io.err(`${CLEAR_LINE}${fitLine(io, followLine([...batches.values()], clock.now(), started, nextReadAt))}`)
   }
   const timer = setInterval(draw, 1000)
   timer.unref?.()

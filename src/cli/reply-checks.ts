@@ -7,7 +7,7 @@ import type {PmsClient} from '../client/index.js'
 import type {Message} from '../contract/messages.js'
 import {type PhotoArrival, photoArrivals} from '../messages/arrivals.js'
 import type {UnsettledAttempt} from '../messages/reply.js'
-import {bookingTimeZone, conversation} from '../messages/service.js'
+import {bookingContext, conversation} from '../messages/service.js'
 import {localTime, renderConversation} from '../messages/render.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
@@ -19,7 +19,7 @@ import {confirm} from './confirm.js'
 export function confirmUnsettledOn(ctx: RunContext, client: PmsClient, bookingId: string): (unsettled: UnsettledAttempt) => Promise<boolean> {
   return async (unsettled) => {
     const latest = unsettled.messages.at(-1)
-    const timeZone = latest === undefined ? 'UTC' : await bookingTimeZone(client, bookingId, latest.created_at)
+    const timeZone = latest === undefined ? 'UTC' : (await bookingContext(client, bookingId, latest.created_at)).time_zone
     if (!ctx.json) ctx.io.err(renderConversation({booking_id: bookingId, time_zone: timeZone, messages: unsettled.messages}))
     ctx.io.err(describeUnsettled(unsettled, timeZone))
     if (!(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) return false

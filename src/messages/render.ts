@@ -53,15 +53,45 @@ export function previewLine(text: string, max = 60): string {
 export interface ConversationView {
   booking_id: string
   time_zone: string
+  property?: string
+  guest?: string
+  check_in?: string
+  check_out?: string
   messages: Message[]
+}
+
+/** `Ana Dubois · Blue Villa Los Angeles 60 · 2026-11-21 → 2026-12-05`: what is known of the booking. */
+function aboutLine(view: ConversationView): string {
+  const stay = view.check_in && view.check_out ? `${view.check_in} → ${view.check_out}` : undefined
+  return [view.guest, view.property, stay].filter(Boolean).join(' · ')
+}
+
+/** A line of text wrapped at `width`, every row after `indent` (a hanging indent); whole without a width. */
+function wrapLine(line: string, indent: string, width: number | undefined): string[] {
+  if (width === undefined || indent.length + line.length <= width) return [indent + line]
+  const room = Math.max(20, width - indent.length)
+  const rows: string[] = []
+  let rest = line
+  while (rest.length > room) {
+    const cut = rest.lastIndexOf(' ', room)
+    const at = cut > room / 2 ? cut : room
+    rows.push(indent + rest.slice(0, at).trimEnd())
+    rest = rest.slice(at).trimStart()
+  }
+  rows.push(indent + rest)
+  return rows
 }
 
 const DELIVERY: Record<string, string> = {pending: 'pending (not confirmed yet)', sent: 'sent', rejected: 'REJECTED: did not reach the guest'}
 
-/** Oldest first, like a chat: guest messages on the left, outbound ones indented. */
-export function renderConversation(view: ConversationView): string {
+/**
+ * Oldest first, like a chat: guest messages on the left, outbound ones indented. With `width` (a
+ * terminal) long lines wrap under their own indent instead of at the screen's edge.
+ */
+export function renderConversation(view: ConversationView, width?: number): string {
   if (view.messages.length === 0) return `No messages on booking ${view.booking_id}.\n`
-  const lines: string[] = [`Conversation of booking ${view.booking_id} (times in ${view.time_zone})`, '']
+  const about = aboutLine(view)
+  const lines: string[] = [`Conversation of booking ${view.booking_id} (times in ${view.time_zone})`, ...(about ? [about] : []), '']
   for (const message of view.messages) {
     const outbound = message.direction === 'outbound' || (message.direction === undefined && message.author.type !== 'guest')
     const pad = outbound ? '        ' : ''
@@ -69,7 +99,7 @@ export function renderConversation(view: ConversationView): string {
     if (outbound && message.delivery_status && message.delivery_status !== 'received') head.push(DELIVERY[message.delivery_status] ?? message.delivery_status)
     lines.push(`${pad}${outbound ? '> ' : '< '}${head.join(' · ')}`)
     if (message.subject) lines.push(`${pad}  Subject: ${message.subject}`)
-    for (const line of message.text.split('\n')) lines.push(`${pad}  ${line}`)
+    for (const line of message.text.split('\n')) lines.push(...wrapLine(line, `${pad}  `, width))
     for (const attachment of message.attachments) {
       // A type other than `image` (version 1 may add types) is named as it comes.
       const kind = [attachment.type === 'image' ? undefined : attachment.type, attachment.content_type ?? undefined].filter(Boolean).join(', ')

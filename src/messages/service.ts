@@ -1,4 +1,5 @@
 /** The calls behind pms messages: each reads or writes through the client and answers plain data. */
+import {readBooking} from '../contract/bookings.js'
 import {join} from 'node:path'
 import {ApiError, PmsError, UsageError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
@@ -51,32 +52,50 @@ export async function conversation(client: PmsClient, bookingId: string): Promis
   return messages
 }
 
+/** What the heading of a conversation says about its booking, as far as the reads allow. */
+export interface BookingContext {
+  time_zone: string
+  property?: string
+  guest?: string
+  check_in?: string
+  check_out?: string
+}
+
 /**
- * The Property's time zone, in a bounded number of reads: no endpoint maps a booking to its
- * Property, but the booking's thread names it, and the thread changed when its latest message came.
- * So one page of the threads changed since then (`updated_since`, 500 a page, latest first: the
- * booking's thread is on it unless more than 500 threads changed since), then one GET of the
- * Property. Two reads at most; when the thread is not on that page, or a read is refused (a
- * Permission the App lacks), times are shown in UTC, which the heading says.
+ * The Property's time zone and name, in a bounded number of reads: no endpoint maps a booking to
+ * its Property, but the booking's thread names it, and the thread changed when its latest message
+ * came. So one page of the threads changed since then (`updated_since`, 500 a page, latest first:
+ * the booking's thread is on it unless more than 500 threads changed since), one GET of the
+ * Property, and one page of that Property's bookings for the guest and the stay. Three reads at
+ * most; what is not found that way, or a read refused (a Permission the App lacks), is left out,
+ * and times are then shown in UTC, which the heading says.
  */
-export async function bookingTimeZone(client: PmsClient, bookingId: string, latestMessageAt: string): Promise<string> {
+export async function bookingContext(client: PmsClient, bookingId: string, latestMessageAt: string): Promise<BookingContext> {
+  const context: BookingContext = {time_zone: 'UTC'}
   try {
     for await (const page of client.messageThreads.pages({updatedSince: latestMessageAt, limit: 500})) {
       const thread = page.data.find((candidate) => candidate.booking_id === bookingId)
-      if (thread) return (await client.properties.get(thread.property_id)).timezone
+      if (!thread) break
+      const property = await client.properties.get(thread.property_id)
+      Object.assign(context, {time_zone: property.timezone, property: property.name})
+      for await (const bookings of client.bookings.pages({propertyIds: [thread.property_id], limit: 500})) {
+        const found = bookings.data.map(readBooking).find((booking) => booking.id === bookingId)
+        if (found) Object.assign(context, {guest: found.guest_name ?? undefined, check_in: found.check_in ?? undefined, check_out: found.check_out ?? undefined})
+        break
+      }
       break
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
   }
-  return 'UTC'
+  return context
 }
 
 export async function readConversation(client: PmsClient, bookingId: string): Promise<ConversationView> {
   const messages = await conversation(client, bookingId)
   const latest = messages.at(-1)
-  const timeZone = latest === undefined ? 'UTC' : await bookingTimeZone(client, bookingId, latest.created_at)
-  return {booking_id: bookingId, time_zone: timeZone, messages}
+  const context = latest === undefined ? {time_zone: 'UTC'} : await bookingContext(client, bookingId, latest.created_at)
+  return {booking_id: bookingId, ...context, messages}
 }
 
 export async function changeThread(client: PmsClient, bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
@@ -149,10 +168,16 @@ export async function saveAttachments(
   return {saved, failed}
 }
 
-/** Unique per message and index; the guest's file name only as a tail stripped of path separators. */
+const EXTENSIONS: Record<string, string> = {'image/jpeg': '.jpg', 'image/png': '.png', 'image/webp': '.webp', 'image/avif': '.avif', 'image/gif': '.gif', 'image/heic': '.heic'}
+
+/**
+ * Unique per message and index; the guest's file name only as a tail stripped of path separators,
+ * and an extension from the content type when the name has none (a nameless PNG opens as one).
+ */
 export function attachmentFileName(messageId: string, attachment: MessageAttachment): string {
   const name = (attachment.file_name ?? '').replace(/[/\\\0]/g, '_').replace(/^\.+/, '')
-  return `${messageId.slice(0, 8)}-${attachment.index}${name ? '-' + name : ''}`
+  const extension = /\.[A-Za-z0-9]{1,5}$/.test(name) ? '' : (EXTENSIONS[(attachment.content_type ?? '').split(';')[0]!.trim().toLowerCase()] ?? '')
+  return `${messageId.slice(0, 8)}-${attachment.index}${name ? '-' + name : ''}${extension}`
 }
 
 function bookingNotFound(error: unknown, bookingId: string): unknown {
@@ -176,4 +201,15 @@ export async function assertDirectory(dir: string): Promise<void> {
     () => false,
   )
   if (!isDir) throw new UsageError(`--save-attachments ${dir} is not a directory`, {suggestion: `create it first (mkdir -p ${dir})`})
+}
+
+/** A download never replaces a file silently: checked before the call, and --force says otherwise. */
+export async function assertNewFile(file: string, force: boolean): Promise<void> {
+  if (force) return
+  const {stat} = await import('node:fs/promises')
+  const exists = await stat(file).then(
+    () => true,
+    () => false,
+  )
+  if (exists) throw new UsageError(`${file} exists already; nothing was downloaded`, {code: 'file_exists', suggestion: 'pass --force to replace it, or -o to name another file'})
 }

@@ -60,7 +60,10 @@ function parts(sizes: number[], room: number): number {
 
 export function describeSms(count: SmsCount, text: string): string {
   const plural = count.segments === 1 ? 'segment' : 'segments'
-  const line = `SMS: ${count.segments} ${plural} (${count.encoding}, ${count.units} ${count.encoding === 'GSM-7' ? 'septets' : 'units'}), billed ${count.cost_eur.toFixed(2)} EUR to the host`
+  // Which character left the GSM alphabet: often a typographic quote or an emoji the host can replace.
+  const outside = count.encoding === 'UCS-2' ? [...text].find((char) => !BASIC.has(char) && !EXTENSION.has(char)) : undefined
+  const why = outside === undefined ? '' : `: ${JSON.stringify(outside)} (U+${outside.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) is not in the GSM alphabet`
+  const line = `SMS: ${count.segments} ${plural} (${count.encoding}${why}, ${count.units} ${count.encoding === 'GSM-7' ? 'septets' : 'units'}), billed ${count.cost_eur.toFixed(2)} EUR to the host`
   // The service expands shortcodes before sending: the text billed may be longer, or leave GSM-7.
   return hasShortcode(text) ? `${line} before its shortcodes are filled in: the SMS sent may take more segments` : line
 }

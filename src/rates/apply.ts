@@ -55,6 +55,8 @@ export interface ApplyUi {
   paint: Paint
   /** Columns of the terminal stdout shows on, which reports fit; undefined off a terminal (nothing cut). */
   width?: number
+  /** A person is at a terminal (stderr is one): advice about keys is for them only. */
+  terminal?: boolean
   /** The waiting line while following batches (--wait). */
   follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
@@ -273,7 +275,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
-  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches))
+  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, ui.width))
   ui.talk(submissionText(result.batches, refusedText(result.preview)))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
@@ -300,7 +302,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       changes = previewed.batches
       counts = previewed.counts
     } else {
-      ui.talk(renderPlanSummary(result.batches))
+      ui.talk(renderPlanSummary(result.batches, ui.width))
     }
     if (options.dryRun) {
       const found = counts ? ` ${changesText(counts)}.` : ''
@@ -418,7 +420,7 @@ function showDiff(
     )
   }
   const maxLines = ui.diffLines?.(options.dryRun)
-  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs, options.dryRun === true), maxLines, ui.paint)
+  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs, options.dryRun === true, ui.width), maxLines, ui.paint)
   ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
@@ -532,7 +534,8 @@ async function submitPhase(
 
 /** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
 async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
-  ui.talk('Waiting for every batch to reach a final status (Ctrl-C stops waiting; the batches keep running)...\n')
+  // Ctrl-C is advice for a person at a terminal, not for a cron log.
+  ui.talk(`Waiting for every batch to reach a final status${ui.terminal ? ' (Ctrl-C stops waiting; the batches keep running)' : ''}...\n`)
   const waiting = ui.follow?.(ids)
   const interrupt = options.watchInterrupt?.()
   try {

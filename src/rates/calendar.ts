@@ -38,20 +38,22 @@ export function localToday(nowMs: number): number {
   return todayIn(Intl.DateTimeFormat().resolvedOptions().timeZone, nowMs)
 }
 
-export function parseRange(from: string, to: string, today?: number): NightRange {
-  const day = (text: string, flag: string) => {
-    const relative = relativeDay(text, today)
-    if (relative !== undefined) return relative
-    const parsed = parseDay(text)
-    if (typeof parsed !== 'number') {
-      // As the CSV reader says: a well-formed day that no month has (2026-02-30) is told apart from a bad form.
-      const what =
-        parsed === 'calendar' ? 'is not a calendar date (no such day in that month)' : `is not a date in the form YYYY-MM-DD${today === undefined ? '' : ', today, tomorrow or +Nd'}`
-      throw new UsageError(`${flag} ${text} ${what}`, {suggestion: `pass ${flag} like 2026-12-01${today === undefined ? '' : ', today or +14d'}`})
-    }
-    return parsed
+/** One night of a date flag as a day number, or a usage error naming the flag. */
+export function parseNight(text: string, flag: string, today?: number): number {
+  const relative = relativeDay(text, today)
+  if (relative !== undefined) return relative
+  const parsed = parseDay(text)
+  if (typeof parsed !== 'number') {
+    // As the CSV reader says: a well-formed day that no month has (2026-02-30) is told apart from a bad form.
+    const what =
+      parsed === 'calendar' ? 'is not a calendar date (no such day in that month)' : `is not a date in the form YYYY-MM-DD${today === undefined ? '' : ', today, tomorrow or +Nd'}`
+    throw new UsageError(`${flag} ${text} ${what}`, {suggestion: `pass ${flag} like 2026-12-01${today === undefined ? '' : ', today or +14d'}`})
   }
-  const range = {from: day(from, '--from'), to: day(to, '--to')}
+  return parsed
+}
+
+export function parseRange(from: string, to: string, today?: number): NightRange {
+  const range = {from: parseNight(from, '--from', today), to: parseNight(to, '--to', today)}
   if (range.from > range.to) throw new UsageError(`--to ${to} is before --from ${from}`, {suggestion: 'pass a --to on or after --from (both inclusive)'})
   return range
 }

@@ -381,6 +381,9 @@ class RowChecker {
       values[f] = parsed
       present++
     }
+    // In the shape rates export writes (property_id and property), a row with empty cells is a
+    // Property with nothing set yet: nothing to send. Elsewhere it is a forgotten value.
+    if (present === 0 && ok && this.idxPropertyId >= 0 && this.idxProperty >= 0) return false
     if (present === 0 && ok && rowOk) {
       const first = this.idxField.find((index) => index >= 0) ?? -1
       this.problem(line, first, `the row gives no value: fill at least one of ${FIELDS.filter((_, f) => this.idxField[f]! >= 0).join(', ')}`)

@@ -22,8 +22,32 @@ function cells(record: RestrictionRecord): string[] {
   })
 }
 
-/** Records must come ordered by Property then date (as readCalendar returns them). */
-export function exportRows(records: readonly RestrictionRecord[], names: Names): ExportRow[] {
+/**
+ * Records must come ordered by Property then date (as readCalendar returns them). With `scope`,
+ * every Property of it has rows: one with nothing set yet gets one row over the range with empty
+ * cells, so that rates for a new listing can be filled in from the file (import skips such a row
+ * in a file of this shape, see docs/csv-format.md).
+ */
+export function exportRows(records: readonly RestrictionRecord[], names: Names, scope?: {ids: readonly string[]; from: number; to: number}): ExportRow[] {
+  const rows = valueRows(records, names)
+  if (!scope) return rows
+  const byProperty = new Map<string, ExportRow[]>()
+  for (const row of rows) byProperty.set(row.property_id, [...(byProperty.get(row.property_id) ?? []), row])
+  return scope.ids.flatMap(
+    (id) =>
+      byProperty.get(id) ?? [
+        {
+          property_id: id,
+          property: names.get(id) ?? '',
+          from: formatDay(scope.from),
+          to: formatDay(scope.to),
+          ...Object.fromEntries(FIELDS.map((field) => [field, ''])),
+        } as ExportRow,
+      ],
+  )
+}
+
+function valueRows(records: readonly RestrictionRecord[], names: Names): ExportRow[] {
   const rows: ExportRow[] = []
   let last: {property: string; to: number; values: string[]; row: ExportRow} | undefined
   for (const record of records) {

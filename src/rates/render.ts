@@ -49,8 +49,15 @@ export function failureInWords(code: string): string {
  * labels) is cut with `…` so that the table fits that many columns, down to 22 characters.
  */
 export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain, fit?: number): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
-  const total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+  const measure = () => headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
+  let widths = measure()
+  let total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+  if (fit !== undefined && total > fit) {
+    // Ids give way first: `Name (1c979dcd)` in labels, `1609eeb8…` in cells; `--json` has them whole.
+    rows = rows.map((row) => row.map((cell) => (typeof cell === 'string' ? cell.replace(/\(([0-9a-f]{8})-[0-9a-f-]{27}\)$/, '($1)').replace(/^([0-9a-f]{8})-[0-9a-f-]{27}$/, '$1…') : cell)))
+    widths = measure()
+    total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+  }
   if (fit !== undefined && total > fit && widths[0]! > 22) {
     widths[0] = Math.max(22, widths[0]! - (total - fit))
     rows = rows.map((row) => {
@@ -196,10 +203,10 @@ export const MAX_SUMMARY_ROWS = 20
 
 /**
  * The dry-run diff: a summary per Property, the changes as runs of nights, then the refusals in
- * words. `noChanges`: say "No changes" when nothing changes (a run that goes on to submit says
- * what it did instead).
+ * words. `noChanges`: say "Nothing to change" when nothing changes (a run that goes on to submit
+ * says what it did instead). `width`: the terminal's columns, which the tables fit.
  */
-export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty, noChanges = true): string {
+export function renderPreview(preview: RestrictionBatchPreview, names: Names, paint: Paint = plain, folded?: RunsByProperty, noChanges = true, width?: number): string {
   const keys = ['submitted', 'changed', 'unchanged', 'refused'] as const
   const totals = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
   const quiet = {submitted: 0, changed: 0, unchanged: 0, refused: 0}
@@ -220,13 +227,13 @@ export function renderPreview(preview: RestrictionBatchPreview, names: Names, pa
   const quietLabel = `${quietProperties(quietCount, rows.length > 0)}: nothing to change`
   if (quietCount > 0) rows.push([quietLabel, ...keys.map((key) => quiet[key])])
   if (preview.properties.length > 1) rows.push(['Total', ...keys.map((key) => totals[key])])
-  const out: string[] = [textTable(['Property', 'values', 'changes', 'unchanged', 'refused'], rows, paint).trimEnd()]
+  const out: string[] = [textTable(['Property', 'values', 'changes', 'unchanged', 'refused'], rows, paint, width).trimEnd()]
 
   const runsOf = (p: PreviewProperty) =>
     folded ? [...(folded.get(p.property_id) ?? [])].sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never)) : changeRuns(p.changed)
   const withChanges = preview.properties.filter((p) => (folded ? (folded.get(p.property_id)?.length ?? 0) > 0 : p.changed.length > 0))
   if (withChanges.length > 0) out.push('', paint('bold', 'Changes'))
-  else if (noChanges) out.push('', 'No changes: every submitted value equals the current one or is refused.')
+  else if (noChanges) out.push('', 'Nothing to change: every submitted value equals the current one or is refused.')
   for (const property of withChanges) {
     out.push(propertyLabel(names, property.property_id))
     for (const run of runsOf(property)) {
@@ -355,7 +362,7 @@ const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: '
  * The batches in numbers, one line each: `values` are the nightly values a batch sends, `changes`
  * (when dry runs told) those that change, the same number the question before submitting gives.
  */
-export function renderPlanSummary(batches: readonly PlannedBatchSummary[]): string {
+export function renderPlanSummary(batches: readonly PlannedBatchSummary[], width?: number): string {
   const status = (b: PlannedBatchSummary) => (b.outcome === 'nothing_to_change' ? 'nothing to change' : `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`)
   const shown = batches.some((b) => b.outcome)
   const changed = batches.some((b) => b.changed !== undefined)
@@ -368,7 +375,7 @@ export function renderPlanSummary(batches: readonly PlannedBatchSummary[]): stri
     ...(shown ? [b.id ?? '-', status(b)] : []),
   ])
   const headers = ['batch', 'Properties', 'entries', 'values', ...(changed ? ['changes'] : []), ...(shown ? ['id', 'status'] : [])]
-  return textTable(headers, rows)
+  return textTable(headers, rows, plain, width)
 }
 
 /** `3 Properties`, or `3 other Properties` when some are listed above the line. */

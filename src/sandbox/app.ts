@@ -14,7 +14,7 @@ import {createEventBus} from './events.js'
 import type {SandboxFeatureHooks} from './feature.js'
 import {FEATURES} from './features.js'
 import {noFaults} from './faults.js'
-import {createApiServer, renderApiError, type ApiServer} from './http.js'
+import {ApiFailure, createApiServer, renderApiError, type ApiServer} from './http.js'
 import {pruneIdempotency} from './idempotency.js'
 import {errorPage} from './oauth/consent-page.js'
 import {registerOAuthRoutes, renderOAuthError} from './oauth/routes.js'
@@ -90,6 +90,16 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
       out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
     }
     done(null, out)
+  })
+  // The admin API reads JSON only. A body of another type (curl -d sends a form) would otherwise be
+  // read as something else and answered 200 with nothing changed: refused before it is parsed.
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/_sandbox') || request.method === 'GET' || request.method === 'HEAD') return
+    const length = Number(request.headers['content-length'] ?? 0)
+    if (length === 0 && request.headers['transfer-encoding'] === undefined) return
+    const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    if (type === 'application/json') return
+    throw new ApiFailure(415, 'unsupported_media_type', `The admin API reads JSON bodies only, and this one is ${type || 'of no content type'}: send content-type: application/json (curl: --json '{...}' or -H 'content-type: application/json').`)
   })
   app.setErrorHandler((error, request, reply) => {
     if (request.url.startsWith('/api/oauth/')) return renderOAuthError(error, reply)

@@ -28,7 +28,10 @@ export const launchShell: Launch = (command, stdin, events) =>
   new Promise((resolve) => {
     // The signing secret is the listener's alone: the command gets verified events, never the key.
     const {PMS_WEBHOOK_SECRET: _secret, ...env} = process.env
-    const child = spawn(command, {shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: {...env, PMS_WEBHOOK_EVENTS: String(events)}})
+    // A process group of its own: Ctrl-C at the terminal signals the listener's group only, and the
+    // listener lets the command under way finish (docs/webhooks.md, Stopping) instead of it dying
+    // with the listener.
+    const child = spawn(command, {shell: true, detached: true, stdio: ['pipe', 'inherit', 'inherit'], env: {...env, PMS_WEBHOOK_EVENTS: String(events)}})
     // A command that does not read its stdin closes it early: that is no failure.
     child.stdin.on('error', () => undefined)
     child.stdin.end(stdin)

@@ -1,4 +1,4 @@
-import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
@@ -25,7 +25,8 @@ describe('pms messages on a terminal (tmux)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-editor-'))
     editor = join(dir, 'editor.sh')
     // The "editor" writes the reply into the file it is given, as a person would.
-    writeFileSync(editor, '#!/bin/sh\nprintf "Typed in the editor %s\\n" "$PMS_TEST_STAMP" > "$1"\n')
+    // With PMS_TEST_SEEN it also keeps what the editor was opened on (a draft offered again).
+    writeFileSync(editor, '#!/bin/sh\n[ -n "$PMS_TEST_SEEN" ] && cp "$1" "$PMS_TEST_SEEN"\nprintf "Typed in the editor %s\\n" "$PMS_TEST_STAMP" > "$1"\n')
     chmodSync(editor, 0o755)
   }, 60_000)
   afterEach(() => {
@@ -36,8 +37,12 @@ describe('pms messages on a terminal (tmux)', () => {
     await sandbox?.stop()
   })
 
-  function start(args: string[], stamp: string): Terminal {
-    terminal = openTerminal(args, {columns: 200, rows: 60, env: {...env, PMS_CONFIG_DIR: tempConfigDir(), EDITOR: editor, PMS_TEST_STAMP: stamp}})
+  function start(args: string[], stamp: string, options: {configDir?: string; seen?: string; columns?: number} = {}): Terminal {
+    terminal = openTerminal(args, {
+      columns: options.columns ?? 200,
+      rows: 60,
+      env: {...env, PMS_CONFIG_DIR: options.configDir ?? tempConfigDir(), EDITOR: editor, PMS_TEST_STAMP: stamp, ...(options.seen ? {PMS_TEST_SEEN: options.seen} : {})},
+    })
     return terminal
   }
 
@@ -46,29 +51,90 @@ describe('pms messages on a terminal (tmux)', () => {
     return ((await response.json()) as {data: Array<{text: string}>}).data.map((m) => m.text)
   }
 
-  tmuxIt('reply without a text shows the last messages, offers the channel and takes the text from the editor', async () => {
+  tmuxIt('reply without a text shows the last messages, offers the channel, takes the text from the editor and previews it before sending', async () => {
     const stamp = `r${Date.now()}`
     const tty = start(['messages', 'reply', thread], stamp)
     await tty.waitFor(/Reply by/, {history: true})
     expect(tty.history()).toContain(`Conversation of booking ${thread}`)
+    tty.keys('Enter')
+    await tty.waitFor(/Send it\?/, {history: true})
+    expect(tty.history()).toContain(`Your reply by platform:\n  Typed in the editor ${stamp}`)
+    expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
     tty.keys('Enter')
     expect(await tty.exitCode()).toBe(0)
     expect(tty.history()).toContain('Sent to the guest by platform')
     expect(await texts()).toContain(`Typed in the editor ${stamp}`)
   }, 90_000)
 
-  tmuxIt('reply by SMS on a terminal asks to confirm the cost, and a "no" sends nothing', async () => {
+  tmuxIt('reply by SMS on a terminal asks to confirm the cost, and a "no" sends nothing and keeps the text as a draft the next reply opens on', async () => {
     const stamp = `s${Date.now()}`
-    const tty = start(['messages', 'reply', thread, '--channel', 'sms'], stamp)
+    const configDir = tempConfigDir()
+    const tty = start(['messages', 'reply', thread, '--channel', 'sms'], stamp, {configDir})
     await tty.waitFor(/Reply by/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/Send it\?/, {history: true})
     tty.keys('Enter')
     await tty.waitFor(/Send this SMS for 0\.10 EUR\?/, {history: true})
     expect(tty.history()).toContain('SMS: 1 segment (GSM-7')
     tty.keys('n', true)
     tty.keys('Enter')
     await tty.exitCode()
+    const draft = join(configDir, 'messages', 'drafts', `${thread}.txt`)
     expect(tty.history()).toContain('Nothing was sent')
+    expect(tty.history().replace(/\n/g, '')).toContain(`your text is kept in ${draft}`)
+    expect(readFileSync(draft, 'utf8')).toBe(`Typed in the editor ${stamp}`)
     expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
+    tty.close()
+
+    // The next reply to that booking opens the editor on the kept text; once sent, the draft goes.
+    const seen = join(mkdtempSync(join(tmpdir(), 'pms-seen-')), 'seen.txt')
+    const again = start(['messages', 'reply', thread], `${stamp}b`, {configDir, seen})
+    await again.waitFor(/Reply by/, {history: true})
+    again.keys('Enter')
+    await again.waitFor(/Send it\?/, {history: true})
+    expect(readFileSync(seen, 'utf8')).toBe(`Typed in the editor ${stamp}`)
+    again.keys('Enter')
+    expect(await again.exitCode()).toBe(0)
+    expect(existsSync(draft)).toBe(false)
+  }, 120_000)
+
+  tmuxIt('an editor reply can be cancelled at the preview: nothing is sent, exit 130, the text is kept', async () => {
+    const stamp = `c${Date.now()}`
+    const tty = start(['messages', 'reply', thread], stamp)
+    await tty.waitFor(/Reply by/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/Send it\?/, {history: true})
+    tty.keys('Down')
+    tty.keys('Down')
+    tty.keys('Enter')
+    expect(await tty.exitCode()).toBe(130)
+    expect(tty.history()).toContain('Cancelled; nothing was sent (your text is kept in')
+    expect(await texts()).not.toContain(`Typed in the editor ${stamp}`)
+  }, 90_000)
+
+  tmuxIt('inbox rows say who, where and when, fit 80 columns; typed letters open nothing; Esc leaves with exit 130', async () => {
+    const tty = start(['messages', 'inbox'], 'esc', {columns: 80})
+    const shown = await tty.waitFor(/unread conversations?: which one\?/, {history: true})
+    expect(shown).toMatch(/guest\s+Property\s+stay\s+/)
+    expect(shown).toMatch(/\d\d-\d\d → \d\d-\d\d/)
+    for (const line of tty.screen().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+    tty.keys('hello world', true)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(tty.history()).not.toContain('What now?')
+    expect(tty.history()).not.toContain('Conversation of booking')
+    tty.keys('Escape')
+    expect(await tty.exitCode()).toBe(130)
+    expect(tty.history()).toContain('Left the inbox: replied 0, closed 0.')
+  }, 90_000)
+
+  tmuxIt('Esc at "What now?" leaves the inbox too (130)', async () => {
+    const tty = start(['messages', 'inbox'], 'esc2')
+    await tty.waitFor(/which one\?/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/What now\?/, {history: true})
+    tty.keys('Escape')
+    expect(await tty.exitCode()).toBe(130)
+    expect(tty.history()).toContain('Left the inbox: replied 0, closed 0.')
   }, 90_000)
 
   tmuxIt('delivery_failed not_sent on a terminal offers to send again; yes sends it once, under a new attempt', async () => {
@@ -86,7 +152,7 @@ describe('pms messages on a terminal (tmux)', () => {
 
   tmuxIt('inbox lists the unread threads, reads one, closes it and quits', async () => {
     const tty = start(['messages', 'inbox'], 'inbox')
-    await tty.waitFor(/unread conversation\(s\): which one\?/, {history: true})
+    await tty.waitFor(/unread conversations?: which one\?/, {history: true})
     tty.keys('Enter')
     await tty.waitFor(/What now\?/, {history: true})
     expect(tty.history()).toMatch(/Conversation of booking [0-9a-f-]{36}/)

@@ -83,7 +83,7 @@ describe('pms messages against the sandbox', () => {
     expect(json.time_zone).not.toBe('')
   })
 
-  it('read costs a bounded number of reads: the conversation, one page of the threads changed since its latest message, one GET of the Property', async () => {
+  it('read costs a bounded number of reads: the conversation, one page of the threads changed since its latest message, one GET of the Property, one page of its bookings (guest and stay)', async () => {
     const booking = cases.thread
     const messages = await messagesOf(booking)
     const before = (await sandboxRequests(sandbox.appUrl)).length
@@ -98,7 +98,9 @@ describe('pms messages against the sandbox', () => {
       `GET /api/v1/bookings/${booking}/messages`,
       'GET /api/v1/message-threads',
       `GET /api/v1/properties/${propertyId}`,
+      'GET /api/v1/bookings',
     ])
+    expect(new URLSearchParams(calls[3]!.query).getAll('property_id[]')).toEqual([propertyId])
     expect(new URLSearchParams(calls[1]!.query).get('updated_since')).toBe(messages.at(-1)!.created_at)
     const property = (await (await fetch(`${sandbox.appUrl}/api/v1/properties/${propertyId}`, {headers: {authorization: `Bearer ${token}`}})).json()) as {timezone: string}
     expect((JSON.parse(read.stdout) as {time_zone: string}).time_zone).toBe(property.timezone)

@@ -8,9 +8,9 @@ import {afterAll, beforeAll, describe, expect} from 'vitest'
 import {dayFromToday} from '../fixtures/rates/world.js'
 import {tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, firstAccountPropertyIds, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 import {runPms} from './support/pms.js'
-import {openTerminal, type Terminal} from './support/terminal.js'
+import {openTerminal, widestLine, type Terminal} from './support/terminal.js'
 
 const it = itNeeds(missingTmux())
 let sandbox: StartedSandbox
@@ -21,9 +21,7 @@ const open: Terminal[] = []
 
 beforeAll(async () => {
   sandbox = await startSandbox()
-  const overview = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: {id: string}[]}
-  const listed = (await (await fetch(`${sandbox.appUrl}/_sandbox/accounts/${overview.accounts[0]!.id}/properties`)).json()) as {data: {id: string}[]}
-  ids = listed.data.map((p) => p.id).sort()
+  ids = await firstAccountPropertyIds(sandbox.appUrl)
   token = (await connect(sandbox.appUrl)).access_token
 })
 afterAll(async () => {
@@ -45,10 +43,6 @@ function csvFile(name: string, properties: readonly string[], rate: string): str
 
 const batchPosts = async () => (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path === '/api/v1/restriction-batches' && r.idempotency_key)
 
-function widest(text: string): number {
-  return Math.max(...text.split('\n').map((line) => line.length))
-}
-
 describe('properties list on a terminal', () => {
   for (const columns of [80, 160]) {
     it(`at ${columns} columns prints one line per Property, sorted by name, no borders, and a count line`, async () => {
@@ -62,7 +56,7 @@ describe('properties list on a terminal', () => {
       expect(rows).toHaveLength(120)
       expect(shown).not.toMatch(/[┌│├└]/)
       // Nothing wraps: every line fits the width (capture-pane -J would join a wrapped line).
-      expect(widest(shown)).toBeLessThanOrEqual(columns)
+      expect(widestLine(shown)).toBeLessThanOrEqual(columns)
       const names = rows.map((row) => row.split(/\s{2,}/)[1]!)
       expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, undefined, {numeric: true, sensitivity: 'base'})))
       if (columns === 80) {

@@ -7,8 +7,10 @@ import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
 import type {RunContext} from '../base-command.js'
 import {assertUuid} from '../ids.js'
-import {toCsv, type Column} from '../output.js'
+import {toCsv, utcMinute, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
+import {CLEAR_LINE, fitLine} from '../progress.js'
+import {localTime} from '../../messages/render.js'
 import {amountText} from '../../text/money.js'
 
 export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<BookingRecord[]> {
@@ -23,18 +25,23 @@ const guests = (b: BookingFields) => (b.adults === null || b.children === null |
 
 /** Columns of `bookings list`: what the record gives in the shape pms knows; `--json` prints the records whole. */
 export const bookingColumns: Column<BookingFields>[] = [
-  {header: 'id', value: (b) => b.id},
-  {header: 'property_id', value: (b) => b.property_id},
+  {header: 'id', value: (b) => b.id, id: true},
+  {header: 'property_id', value: (b) => b.property_id, id: true, drop: 3},
   {header: 'status', value: (b) => b.status},
   {header: 'check_in', value: (b) => b.check_in},
   {header: 'check_out', value: (b) => b.check_out},
-  {header: 'guests', value: guests, align: 'right'},
-  {header: 'channel', value: (b) => b.channel_code},
-  {header: 'reference', value: (b) => b.channel_reference},
+  {header: 'guests', value: guests, align: 'right', drop: 4},
+  {header: 'channel', value: (b) => b.channel_code, drop: 5},
+  {header: 'reference', value: (b) => b.channel_reference, drop: 2},
   {header: 'guest_name', value: (b) => b.guest_name, wrap: true},
   {header: 'total', value: (b) => (b.total !== null ? `${b.total}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
-  {header: 'updated_at', value: (b) => b.updated_at},
+  {header: 'updated_at', value: (b) => b.updated_at, drop: 1},
 ]
+
+/** The same on a terminal: the last change to the minute, without the milliseconds a person never reads. */
+export const bookingTerminalColumns: Column<BookingFields>[] = bookingColumns.map((column) =>
+  column.header === 'updated_at' ? {...column, value: (b) => (b.updated_at ? utcMinute(b.updated_at) : null)} : column,
+)
 
 /**
  * Columns of `bookings list --csv`: amounts as plain numbers with the currency's decimals and the
@@ -77,6 +84,21 @@ export const lockCodeColumns: Column<LockCodeFields>[] = [
   {header: 'valid_from', value: (l) => l.valid_from},
   {header: 'valid_until', value: (l) => l.valid_until},
 ]
+
+/**
+ * The same on a terminal: validity to the minute in this machine's zone, named under the table.
+ * The service does not say which Property a booking is on without listing its bookings, so the
+ * Property's own zone would cost a walk through every booking.
+ */
+export function lockCodeTerminalColumns(timeZone: string): Column<LockCodeFields>[] {
+  const at = (iso: string | null) => (iso === null ? null : localTime(iso, timeZone))
+  return [...lockCodeColumns.slice(0, 4), {header: 'valid_from', value: (l) => at(l.valid_from)}, {header: 'valid_until', value: (l) => at(l.valid_until)}]
+}
+
+/** The zone note under a terminal table of lock codes, when one has a validity. */
+export function lockCodeZoneNote(codes: readonly LockCodeRecord[], timeZone: string): string {
+  return codes.map(readLockCode).some((l) => l.valid_from !== null || l.valid_until !== null) ? `Validity in ${timeZone} (this machine's time zone).\n` : ''
+}
 
 export function renderLockCodes(codes: LockCodeRecord[], render: (rows: LockCodeFields[]) => string): string {
   return codes.length === 0 ? 'No lock codes for this booking (a cancelled booking has none).\n' : render(codes.map(readLockCode))
@@ -144,13 +166,13 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
     now: () => ctx.clock.now(),
     clientFor: (profile) => createClient({...ctx, profile}),
     csvRender: (rows) => toCsv(csvColumns, rows),
-    onPage: io.stderrIsTTY ? (profile, fetched) => io.err(`\r\u001B[2Ksyncing bookings of profile ${profile}: ${fetched} fetched`) : undefined,
+    onPage: io.stderrIsTTY ? (profile, fetched) => io.err(CLEAR_LINE + fitLine(io, `syncing bookings of profile ${profile}: ${fetched} fetched`)) : undefined,
     onFailure: (profile, error) => {
-      if (io.stderrIsTTY) io.err('\r\u001B[2K')
+      if (io.stderrIsTTY) io.err(CLEAR_LINE)
       // The profile's own error and advice, named, and the run goes on with the next profile.
       io.err(`profile ${profile}: ${renderError(error).text}`)
     },
   })
-  if (io.stderrIsTTY) io.err('\r\u001B[2K')
+  if (io.stderrIsTTY) io.err(CLEAR_LINE)
   return summary
 }

@@ -9,7 +9,7 @@ import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
-import {assertUuid} from '../ids.js'
+import {assertUuid, ID_HINTS} from '../ids.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
@@ -27,7 +27,7 @@ export async function readCalendarOf(
   ctx: RunContext,
   wanted: readonly string[] | undefined,
   range: NightRange,
-): Promise<{properties: PropertyInfo[]; records: RestrictionRecord[]}> {
+): Promise<{properties: PropertyInfo[]; ids: string[]; records: RestrictionRecord[]}> {
   const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
   const client = await createClient(ctx)
   try {
@@ -35,7 +35,7 @@ export async function readCalendarOf(
     const ids = rates.selectProperties(properties, wanted)
     const bar = createProgress(ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: ctx.clock})
     const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
-    return {properties, records}
+    return {properties, ids, records}
   } finally {
     await client.close()
   }
@@ -46,11 +46,9 @@ export async function readCalendarOf(
  * with the ids still running, prints the reports and sets exit 5 when one ended partially_failed,
  * failed or cancelled.
  */
-/** Where a batch id comes from, for a mistyped one. */
-export const BATCH_ID_HINT = 'copy the id printed by pms rates import or pms restrictions set'
 
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
-  for (const id of ids) assertUuid(id, 'batch', BATCH_ID_HINT)
+  for (const id of ids) assertUuid(id, 'batch', ID_HINTS.batch)
   const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
   const {io} = ctx
   const client = await createClient(ctx)
@@ -79,8 +77,8 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
   }
 }
 
-/** Statuses read by `batches wait`, noted in the profile's journal for `batches list`. */
-async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
+/** Statuses read by `batches get` and `batches wait`, noted in the profile's journal for `batches list`. */
+export async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
   const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
   const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
   await journal.seenReports(reports)

@@ -97,3 +97,10 @@ export async function clearFaultsAndWindows(appUrl: string): Promise<void> {
 export function sandboxAdmin<T = unknown>(appUrl: string, path: string, body: unknown): Promise<T> {
   return adminJson<T>(appUrl, 'POST', path, body)
 }
+
+/** The ids of the first account's Properties (120 in the default seed), sorted: what a connection to it lists. */
+export async function firstAccountPropertyIds(appUrl: string): Promise<string[]> {
+  const overview = (await (await fetch(`${appUrl}/_sandbox`)).json()) as {accounts: {id: string}[]}
+  const listed = (await (await fetch(`${appUrl}/_sandbox/accounts/${overview.accounts[0]!.id}/properties`)).json()) as {data: {id: string}[]}
+  return listed.data.map((p) => p.id).sort()
+}

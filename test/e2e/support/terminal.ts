@@ -90,3 +90,8 @@ export function openTerminal(args: string[], options: {columns: number; rows?: n
     },
   }
 }
+
+/** The longest line of a capture: with capture-pane -J a line that wrapped shows longer than the pane. */
+export function widestLine(text: string): number {
+  return Math.max(...text.split('\n').map((line) => line.length))
+}

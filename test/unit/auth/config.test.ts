@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {configGet, configList, configSet} from '../../../src/auth/config-commands.js'
 import {loadConfig, saveConfig, selectProfile} from '../../../src/auth/config.js'
-import {loadProfile, resolveAppUrl} from '../../../src/auth/profile.js'
+import {loadProfile, notLoggedIn, resolveAppUrl} from '../../../src/auth/profile.js'
 import {LoginRequiredError} from '../../../src/auth/errors.js'
 import {ExitCode, UsageError} from '../../../src/client/errors.js'
 
@@ -134,3 +134,20 @@ describe('pms config get/set/list', () => {
     await expect(configSet(base, 'require_keychain', 'yes')).rejects.toThrow(UsageError)
   })
 })
+
+describe('a profile nobody set up', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pms-typo-'))
+  const file = {app_url: 'https://app.example.com', credential_store: 'file'}
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({profiles: {acme: file, 'acme-staging': file, blank: {app_url: 'https://app.example.com'}}}))
+  const suggestion = (profile: string) => notLoggedIn(loadProfile({env: {}, configDir: dir, profile}), {}).suggestion
+
+  it('--profile with a typo names the nearest profile with a login ("did you mean")', () => {
+    expect(suggestion('acne')).toBe('did you mean --profile acme? If not: pms login --profile acne')
+  })
+
+  it('a name near none lists the profiles with a login; a profile that exists gets the plain advice', () => {
+    expect(suggestion('nope')).toBe('profiles with a login: acme, acme-staging; or pms login --profile nope')
+    expect(suggestion('blank')).toBe('pms login --profile blank')
+  })
+})
+

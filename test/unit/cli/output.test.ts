@@ -49,7 +49,20 @@ describe('tables', () => {
     expect(lines).toHaveLength(4)
     expect(lines[1]).toMatch(/^028869c5… {2}website -1%, bookingc… +1$/)
     expect(lines[2]).toMatch(/^028869c6… {2}Harbour +2$/)
-    expect(lines[3]).toBe('2 Properties (ids shortened and text cut to fit; --wide shows all)')
+    // The count line says what was done in full where that fits, else in short.
+    expect(lines[3]).toBe('2 Properties (shortened to fit; --wide shows all)')
+    const wider = renderTable({stdoutIsTTY: true, color: false, columns: 70}, fitting, long, {noun: ['Property', 'Properties']}).trimEnd().split('\n')
+    expect(wider.at(-1)).toBe('2 Properties (ids shortened and text cut to fit; --wide shows all)')
+  })
+
+  it('on a narrow terminal leaves out droppable columns, lowest first, once ids are shortened and text cut, and says so', () => {
+    const dropping: Column<Row>[] = [...fitting.map((c) => (c.header === 'Count' ? {...c, drop: 1} : c))]
+    const text = renderTable({stdoutIsTTY: true, color: false, columns: 24}, dropping, long, {noun: ['Property', 'Properties']})
+    const lines = text.trimEnd().split('\n')
+    for (const line of lines.slice(0, 3)) expect(line.length, line).toBeLessThanOrEqual(24)
+    expect(lines[0]).not.toContain('Count')
+    expect(lines[1]).toMatch(/^028869c5… {2}website.*…$/)
+    expect(renderTable({stdoutIsTTY: true, color: false, columns: 24}, dropping, long, {wide: true})).toContain('Count')
   })
 
   it('--wide shows every cell whole; a table that fits is not touched; off a terminal nothing is cut', () => {

@@ -38,3 +38,11 @@ describe('the cost shown before an SMS with shortcodes', () => {
     expect(describeSms(countSms('See you at 3 pm'), 'See you at 3 pm')).not.toMatch(/shortcodes/)
   })
 })
+
+describe('the line of a UCS-2 SMS', () => {
+  it('names the first character that left the GSM alphabet, so the host can replace it', () => {
+    const text = 'See you tomorrow, it’s all ready'
+    expect(describeSms(countSms(text), text)).toContain('UCS-2: "’" (U+2019) is not in the GSM alphabet')
+    expect(describeSms(countSms('Hello'), 'Hello')).not.toContain('GSM alphabet')
+  })
+})

@@ -51,6 +51,13 @@ describe('reading a rates CSV', () => {
     expect(valueAt(result, 0, '2026-12-02', 0)).toBe(12100)
   })
 
+  it('in the shape rates export writes (property_id and property), a row with every value empty is a Property with nothing set: skipped, no problem', async () => {
+    const result = await readText(`property_id,property,from,to,rate\n${A},Sea View,2026-12-01,2026-12-03,\n${A},Sea View,2026-12-04,2026-12-04,120\n`)
+    expect(messages(result)).toEqual([])
+    const plain = await readText(`property_id,from,to,rate\n${A},2026-12-01,2026-12-03,\n`)
+    expect(messages(plain).some((m) => m.includes('gives no value'))).toBe(true)
+  })
+
   it('a row that is wrong already is not also told it gives no value: one problem, the real one', async () => {
     const result = await readText(`property_id,date,rate\n${A},2026-02-30,\n${A},,\n`)
     expect(messages(result).map((m) => m.split('|').slice(0, 2).join('|'))).toEqual(['2|date', '3|date'])

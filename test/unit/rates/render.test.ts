@@ -50,7 +50,7 @@ describe('rendering a dry run', () => {
 
   it('says so when nothing would change', () => {
     const text = renderPreview(preview([{property_id: A, changes: {submitted: 3, changed: 0, unchanged: 3, refused: 0}, changed: [], refused_fields: []}]), names)
-    expect(text).toContain('No changes')
+    expect(text).toContain('Nothing to change: every submitted value equals the current one or is refused.')
   })
 
   it('paints old values red and new values green when colours are on', () => {
@@ -181,6 +181,14 @@ describe('exporting the calendar in the import format', () => {
     const rows = exportRows([record(A, '2026-12-01', {rate: 99, availability: false, unwritable_fields: [{field: 'rate', reason: 'manual_override'}]})], names)
     expect(rows[0]).toMatchObject({rate: '', availability: 'false'})
     expect(exportRows([record(A, '2026-12-01', {rate: 99, unwritable_fields: [{field: 'rate', reason: 'manual_override'}]})], names)).toEqual([])
+  })
+})
+
+describe('exporting every Property of the scope', () => {
+  it('gives a Property with nothing set one row over the range with empty cells, in the order of the scope', () => {
+    const rows = exportRows([record(B, '2026-12-04', {rate: 120.5})], names, {ids: [A, B], from: parseRange('2026-12-01', '2026-12-05').from, to: parseRange('2026-12-01', '2026-12-05').to})
+    expect(rows.map((r) => r.property_id)).toEqual([A, B])
+    expect(rows[0]).toEqual({property_id: A, property: 'Sea View', from: '2026-12-01', to: '2026-12-05', rate: '', min_stay: '', closed_to_arrival: '', closed_to_departure: '', availability: ''})
   })
 })
 
