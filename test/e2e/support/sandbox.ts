@@ -91,3 +91,8 @@ export async function sandboxRequests(appUrl: string): Promise<LoggedRequest[]> 
 export function sandboxAdmin<T = unknown>(appUrl: string, path: string, body: unknown): Promise<T> {
   return adminJson<T>(appUrl, 'POST', path, body)
 }
+
+/** The accounts of the sandbox's owner (GET /_sandbox), first the one a plain consent connects. */
+export async function sandboxAccounts(appUrl: string): Promise<{id: string; name: string}[]> {
+  return (await adminJson<{accounts: {id: string; name: string}[]}>(appUrl, 'GET', '/_sandbox')).accounts
+}
