@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Median wall time of `pms --version`, `pms --help` and `pms properties list --help` beside
+// Median wall time of `pms --version`, `pms --help`, `pms properties list --help` and an import of
+// the library (pms/client, which must cost at most 50 ms over Node's start) beside
 // `node -e 0`, on every Node given, each measured in one run so that the ratios hold on a busy
 // machine. Where a Secret Service answers (a D-Bus session with gnome-keyring, as in `.ci/run`),
 // also `pms properties list` against a sandbox with its login in the keychain and in the 0600 file.
@@ -23,6 +24,8 @@ const runsAt = argv.indexOf('--runs')
 const runs = Number(runsAt === -1 ? (process.env.RUNS ?? 21) : argv[runsAt + 1])
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const library = fileURLToPath(new URL('../dist/src/library/index.js', import.meta.url))
+const LIBRARY_TARGET_MS = 50
 const RATIO_TARGET = 2.5
 const KEYCHAIN_TARGET_MS = 30
 // A cache folder of the bench's own (compile cache and help cache), made anew for each Node measured.
@@ -95,11 +98,13 @@ for (const node of nodes) {
     ['pms properties list --help', [bin, 'properties', 'list', '--help']],
     // A width never asked before: the help cache misses and oclif renders (compile cache warm).
     ['  first at a new width', [bin, 'properties', 'list', '--help'], (round) => ({...env, OCLIF_COLUMNS: String(100 + round)})],
+    ['import pms/client', ['--input-type=module', '-e', `await import(${JSON.stringify(library)})`]],
   ])
   const base = results[0].median
   for (const {name, median: ms} of results) {
     const over = name === 'node -e 0' ? '' : `   +${(ms - base).toFixed(1)} ms over node, ${(ms / base).toFixed(2)}x`
     console.log(`  ${name.padEnd(30)} ${ms.toFixed(1).padStart(7)} ms${over}`)
+    if (name === 'import pms/client' && ms - base > LIBRARY_TARGET_MS) missed.push(`${name} on ${version} (+${(ms - base).toFixed(1)} ms)`)
     if ((name === 'pms --version' || name === 'pms properties list --help') && ms / base > RATIO_TARGET) missed.push(`${name} on ${version} (${(ms / base).toFixed(2)}x)`)
   }
   if (!process.env.DBUS_SESSION_BUS_ADDRESS) {

@@ -41,7 +41,7 @@ export interface ProfileSyncSummary {
  * walk; rows upserted by id page by page; the last page's `next_updated_since` stored with the last
  * page's rows. A walk without a stored cursor, or with `full`, reads everything.
  */
-export async function syncProfile(client: BookingPages, sink: Sink, profile: string, options: SyncOptions): Promise<ProfileSyncSummary> {
+export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor' | 'commit'>, profile: string, options: SyncOptions): Promise<ProfileSyncSummary> {
   const started = options.now()
   const syncedAt = new Date(started).toISOString()
   const scope = scopeOf(options.propertyIds)

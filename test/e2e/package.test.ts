@@ -12,8 +12,8 @@
  * is compiled: better-sqlite3 13 ships its binaries inside its package, so the install runs with a
  * PATH that holds node, npm and sh only (no python3, make or g++), and no install script runs.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync} from 'node:fs'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {homedir, tmpdir} from 'node:os'
 import {delimiter, join, relative} from 'node:path'
@@ -21,7 +21,8 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, spawnLogin, type PmsResult} from './support/pms.js'
 import {freePort} from './support/ports.js'
-import {startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {Webhook} from 'standardwebhooks'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -32,6 +33,7 @@ const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as 
   oclif: {plugins: string[]; topics: Record<string, unknown>; hooks: Record<string, string>}
 }
 const INSTALL_TIMEOUT_MS = 900_000
+const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 
 /** Files under `dir` (relative paths) whose name ends with `suffix`. */
 function filesEndingWith(dir: string, suffix: string): string[] {
@@ -80,6 +82,7 @@ interface Installed {
   work: string
   /** The file list of the tarball, as `npm pack --json` reports it. */
   packed: string[]
+  tarball: string
   /** The installed package folder: PREFIX/lib/node_modules/pms. */
   dir: string
   /** PREFIX/bin/pms */
@@ -155,6 +158,7 @@ async function packAndInstall(work: string): Promise<Installed> {
   return {
     work,
     packed: report!.files.map((file) => file.path),
+    tarball,
     dir: join(work, 'prefix', 'lib', 'node_modules', 'pms'),
     bin: join(work, 'prefix', 'bin', 'pms'),
     installLog: install.stdout + install.stderr,
@@ -163,6 +167,86 @@ async function packAndInstall(work: string): Promise<Installed> {
     env: {HOME: join(work, 'home'), XDG_CONFIG_HOME: join(xdg, 'config'), XDG_CACHE_HOME: join(xdg, 'cache'), XDG_DATA_HOME: join(xdg, 'data')},
   }
 }
+
+/**
+ * An integrator's script against the installed `pms/client`, type-checked with tsc against the
+ * installed declarations and run by Node: caller-supplied tokens (expired, so the first call
+ * refreshes them into the caller's store), Properties, a rate planned and submitted as one batch,
+ * a reply sent while half of the answers are lost, bookings synced into a sink of its own, and a
+ * webhook signature checked. Prints what it saw as one JSON line.
+ */
+const LIBRARY_SCRIPT = `
+import {readFileSync} from 'node:fs'
+import {batchJournal, createClient, planRates, pushRates, replyJournal, rotatingTokens, sendReply, syncBookings, verifyWebhook, type BookingSink, type Credentials} from 'pms/client'
+
+interface Given {
+  appUrl: string
+  clientId: string
+  clientSecret: string
+  tokens: {access_token: string; refresh_token: string}
+  night: string
+  webhook: {secret: string; headers: Record<string, string>; body: string}
+}
+const given = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Given
+
+// The caller's credential row: expired, so that the first call refreshes it.
+let row: Credentials = {access_token: given.tokens.access_token, refresh_token: given.tokens.refresh_token, expires_at: 0}
+const rows: Credentials[] = []
+const tokens = rotatingTokens({
+  appUrl: given.appUrl,
+  clientId: given.clientId,
+  clientSecret: given.clientSecret,
+  store: {read: async () => row, write: async (next) => void rows.push((row = next))},
+})
+const client = createClient({appUrl: given.appUrl, tokens})
+
+const properties: string[] = []
+for await (const property of client.properties.list()) properties.push(property.id)
+
+const planned = await planRates(client, [{property_id: properties[0]!, from: given.night, to: given.night, rate: 187.5}])
+const pushed = await pushRates(client, planned, {journal: await batchJournal(), wait: true})
+
+const bookings: string[] = []
+for await (const booking of client.bookings.list()) bookings.push(booking.id)
+const fault = (body: object) => fetch(given.appUrl + '/_sandbox/faults', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})
+await fault({drop_response: 0.5})
+const text = 'Your towels are in the hall cupboard. ' + Date.now()
+const sent = await sendReply(client, {bookingId: bookings[0]!, channel: 'platform', text}, {journal: await replyJournal()})
+await fault({drop_response: 0})
+let copies = 0
+for await (const page of client.messages.pages(bookings[0]!)) copies += page.data.filter((message) => message.text === text).length
+
+const table = new Map<string, unknown>()
+let cursor: string | undefined
+const sink: BookingSink = {
+  cursor: () => cursor,
+  commit: async (commit) => {
+    let inserted = 0
+    for (const booking of commit.bookings) {
+      if (!table.has(booking.id)) inserted++
+      table.set(booking.id, booking)
+    }
+    if (commit.end) cursor = commit.end.nextUpdatedSince
+    return {inserted, updated: commit.bookings.length - inserted, removed: 0}
+  },
+}
+const synced = await syncBookings(client, sink, {account: 'seaside'})
+await client.close()
+
+const good = verifyWebhook(given.webhook.secret, given.webhook.headers, given.webhook.body)
+const forged = verifyWebhook(given.webhook.secret, given.webhook.headers, given.webhook.body + ' ')
+console.log(JSON.stringify({
+  refreshed: rows.length,
+  rotated: row.refresh_token !== given.tokens.refresh_token,
+  properties: properties.length,
+  batches: pushed.batches.map((batch) => batch.id),
+  reports: (pushed.reports ?? []).map((report) => report.status),
+  reply: sent.message.id,
+  copies,
+  synced: {fetched: synced.fetched, stored: table.size, cursor},
+  webhook: {good: good.ok, forged: forged.ok},
+}))
+`
 
 describe('the npm pack tarball installed with npm install -g into an empty prefix', {timeout: 120_000}, () => {
   let work: string | undefined
@@ -186,7 +270,8 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     const top = new Set(installed.packed.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)))
     expect([...top].sort()).toEqual(['README.md', 'bin/', 'dist/', 'oclif.manifest.json', 'package.json'])
     expect(installed.packed.filter((path) => path.startsWith('bin/'))).toEqual(['bin/run.js'])
-    expect(installed.packed.filter((path) => path.startsWith('dist/') && !/^dist\/(commands|src)\/.+\.js$/.test(path))).toEqual([])
+    // Compiled code and its type declarations (the library's types, pms/client).
+    expect(installed.packed.filter((path) => path.startsWith('dist/') && !/^dist\/(commands|src)\/.+\.(js|d\.ts)$/.test(path))).toEqual([])
     // The manifest packed is this build's: pms starts from it without reading every command.
     expect(readFileSync(join(installed.dir, 'oclif.manifest.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   })
@@ -265,6 +350,77 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
       const sync = await runPms(['bookings', 'sync', '--to', file], {bin: installed.bin, env: installed.env, configDir})
       expect(sync.code, sync.stderr).toBe(0)
       expect(sync.stderr).toMatch(/^Synced bookings of profile default into /m)
+    }
+  })
+  it('the library, installed into an empty project, type-checks and works as an integrator would use it', async () => {
+    const project = join(installed.work, 'project')
+    mkdirSync(join(project, 'node_modules', '@types'), {recursive: true})
+    writeFileSync(join(project, 'package.json'), JSON.stringify({name: 'integrator', private: true, type: 'module'}))
+    const install = await npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', installed.tarball], installed.work, project, installed.installPath)
+    expect(install.code, install.stderr).toBe(0)
+    // The compiler and Node's types of this tree: the test needs no download of its own.
+    symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(project, 'node_modules', 'typescript'))
+    symlinkSync(join(ROOT, 'node_modules', '@types', 'node'), join(project, 'node_modules', '@types', 'node'))
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({compilerOptions: {target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], allowImportingTsExtensions: true}, files: ['sync.ts']}),
+    )
+    writeFileSync(join(project, 'sync.ts'), LIBRARY_SCRIPT)
+    const tsc = spawnSync(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {encoding: 'utf8'})
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0)
+
+    const lab = await startSandbox(['--properties', '3'], {bin: installed.bin, env: installed.env})
+    try {
+      const webhookBody = JSON.stringify({id: 'evt_1', type: 'booking.created', created_at: new Date().toISOString(), data: {id: 'b1'}})
+      const at = new Date()
+      const given = {
+        appUrl: lab.appUrl,
+        clientId: lab.clientId,
+        clientSecret: lab.clientSecret,
+        tokens: await connect(lab.appUrl),
+        night: new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10),
+        // Signed by the independent standardwebhooks package, not by pms.
+        webhook: {
+          secret: WEBHOOK_SECRET,
+          body: webhookBody,
+          headers: {'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(WEBHOOK_SECRET).sign('evt_1', at, webhookBody)},
+        },
+      }
+      writeFileSync(join(project, 'given.json'), JSON.stringify(given))
+      const run = spawnSync(process.execPath, [join(project, 'sync.ts'), join(project, 'given.json')], {cwd: project, encoding: 'utf8', timeout: 120_000})
+      expect(run.status, run.stderr).toBe(0)
+      const seen = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+        refreshed: number
+        rotated: boolean
+        properties: number
+        batches: string[]
+        reports: string[]
+        reply: string
+        copies: number
+        synced: {fetched: number; stored: number; cursor: string}
+        webhook: {good: boolean; forged: boolean}
+      }
+      expect(seen.refreshed).toBeGreaterThanOrEqual(1)
+      expect(seen.rotated).toBe(true)
+      expect(seen.properties).toBe(3)
+      expect(seen.batches).toHaveLength(1)
+      expect(seen.reports).toEqual(['completed'])
+      // Half of the answers were lost while the reply was sent: the guest has it once.
+      expect(seen.copies).toBe(1)
+      const requests = await sandboxRequests(lab.appUrl)
+      const replyPosts = requests.filter((request) => request.method === 'POST' && /\/messages$/.test(request.path))
+      expect(new Set(replyPosts.map((request) => request.idempotency_key)).size).toBe(1)
+      const batchPosts = requests.filter((request) => request.method === 'POST' && request.path.endsWith('/restriction-batches') && request.idempotency_key !== null)
+      expect(new Set(batchPosts.map((request) => request.idempotency_key)).size).toBe(1)
+      const listed = await connect(lab.appUrl).then(async (pair) => {
+        const answer = await fetch(`${lab.appUrl}/api/v1/bookings?limit=200`, {headers: {authorization: `Bearer ${pair.access_token}`}})
+        return ((await answer.json()) as {data: unknown[]}).data.length
+      })
+      expect(seen.synced.stored).toBe(listed)
+      expect(seen.synced.cursor).toMatch(/^\d{4}-\d{2}-\d{2}T/)
+      expect(seen.webhook).toEqual({good: true, forged: false})
+    } finally {
+      await lab.stop()
     }
   })
 })

@@ -98,9 +98,14 @@ export function sandboxAdmin<T = unknown>(appUrl: string, path: string, body: un
   return adminJson<T>(appUrl, 'POST', path, body)
 }
 
+/** The accounts of the sandbox's owner (GET /_sandbox), first the one a plain consent connects. */
+export async function sandboxAccounts(appUrl: string): Promise<{id: string; name: string}[]> {
+  return (await adminJson<{accounts: {id: string; name: string}[]}>(appUrl, 'GET', '/_sandbox')).accounts
+}
+
 /** The ids of the first account's Properties (120 in the default seed), sorted: what a connection to it lists. */
 export async function firstAccountPropertyIds(appUrl: string): Promise<string[]> {
-  const overview = (await (await fetch(`${appUrl}/_sandbox`)).json()) as {accounts: {id: string}[]}
-  const listed = (await (await fetch(`${appUrl}/_sandbox/accounts/${overview.accounts[0]!.id}/properties`)).json()) as {data: {id: string}[]}
+  const [first] = await sandboxAccounts(appUrl)
+  const listed = (await (await fetch(`${appUrl}/_sandbox/accounts/${first!.id}/properties`)).json()) as {data: {id: string}[]}
   return listed.data.map((p) => p.id).sort()
 }

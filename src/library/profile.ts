@@ -1,0 +1,45 @@
+/**
+ * The client of a pms profile: the login that `pms login` stored (keychain or 0600 file), its
+ * app_url, and the pacing budget every pms process of the profile shares, so that a script using
+ * the library beside `pms` commands in cron spends one budget, not two.
+ */
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
+import {serviceTransport} from '../auth/service-http.js'
+import {PmsClient} from '../client/index.js'
+import {VERSION} from './connection.js'
+
+export interface ProfileOptions {
+  /** Default: PMS_PROFILE, else the profile pms uses by default. */
+  profile?: string
+  /** Default: PMS_CONFIG_DIR, else where pms keeps its configuration ($XDG_CONFIG_HOME/pms or ~/.config/pms; %LOCALAPPDATA%\pms on Windows). */
+  configDir?: string
+  /** Read for PMS_APP_URL, PMS_ACCESS_TOKEN, PMS_CLIENT_SECRET and proxies; default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** Warnings pms would print on stderr (a keychain that does not answer, say). */
+  log?: (line: string) => void
+  trace?: (line: string) => void
+}
+
+export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PMS_CONFIG_DIR) return env.PMS_CONFIG_DIR
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'pms')
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'pms')
+}
+
+/** A client with the stored login of a profile, as `pms --profile NAME` would use it. */
+export async function profileClient(options: ProfileOptions = {}): Promise<PmsClient> {
+  const env = options.env ?? process.env
+  const log = options.log ?? (() => undefined)
+  const auth = {env, configDir: options.configDir ?? defaultConfigDir(env), profile: options.profile ?? env.PMS_PROFILE, io: {err: (text: string) => log(text.trimEnd())}}
+  const appUrl = resolveAppUrl(auth)
+  const userAgent = `pms-client/${VERSION}`
+  const http = serviceTransport({...auth, userAgent, trace: options.trace}, appUrl)
+  try {
+    return new PmsClient(http.withTokens(await resolveTokenProvider({...auth, appUrl, userAgent, trace: options.trace, http})))
+  } catch (error) {
+    await http.close()
+    throw error
+  }
+}

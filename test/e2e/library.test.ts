@@ -1,0 +1,66 @@
+/**
+ * pms as a library (`pms/client`, built in dist/src/library): what it loads, and connections of
+ * two accounts served from one process, each on its own budget, against the sandbox over HTTP.
+ * The installed package, type-checked and run as an integrator would, is in package.test.ts.
+ */
+import {spawnSync} from 'node:child_process'
+import {fileURLToPath} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type * as Lib from '../../src/library/index.js'
+import {connect, sandboxAccounts, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+
+const LIBRARY = fileURLToPath(new URL('../../dist/src/library/index.js', import.meta.url))
+type Library = typeof Lib
+
+describe('the library entry', () => {
+  it('loads no oclif, no prompts and no terminal code of pms', () => {
+    // Every module the import resolves, as Node resolves it.
+    const script = [
+      `import {registerHooks} from 'node:module'`,
+      `const seen = []`,
+      `registerHooks({resolve(specifier, context, next) { const found = next(specifier, context); seen.push(found.url); return found }})`,
+      `await import(${JSON.stringify(LIBRARY)})`,
+      `console.log(JSON.stringify(seen))`,
+    ].join('\n')
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'})
+    expect(run.status, run.stderr).toBe(0)
+    const loaded = JSON.parse(run.stdout) as string[]
+    expect(loaded.length).toBeGreaterThan(20)
+    expect(loaded.filter((url) => url.includes('/dist/src/library/'))).not.toEqual([])
+    const terminal = loaded.filter((url) => /node_modules\/(@oclif|@inquirer|ansis|wrap-ansi|string-width)\/|\/dist\/(src\/cli|commands)\//.test(url))
+    expect(terminal).toEqual([])
+  })
+})
+
+describe('two accounts served from one process', {timeout: 120_000}, () => {
+  let sandbox: StartedSandbox
+  let lib: Library
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--properties', '3'])
+    lib = (await import(LIBRARY)) as Library
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it('each connection keeps its own budget: 60 reads on each at once, no 429, and no wait for a window that a shared budget would need', async () => {
+    const accounts = await sandboxAccounts(sandbox.appUrl)
+    expect(accounts.length).toBeGreaterThanOrEqual(2)
+    const clients = await Promise.all(
+      accounts.slice(0, 2).map(async (account) => lib.createClient({appUrl: sandbox.appUrl, tokens: lib.staticTokens((await connect(sandbox.appUrl, {account_id: account.id})).access_token)})),
+    )
+    const started = Date.now()
+    const reads = await Promise.all(clients.flatMap((client) => Array.from({length: 60}, async () => (await client.request({method: 'GET', path: '/properties'})).status)))
+    const seconds = (Date.now() - started) / 1000
+    await Promise.all(clients.map((client) => client.close()))
+    expect(reads).toHaveLength(120)
+    expect(new Set(reads)).toEqual(new Set([200]))
+    const answered = (await sandboxRequests(sandbox.appUrl)).filter((request) => request.path.startsWith('/api/v1/properties'))
+    expect(answered).toHaveLength(120)
+    expect(answered.filter((request) => request.status === 429)).toEqual([])
+    expect(new Set(answered.map((request) => request.connection_id)).size).toBe(2)
+    // One budget for both would hold the 61st read back until the window turns (about a minute).
+    expect(seconds).toBeLessThan(45)
+  })
+})
