@@ -155,7 +155,8 @@ describe('the import on a terminal', () => {
     }
     const file = join(dir, 'paced.csv')
     writeFileSync(file, `property_id,date,rate\n${ids[1]},${dayFromToday(60)},151\n`)
-    const screen = terminal(['rates', 'import', file, '--dry-run'], 80)
+    // Dry runs asked for: the preview from reads spends no write.
+    const screen = terminal(['rates', 'import', file, '--dry-run', '--preview', 'dry-run'], 80)
     await screen.waitFor(/next write in \d+s/, {timeoutMs: 60_000})
     await new Promise((resolve) => setTimeout(resolve, 3000))
     const history = screen.history()
