@@ -1,6 +1,5 @@
-import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
-import {serviceTransport} from '../auth/service-http.js'
-import {type ClientOptions, PmsClient} from '../client/index.js'
+import {openProfileClient} from '../auth/profile-client.js'
+import type {ClientOptions, PmsClient} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
 /**
@@ -10,16 +9,8 @@ import type {RunContext} from './base-command.js'
  * job beside a terminal): one budget.
  */
 export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, 'onPacingWait'> = {}): Promise<PmsClient> {
-  const authOptions = {env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock}
-  const appUrl = resolveAppUrl(authOptions)
   const trace = ctx.debug ? (line: string) => ctx.io.err(`${line}\n`) : undefined
-  const userAgent = `pms/${ctx.version}`
-  const http = serviceTransport({...authOptions, userAgent, trace, ...hooks}, appUrl)
-  const tokens = await resolveTokenProvider({...authOptions, appUrl, userAgent, trace, http}).catch(async (error: unknown) => {
-    await http.close()
-    throw error
-  })
-  return new PmsClient(http.withTokens(tokens))
+  return openProfileClient({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock, userAgent: `pms/${ctx.version}`, trace, ...hooks})
 }
 
 /** After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a login at once. */

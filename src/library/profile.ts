@@ -5,9 +5,8 @@
  */
 import {homedir} from 'node:os'
 import {join} from 'node:path'
-import {resolveAppUrl, resolveTokenProvider} from '../auth/index.js'
-import {serviceTransport} from '../auth/service-http.js'
-import {PmsClient} from '../client/index.js'
+import {openProfileClient} from '../auth/profile-client.js'
+import type {PmsClient} from '../client/index.js'
 import {VERSION} from './connection.js'
 
 export interface ProfileOptions {
@@ -33,13 +32,5 @@ export async function profileClient(options: ProfileOptions = {}): Promise<PmsCl
   const env = options.env ?? process.env
   const log = options.log ?? (() => undefined)
   const auth = {env, configDir: options.configDir ?? defaultConfigDir(env), profile: options.profile ?? env.PMS_PROFILE, io: {err: (text: string) => log(text.trimEnd())}}
-  const appUrl = resolveAppUrl(auth)
-  const userAgent = `pms-client/${VERSION}`
-  const http = serviceTransport({...auth, userAgent, trace: options.trace}, appUrl)
-  try {
-    return new PmsClient(http.withTokens(await resolveTokenProvider({...auth, appUrl, userAgent, trace: options.trace, http})))
-  } catch (error) {
-    await http.close()
-    throw error
-  }
+  return openProfileClient({...auth, userAgent: `pms-client/${VERSION}`, trace: options.trace})
 }
