@@ -1,6 +1,5 @@
 import {ApiError, ExitCode, NetworkError, OAuthError, PmsError, UnexpectedResponseError} from '../client/errors.js'
 import type {Transport} from '../client/transport.js'
-import {TokenResponseSchema} from '../contract/oauth.js'
 
 /**
  * The two OAuth endpoints of the contract (token and revoke). They live outside /api/v1 and answer
@@ -73,6 +72,8 @@ export async function revokeToken(options: OAuthEndpointOptions, token: string, 
 async function tokenRequest(options: OAuthEndpointOptions, during: string, fields: Record<string, string>): Promise<TokenPair> {
   const now = options.now ?? Date.now
   const answer = await post(options, '/api/oauth/token', fields, during)
+  // Loaded here, not on import: pms/client with caller-kept tokens may never refresh.
+  const {TokenResponseSchema} = await import('../contract/oauth.js')
   const parsed = TokenResponseSchema.safeParse(answer)
   if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered without a token pair`, {mayHaveArrived: true})
   return {

@@ -1,5 +1,13 @@
-import {Agent, EnvHttpProxyAgent, request, type Dispatcher} from 'undici'
+import type * as Undici from 'undici'
+import type {Dispatcher} from 'undici'
 import {NetworkError} from './errors.js'
+
+let undici: Promise<typeof Undici> | undefined
+
+/** undici (~100 modules) is loaded with the first request rather than on import: pms/client is imported by servers that may not send at once. */
+function loadUndici(): Promise<typeof Undici> {
+  return (undici ??= import('undici'))
+}
 
 export interface HttpTimeouts {
   connectMs: number
@@ -17,7 +25,8 @@ const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy
  * One keep-alive pool per client. With a proxy configured, EnvHttpProxyAgent reads HTTPS_PROXY,
  * HTTP_PROXY and NO_PROXY itself; without one a plain Agent avoids its per-request lookups.
  */
-export function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Dispatcher {
+export async function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Promise<Dispatcher> {
+  const {Agent, EnvHttpProxyAgent} = await loadUndici()
   const options = {
     connect: {timeout: timeouts.connectMs},
     headersTimeout: timeouts.headersMs,
@@ -49,6 +58,7 @@ export async function exchange(
   init: {method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal},
 ): Promise<Exchange> {
   try {
+    const {request} = await loadUndici()
     const response = await request(url, {
       dispatcher,
       method: init.method as Dispatcher.HttpMethod,

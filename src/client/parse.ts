@@ -1,13 +1,17 @@
 import type {z} from 'zod'
+import type * as AnswerSchemas from './answer-schemas.js'
 import {UnexpectedResponseError} from './errors.js'
 
+type Schemas = typeof AnswerSchemas
+
 /**
- * Parses an answer with its (tolerant) contract schema. Unknown fields and enum values pass; a
- * missing required field is a service that does not keep the contract, reported as such.
+ * Parses an answer with its (tolerant) contract schema, named as answer-schemas.ts exports it.
+ * Unknown fields and enum values pass; a missing required field is a service that does not keep
+ * the contract, reported as such.
  */
-export function parseAnswer<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(body)
-  if (result.success) return result.data
+export async function parseAnswer<K extends keyof Schemas>(schema: K, body: unknown, what: string): Promise<z.output<Schemas[K]>> {
+  const result = (await import('./answer-schemas.js'))[schema].safeParse(body)
+  if (result.success) return result.data as z.output<Schemas[K]>
   const issues = result.error.issues.slice(0, 5).map((issue) => ({path: issue.path.map(String).join('.'), message: issue.message}))
   const first = issues[0]
   throw new UnexpectedResponseError(

@@ -149,11 +149,28 @@ export interface TransportOptions {
 
 const TRACE_BODY_MAX = 2000
 
-/** The keep-alive pool of a transport and of the twins made from it by `withTokens`: closed once, by whichever closes first. */
-interface Pool {
-  dispatcher: Dispatcher
-  owned: boolean
-  closing?: Promise<void>
+/**
+ * The keep-alive pool of a transport and of the twins made from it by `withTokens`: made with the
+ * first request, closed once, by whichever closes first.
+ */
+class Pool {
+  private dispatcher?: Promise<Dispatcher>
+  private closing?: Promise<void>
+
+  constructor(
+    private readonly make: () => Promise<Dispatcher>,
+    private readonly owned: boolean,
+  ) {}
+
+  get(): Promise<Dispatcher> {
+    return (this.dispatcher ??= this.make())
+  }
+
+  close(): Promise<void> {
+    if (!this.owned || !this.dispatcher) return Promise.resolve()
+    const dispatcher = this.dispatcher
+    return (this.closing ??= dispatcher.then((made) => made.close()))
+  }
 }
 
 /** One request as the loop sends it: resolved once, the same on every attempt. */
@@ -209,7 +226,8 @@ export class Transport {
     const timeouts = options.timeoutMs
       ? {connectMs: Math.min(options.timeoutMs, DEFAULT_TIMEOUTS.connectMs), headersMs: options.timeoutMs, bodyMs: options.timeoutMs}
       : DEFAULT_TIMEOUTS
-    this.pool = options.dispatcher ? {dispatcher: options.dispatcher, owned: false} : {dispatcher: createDispatcher(timeouts, options.env), owned: true}
+    const given = options.dispatcher
+    this.pool = given ? new Pool(() => Promise.resolve(given), false) : new Pool(() => createDispatcher(timeouts, options.env), true)
     this.tokens = options.tokens
     this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock, {store: this.pacingStore()}))
     this.connectionKey = options.connectionKey ?? 'default'
@@ -222,7 +240,7 @@ export class Transport {
    * produce a token and the API calls that use it share one pool and one budget.
    */
   withTokens(tokens: TokenProvider): Transport {
-    const twin = new Transport({...this.options, tokens, dispatcher: this.pool.dispatcher, pacer: this.pacer})
+    const twin = new Transport({...this.options, tokens, pacer: this.pacer})
     twin.pool = this.pool
     return twin
   }
@@ -237,9 +255,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (!this.pool.owned) return
-    this.pool.closing ??= this.pool.dispatcher.close()
-    await this.pool.closing
+    await this.pool.close()
   }
 
   url(path: string, query?: Query): string {
@@ -410,7 +426,7 @@ export class Transport {
         this.trace(`> ${shown}`)
       }
     }
-    const response = await exchange(this.pool.dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
+    const response = await exchange(await this.pool.get(), url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
       (error: unknown) => {
         this.trace(`< ${error instanceof Error ? error.message : String(error)} (${this.clock.now() - started} ms)`)
         throw error

@@ -4,6 +4,7 @@
  * and what is stable.
  */
 import type * as Bookings from './bookings.js'
+import type * as Webhooks from '../webhooks/check.js'
 import type * as Profile from './profile.js'
 import type * as Rates from './rates.js'
 import type * as Replies from './replies.js'
@@ -20,7 +21,7 @@ export type {PushOptions, PushResult, RatesPlan, RateRow} from './rates.js'
 export type {Reply, ReplyOptions, ReplyResult, UnsettledAttempt} from './replies.js'
 export type {BookingSink, CommitCounts, SinkCommit, SyncBookingsOptions, SyncSummary} from './bookings.js'
 export {sign as signWebhook, verify as verifyWebhook, type WebhookVerifyResult} from '../contract/webhook-signature.js'
-export {checkDelivery as checkWebhookDelivery, type DeliveryCheck} from '../webhooks/check.js'
+export type {DeliveryCheck} from '../webhooks/check.js'
 export {ApiError, ExitCode, NetworkError, OAuthError, PayloadTooLargeError, PmsError, RateLimitError, UnexpectedResponseError, UsageError} from '../client/errors.js'
 export {LoginRequiredError} from '../auth/errors.js'
 export {CsvInvalidError} from '../rates/errors.js'
@@ -53,4 +54,9 @@ export async function sendReply(...args: Parameters<typeof Replies.sendReply>): 
 /** One incremental walk of the account's bookings into the caller's sink. */
 export async function syncBookings(...args: Parameters<typeof Bookings.syncBookings>): ReturnType<typeof Bookings.syncBookings> {
   return (await import('./bookings.js')).syncBookings(...args)
+}
+
+/** Checks a delivery's signature on the raw body, then reads it as an App Event (its id equal to webhook-id). */
+export async function checkWebhookDelivery(...args: Parameters<typeof Webhooks.checkDelivery>): Promise<ReturnType<typeof Webhooks.checkDelivery>> {
+  return (await import('../webhooks/check.js')).checkDelivery(...args)
 }

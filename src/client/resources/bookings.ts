@@ -1,4 +1,4 @@
-import {BookingRecordsPageSchema, LockCodesRecordSchema, readBooking, type BookingRecord, type BookingRecordsPage, type LockCodeRecord} from '../../contract/bookings.js'
+import type {BookingFields, BookingRecord, BookingRecordsPage, LockCodeRecord} from '../../contract/bookings.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
@@ -34,7 +34,7 @@ export class BookingsResource {
           limit: query.limit,
         },
       })
-      return parseAnswer(BookingRecordsPageSchema, answer.body, 'GET /bookings')
+      return parseAnswer('BookingRecordsPageSchema', answer.body, 'GET /bookings')
     })
   }
 
@@ -51,11 +51,13 @@ export class BookingsResource {
   }
 
   private async *merged(queries: BookingsQuery[]): AsyncGenerator<BookingRecord> {
+    // With the schemas, which the first page has loaded already.
+    const {readBooking} = await import('../../contract/bookings.js')
     const byId = new Map<string, BookingRecord>()
     for (const query of queries) {
       for await (const booking of walkItems(this.pages(query))) {
         const known = byId.get(booking.id)
-        if (known && isNewer(known, booking)) continue
+        if (known && isNewer(readBooking(known), readBooking(booking))) continue
         // Deleted first so that the newest sighting takes its place in listing order.
         byId.delete(booking.id)
         byId.set(booking.id, booking)
@@ -74,14 +76,14 @@ export class BookingsResource {
 
   async lockCodes(bookingId: string): Promise<LockCodeRecord[]> {
     const answer = await this.transport.send({method: 'GET', path: `/bookings/${segment(bookingId)}/lock-codes`})
-    return parseAnswer(LockCodesRecordSchema, answer.body, 'GET /bookings/{booking_id}/lock-codes').data
+    return (await parseAnswer('LockCodesRecordSchema', answer.body, 'GET /bookings/{booking_id}/lock-codes')).data
   }
 }
 
 /** Whether `known` is a later version than `seen`: by their change times when both have one, else the later sighting wins. */
-function isNewer(known: BookingRecord, seen: BookingRecord): boolean {
-  const a = readBooking(known).updated_at
-  const b = readBooking(seen).updated_at
+function isNewer(known: Pick<BookingFields, 'updated_at'>, seen: Pick<BookingFields, 'updated_at'>): boolean {
+  const a = known.updated_at
+  const b = seen.updated_at
   return a !== null && b !== null && Date.parse(a) > Date.parse(b)
 }
 

@@ -1,10 +1,4 @@
-import {
-  MessageThreadsPageSchema,
-  MessageThreadStateSchema,
-  type MessageThread,
-  type MessageThreadsPage,
-  type MessageThreadState,
-} from '../../contract/messages.js'
+import type {MessageThread, MessageThreadsPage, MessageThreadState} from '../../contract/messages.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
@@ -29,7 +23,7 @@ export class MessageThreadsResource {
         path: '/message-threads',
         query: {'property_id[]': query.propertyIds, updated_since: query.updatedSince, cursor, limit: query.limit},
       })
-      return parseAnswer(MessageThreadsPageSchema, answer.body, 'GET /message-threads')
+      return parseAnswer('MessageThreadsPageSchema', answer.body, 'GET /message-threads')
     })
   }
 
@@ -51,6 +45,6 @@ export class MessageThreadsResource {
   private async changeState(bookingId: string, action: 'close' | 'reopen'): Promise<MessageThreadState> {
     // Idempotent (contract): a lost answer or a 5xx is retried like a read.
     const answer = await this.transport.send({method: 'POST', path: `/bookings/${segment(bookingId)}/message-thread/${action}`, kind: 'idempotent'})
-    return parseAnswer(MessageThreadStateSchema, answer.body, `POST /bookings/{booking_id}/message-thread/${action}`)
+    return parseAnswer('MessageThreadStateSchema', answer.body, `POST /bookings/{booking_id}/message-thread/${action}`)
   }
 }

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
-import {MessageSchema, MessagesPageSchema, type Message, type MessagesPage, type SendMessageRequest} from '../../contract/messages.js'
+import type {Message, MessagesPage, SendMessageRequest} from '../../contract/messages.js'
 import {UsageError} from '../errors.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
@@ -43,7 +43,7 @@ export class MessagesResource {
         path: `/bookings/${segment(bookingId)}/messages`,
         query: {cursor, limit: query.limit},
       })
-      return parseAnswer(MessagesPageSchema, answer.body, 'GET /bookings/{booking_id}/messages')
+      return parseAnswer('MessagesPageSchema', answer.body, 'GET /bookings/{booking_id}/messages')
     })
   }
 
@@ -69,7 +69,7 @@ export class MessagesResource {
       photos.length === 0
         ? await this.transport.send({method: 'POST', path, json: request, idempotencyKey: opts.idempotencyKey})
         : await this.transport.send({method: 'POST', path, raw: multipart(request, photos, opts.idempotencyKey), idempotencyKey: opts.idempotencyKey})
-    return parseAnswer(MessageSchema, answer.body, 'POST /bookings/{booking_id}/messages')
+    return parseAnswer('MessageSchema', answer.body, 'POST /bookings/{booking_id}/messages')
   }
 
   /** Downloads an attachment (counts as a read). */

@@ -1,5 +1,5 @@
-import {PropertiesPageSchema, PropertySchema, type PropertiesPage, type Property} from '../../contract/properties.js'
-import {PropertyGuideSchema, type PropertyGuide} from '../../contract/guide.js'
+import type {PropertiesPage, Property} from '../../contract/properties.js'
+import type {PropertyGuide} from '../../contract/guide.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
@@ -16,7 +16,7 @@ export class PropertiesResource {
   pages(opts: PropertiesListOptions = {}): AsyncIterable<PropertiesPage> {
     return walkPages(async (cursor) => {
       const answer = await this.transport.send({method: 'GET', path: '/properties', query: {cursor, limit: opts.limit}})
-      return parseAnswer(PropertiesPageSchema, answer.body, 'GET /properties')
+      return parseAnswer('PropertiesPageSchema', answer.body, 'GET /properties')
     })
   }
 
@@ -26,11 +26,11 @@ export class PropertiesResource {
 
   async get(id: string): Promise<Property> {
     const answer = await this.transport.send({method: 'GET', path: `/properties/${segment(id)}`})
-    return parseAnswer(PropertySchema, answer.body, 'GET /properties/{id}')
+    return parseAnswer('PropertySchema', answer.body, 'GET /properties/{id}')
   }
 
   async guide(id: string): Promise<PropertyGuide> {
     const answer = await this.transport.send({method: 'GET', path: `/properties/${segment(id)}/guide`})
-    return parseAnswer(PropertyGuideSchema, answer.body, 'GET /properties/{id}/guide')
+    return parseAnswer('PropertyGuideSchema', answer.body, 'GET /properties/{id}/guide')
   }
 }

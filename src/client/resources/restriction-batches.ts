@@ -1,12 +1,4 @@
-import {
-  BatchReportSchema,
-  RestrictionBatchAcceptedSchema,
-  RestrictionBatchPreviewSchema,
-  type BatchReport,
-  type RestrictionBatchAccepted,
-  type RestrictionBatchPreview,
-  type RestrictionBatchRequest,
-} from '../../contract/batches.js'
+import type {BatchReport, RestrictionBatchAccepted, RestrictionBatchPreview, RestrictionBatchRequest} from '../../contract/batches.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
 import {segment} from './path.js'
@@ -27,17 +19,17 @@ export class RestrictionBatchesResource {
       json: body,
       idempotencyKey: opts.idempotencyKey,
     })
-    return parseAnswer(RestrictionBatchAcceptedSchema, answer.body, 'POST /restriction-batches')
+    return parseAnswer('RestrictionBatchAcceptedSchema', answer.body, 'POST /restriction-batches')
   }
 
   /** A dry run: nothing is stored or sent (so it is retried like a read), but it counts against the write limit. */
   async preview(request: RestrictionBatchRequest): Promise<RestrictionBatchPreview> {
     const answer = await this.transport.send({method: 'POST', path: '/restriction-batches', json: {...request, dry_run: true}, kind: 'dry_run'})
-    return parseAnswer(RestrictionBatchPreviewSchema, answer.body, 'POST /restriction-batches (dry run)')
+    return parseAnswer('RestrictionBatchPreviewSchema', answer.body, 'POST /restriction-batches (dry run)')
   }
 
   async get(id: string): Promise<BatchReport> {
     const answer = await this.transport.send({method: 'GET', path: `/restriction-batches/${segment(id)}`})
-    return parseAnswer(BatchReportSchema, answer.body, 'GET /restriction-batches/{id}')
+    return parseAnswer('BatchReportSchema', answer.body, 'GET /restriction-batches/{id}')
   }
 }

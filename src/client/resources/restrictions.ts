@@ -1,4 +1,4 @@
-import {RestrictionsAnswerSchema, type RestrictionRecord} from '../../contract/restrictions.js'
+import type {RestrictionRecord} from '../../contract/restrictions.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
 
@@ -20,6 +20,6 @@ export class RestrictionsResource {
       path: '/restrictions',
       query: {'property_id[]': query.propertyIds, from: query.from, to: query.to},
     })
-    return parseAnswer(RestrictionsAnswerSchema, answer.body, 'GET /restrictions').data
+    return (await parseAnswer('RestrictionsAnswerSchema', answer.body, 'GET /restrictions')).data
   }
 }

@@ -18,8 +18,8 @@ afterEach(async () => {
 
 describe('proxy support', () => {
   it('uses EnvHttpProxyAgent only when a proxy variable is set', async () => {
-    const plain = createDispatcher(DEFAULT_TIMEOUTS, {})
-    const proxied = createDispatcher(DEFAULT_TIMEOUTS, {HTTPS_PROXY: 'http://127.0.0.1:9'})
+    const plain = await createDispatcher(DEFAULT_TIMEOUTS, {})
+    const proxied = await createDispatcher(DEFAULT_TIMEOUTS, {HTTPS_PROXY: 'http://127.0.0.1:9'})
     expect(plain).toBeInstanceOf(Agent)
     expect(proxied).toBeInstanceOf(EnvHttpProxyAgent)
     await Promise.all([plain.close(), proxied.close()])
