@@ -1,12 +1,18 @@
 /**
  * pms as a library (`pms/client`, built in dist/src/library): what it loads, and connections of
- * two accounts served from one process, each on its own budget, against the sandbox over HTTP.
+ * two accounts served from one process, each on its own budget, and the client of a profile that
+ * `pms login` stored, against the sandbox over HTTP.
  * The installed package, type-checked and run as an integrator would, is in package.test.ts.
  */
 import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type * as Lib from '../../src/library/index.js'
+import {profilesWithLogins} from './support/bookings.js'
+import {runPms} from './support/pms.js'
 import {connect, sandboxAccounts, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const LIBRARY = fileURLToPath(new URL('../../dist/src/library/index.js', import.meta.url))
@@ -66,5 +72,56 @@ describe('two accounts served from one process', {timeout: 120_000}, () => {
     expect(new Set(answered.map((request) => request.connection_id)).size).toBe(2)
     // One budget for both would hold the 61st read back until the window turns (about a minute).
     expect(seconds).toBeLessThan(45)
+  })
+})
+
+describe("a pms profile's client", {timeout: 120_000}, () => {
+  let sandbox: StartedSandbox
+  let lib: Library
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--properties', '3'])
+    lib = (await import(LIBRARY)) as Library
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it('opens the stored login where pms keeps it, and leaves the rotated tokens there for the next pms command', async () => {
+    const [a, b] = await sandboxAccounts(sandbox.appUrl)
+    if (!a || !b) throw new Error('the sandbox has fewer than two accounts')
+    const stored = await profilesWithLogins(sandbox, {default: a.id, second: b.id})
+    // Where pms looks when PMS_CONFIG_DIR is not set: $XDG_CONFIG_HOME/pms.
+    const xdg = mkdtempSync(join(tmpdir(), 'pms-xdg-'))
+    renameSync(stored.configDir, join(xdg, 'pms'))
+    const credentials = join(xdg, 'pms', 'credentials', 'second.json')
+    const before = JSON.parse(readFileSync(credentials, 'utf8')) as {refresh_token: string}
+    // Expired: the first request refreshes, and the service rotates the refresh token.
+    writeFileSync(credentials, JSON.stringify({...before, expires_at: new Date(Date.now() - 60_000).toISOString()}), {mode: 0o600})
+    const env: NodeJS.ProcessEnv = {...process.env, XDG_CONFIG_HOME: xdg}
+    delete env.PMS_CONFIG_DIR
+    delete env.PMS_ACCESS_TOKEN
+    delete env.PMS_APP_URL
+
+    const listIds = async (client: Awaited<ReturnType<Library['profileClient']>>) => {
+      const ids: string[] = []
+      for await (const property of client.properties.list()) ids.push(property.id)
+      await client.close()
+      return ids.sort()
+    }
+    const second = await listIds(await lib.profileClient({env: {...env, PMS_PROFILE: 'second'}}))
+    const first = await listIds(await lib.profileClient({env, profile: 'default'}))
+    expect(second).toHaveLength(3)
+    expect(first).toHaveLength(3)
+    expect(first.filter((id) => second.includes(id))).toEqual([])
+
+    const after = JSON.parse(readFileSync(credentials, 'utf8')) as {refresh_token: string}
+    expect(after.refresh_token).not.toBe(before.refresh_token)
+    // pms finds the same profile and refreshes no more: presenting the refresh token from before
+    // the rotation would revoke the whole family and fail here.
+    const listed = await runPms(['properties', 'list', '--json', '--profile', 'second'], {env: {PMS_CONFIG_DIR: undefined, XDG_CONFIG_HOME: xdg}})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect((JSON.parse(listed.stdout) as Array<{id: string}>).map((property) => property.id).sort()).toEqual(second)
+    expect((JSON.parse(readFileSync(credentials, 'utf8')) as {refresh_token: string}).refresh_token).toBe(after.refresh_token)
   })
 })
