@@ -41,8 +41,9 @@ export const MessageAttachmentSchema = component(
   z.looseObject({
     index: count().describe('Position in the message, as in the download URL.'),
     type: openEnum(ATTACHMENT_TYPES).describe(known(ATTACHMENT_TYPES)),
-    file_name: nullableString(),
-    content_type: nullableString().describe('MIME type when known; the download answers with the actual one.'),
+    // Neither is marked required by the contract: a record without them is read as one without a name or type.
+    file_name: nullableString().optional(),
+    content_type: nullableString().optional().describe('MIME type when known; the download answers with the actual one.'),
     url: z.string().meta({format: 'uri'}).describe('Download URL, called with the access token of the App Connection.'),
   }),
 )

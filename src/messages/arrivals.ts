@@ -31,7 +31,7 @@ export function photoArrivals(messages: readonly Message[], textId: string, file
   return files.map((file) => {
     const found =
       candidates.find((m) => !used.has(m.id) && m.attachments.some((a) => a.file_name === file)) ??
-      candidates.find((m) => !used.has(m.id) && m.attachments.every((a) => a.file_name === null))
+      candidates.find((m) => !used.has(m.id) && m.attachments.every((a) => a.file_name == null))
     if (!found) return {file, arrived: false, delivery_status: 'missing'}
     used.add(found.id)
     const status = found.delivery_status ?? 'unknown'

@@ -11,6 +11,7 @@ import {
   TokenResponseSchema,
   WebhookPayloadSchema,
 } from '../../../src/contract/index.js'
+import {attachmentFileName} from '../../../src/messages/service.js'
 
 const PROPERTY_ID = '6f1c2a7e-4b1d-4c55-9a0e-2f3b8d9e1a01'
 const BOOKING_ID = '8e2a1c4b-3d5f-4a6b-9c7d-1e2f3a4b5c6d'
@@ -67,6 +68,13 @@ describe('versioning rule 3: answers parse tolerantly', () => {
   it('direction, channel and delivery_status may be absent: the contract does not mark them required', () => {
     const {direction: _d, channel: _c, delivery_status: _s, ...bare} = message
     expect(MessageSchema.safeParse(bare).success).toBe(true)
+  })
+
+  it('an attachment without file_name and content_type parses (the contract marks neither required) and is saved under a name of its own', () => {
+    const {file_name: _name, content_type: _type, ...nameless} = message.attachments[0]!
+    const parsed = MessageSchema.parse({...message, attachments: [nameless]})
+    expect(parsed.attachments[0]).toMatchObject({index: 0, type: 'image'})
+    expect(attachmentFileName(MESSAGE_ID, parsed.attachments[0]!)).toBe('1a2b3c4d-0')
   })
 
   it('unknown batch statuses parse in the accepted answer and the report', () => {
