@@ -102,7 +102,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
       await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
     }
-    const rendered = renderError(error, {debug: ctx.debug})
+    const rendered = renderError(error, {debug: ctx.debug, profile: ctx.profile})
     // Ctrl-C or Esc at a prompt is an answer, not a failure: one plain line saying what it left behind.
     if (error instanceof PromptCancelledError && !ctx.json) {
       ctx.io.err(`${error.message}.\n`)

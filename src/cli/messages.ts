@@ -357,7 +357,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
           // A refused, failed or cancelled reply is told and the round goes on: the host decides what next.
           if (!(error instanceof PmsError)) throw error
           const {renderError} = await import('./render-error.js')
-          ctx.io.err(error instanceof PromptCancelledError ? `${error.message}.\n` : renderError(error).text)
+          ctx.io.err(error instanceof PromptCancelledError ? `${error.message}.\n` : renderError(error, {profile: ctx.profile}).text)
         }
       }
     }

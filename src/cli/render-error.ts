@@ -1,3 +1,4 @@
+import {loginCommand} from '../auth/errors.js'
 import {ExitCode, PmsError} from '../client/errors.js'
 
 export interface RenderedError {
@@ -8,13 +9,18 @@ export interface RenderedError {
   json: {error: {code: string; message: string; details?: unknown; hint?: string}}
 }
 
-/** Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. */
-export function renderError(error: unknown, options: {debug?: boolean} = {}): RenderedError {
+/**
+ * Turns anything thrown into the `Error:` / `Try:` form of DESIGN.md and an exit code. `profile`
+ * is the run's profile: the client's hints say `pms login`, which alone would log in the default
+ * profile, so they are told for the profile that needs it.
+ */
+export function renderError(error: unknown, options: {debug?: boolean; profile?: string} = {}): RenderedError {
   if (error instanceof PmsError) {
     // The generic `usage` code adds nothing to the line that exit 2 does not already say.
     const named = error.code && error.code !== 'usage' && !error.message.includes(error.code)
     const lines = [`Error: ${error.message}${named ? ` (${error.code})` : ''}`]
-    if (error.suggestion) lines.push(`Try: ${error.suggestion}`)
+    const suggestion = error.suggestion?.replace(/\bpms login\b(?! --profile)/g, loginCommand(options.profile))
+    if (suggestion) lines.push(`Try: ${suggestion}`)
     if (options.debug && error.stack) lines.push(error.stack)
     return {
       exitCode: error.exitCode,
@@ -24,7 +30,7 @@ export function renderError(error: unknown, options: {debug?: boolean} = {}): Re
           code: error.code,
           message: error.message,
           ...(error.details === undefined ? {} : {details: error.details}),
-          ...(error.suggestion ? {hint: error.suggestion} : {}),
+          ...(suggestion ? {hint: suggestion} : {}),
         },
       },
     }

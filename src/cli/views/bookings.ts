@@ -170,7 +170,7 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
     onFailure: (profile, error) => {
       if (io.stderrIsTTY) io.err(CLEAR_LINE)
       // The profile's own error and advice, named, and the run goes on with the next profile.
-      io.err(`profile ${profile}: ${renderError(error).text}`)
+      io.err(`profile ${profile}: ${renderError(error, {profile}).text}`)
     },
   })
   if (io.stderrIsTTY) io.err(CLEAR_LINE)

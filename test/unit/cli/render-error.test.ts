@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
+import {ApiError, ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
 import {renderError} from '../../../src/cli/render-error.js'
 
 describe('error rendering', () => {
@@ -9,6 +9,17 @@ describe('error rendering', () => {
     expect(rendered.exitCode).toBe(3)
     expect(rendered.text).toBe('Error: Access token rejected (unauthorized)\nTry: pms login\n')
     expect(rendered.json).toEqual({error: {code: 'unauthorized', message: 'Access token rejected', hint: 'pms login'}})
+  })
+
+  it("tells the login hints of the client for the run's profile: a bare pms login would log in the default profile", () => {
+    const error = new ApiError({status: 401, code: 'connection_revoked', message: 'The App Connection was revoked'})
+    expect(renderError(error, {profile: 'work'}).text).toContain('Try: run pms login --profile work: the App Connection was revoked')
+    expect(renderError(error, {profile: 'work'}).json.error.hint).toContain('pms login --profile work')
+    expect(renderError(error, {profile: 'default'}).text).toContain('Try: run pms login: ')
+    expect(renderError(error).text).toContain('Try: run pms login: ')
+    // A hint that names its profile already is left as it is.
+    const named = new PmsError('No login', {code: 'login_required', exitCode: ExitCode.loginNeeded, suggestion: 'pms login --profile other'})
+    expect(renderError(named, {profile: 'work'}).text).toContain('Try: pms login --profile other\n')
   })
 
   it('carries details into the JSON form', () => {
