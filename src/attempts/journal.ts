@@ -43,6 +43,11 @@ export interface Attempt {
 export type AttemptArea = 'rates' | 'messages'
 
 export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000
+/**
+ * How long an unresolved attempt is held where the area holds them: the same text sent a month
+ * later is a new intention, not a retry, and a journal nobody reruns must not grow for ever.
+ */
+export const HOLD_UNRESOLVED_MS = 30 * 24 * 3_600_000
 const FINAL = new Set<string>(FINAL_BATCH_STATUSES)
 
 /** The digest that recognises the same request in a later run. */
@@ -69,8 +74,9 @@ export interface JournalOptions {
   /** Told once when the file cannot be written: recovery after a crash is then not possible. */
   onUnsaved?: (reason: string) => void
   /**
-   * Attempts without a known outcome stay past the Idempotency window until they are forgotten
-   * (replies); without it they go with the window like every other attempt (batches).
+   * Attempts without a known outcome stay past the Idempotency window until they are forgotten,
+   * for at most HOLD_UNRESOLVED_MS (replies); without it they go with the window like every other
+   * attempt (batches).
    */
   holdUnresolved?: boolean
 }
@@ -234,8 +240,8 @@ async function readAttempts(file: string, now: number, options: JournalOptions):
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     const attempt = fromDisk(key, value)
     if (!attempt) continue
-    const unresolved = attempt.storedId === undefined
-    if (!keyStillHeld(attempt, now) && !(options.holdUnresolved && unresolved)) continue
+    const held = options.holdUnresolved === true && attempt.storedId === undefined && now - attempt.startedAt < HOLD_UNRESOLVED_MS
+    if (!keyStillHeld(attempt, now) && !held) continue
     attempts.set(key, attempt)
   }
   return attempts

@@ -2,7 +2,7 @@ import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {AttemptJournal, attemptsPath, IDEMPOTENCY_WINDOW_MS} from '../../../src/attempts/journal.js'
+import {AttemptJournal, attemptsPath, HOLD_UNRESOLVED_MS, IDEMPOTENCY_WINDOW_MS} from '../../../src/attempts/journal.js'
 
 const NOW = Date.parse('2026-06-01T12:00:00Z')
 
@@ -41,5 +41,17 @@ describe('the journal of attempts', () => {
     expect(replies.latest('unanswered')?.key).toBe('old')
     expect(replies.latest('unknown')?.outcome).toBe('unknown')
     expect(replies.latest('stored')).toBeUndefined()
+  })
+
+  it('holds an unresolved reply at most 30 days: one nobody sent again by then leaves the file', async () => {
+    const path = journalFile({
+      month: {request: 'month-old', started_at: NOW - HOLD_UNRESOLVED_MS - 1, outcome: 'unknown'},
+      recent: {request: 'recent', started_at: NOW - HOLD_UNRESOLVED_MS + 60_000},
+    })
+    const replies = await AttemptJournal.open(path, NOW, {holdUnresolved: true})
+    expect(replies.latest('month-old')).toBeUndefined()
+    expect(replies.latest('recent')?.key).toBe('recent')
+    await replies.begin('new', NOW, 'pms-message')
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).sort()).toEqual([expect.stringMatching(/^pms-message-/), 'recent'])
   })
 })
