@@ -8,6 +8,8 @@ const FileStateSchema = z.object({
   /** JSONL: the length of the file once its last walk was committed; anything after it is a killed run's tail. */
   committed_bytes: z.number().int().min(0).optional(),
   cursors: z.record(z.string(), z.object({updated_since: z.string(), synced_at: z.string(), full_synced_at: z.string().nullable().optional()})),
+  /** Per key (profile or --account): the Property ids the last run saw, to tell the account by (sync/account.ts). */
+  accounts: z.record(z.string(), z.object({property_ids: z.array(z.string()), seen_at: z.string()})).optional(),
 })
 export type FileState = z.infer<typeof FileStateSchema>
 
@@ -32,6 +34,24 @@ function readFileState(sinkPath: string): FileState {
 export function writeFileState(sinkPath: string, state: FileState): void {
   // Readable like the sink beside it, which other tools read.
   writeFileAtomicSync(statePathOf(sinkPath), JSON.stringify(state, null, 2) + '\n', {mode: 0o644})
+}
+
+/**
+ * The account records of a file sink (sync/account.ts): the Property ids recorded under a key in
+ * the state, and those of the key's rows (`rowProperties`).
+ */
+export function fileAccountRecords(sinkPath: string, state: FileState, rowProperties: (key: string) => Iterable<string | null>) {
+  return {
+    async knownProperties(key: string): Promise<string[]> {
+      const ids = new Set(state.accounts?.[key]?.property_ids)
+      for (const id of rowProperties(key)) if (id) ids.add(id)
+      return [...ids]
+    },
+    async recordProperties(key: string, propertyIds: readonly string[], at: string): Promise<void> {
+      state.accounts = {...state.accounts, [key]: {property_ids: [...propertyIds], seen_at: at}}
+      writeFileState(sinkPath, state)
+    },
+  }
 }
 
 export function cursorKey(profile: string, scope: string): string {

@@ -32,7 +32,7 @@ export interface CommitCounts {
   removed: number
 }
 
-/** SQLite and PostgreSQL, shared by several accounts, also know which account each key holds. */
+/** A sink may hold several accounts (profiles, machines), so it also knows which account each key holds. */
 export interface Sink extends Partial<AccountRecords> {
   readonly kind: SinkKind
   readonly path: string
@@ -42,7 +42,7 @@ export interface Sink extends Partial<AccountRecords> {
   close(): Promise<void>
 }
 
-/** The account records of a sink that keeps them (SQLite, PostgreSQL); JSONL and CSV files keep none. */
+/** The account records of a sink that keeps them (every sink pms writes; a caller's own may keep none). */
 export function accountRecordsOf(sink: Sink): (AccountRecords & {path: string}) | undefined {
   const {knownProperties, recordProperties} = sink
   if (!knownProperties || !recordProperties) return undefined

@@ -279,4 +279,32 @@ describe('pms bookings sync --all-profiles', () => {
     expect(again.code, again.stderr).toBe(0)
     expect((JSON.parse(again.stdout) as Summary).profiles[0]?.updated_since).toBe((JSON.parse(a.stdout) as Summary).profiles[0]?.next_updated_since)
   }, 90_000)
+
+  it('the same check guards a JSONL feed and a CSV snapshot: the second account is refused with both files and their state unchanged; --account files it apart', async () => {
+    const world = (await (await fetch(`${sandbox.appUrl}/_sandbox`)).json()) as {accounts: Array<{id: string}>}
+    const [first, second] = world.accounts.map((account) => account.id)
+    const asA = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl, {account_id: first})).access_token}
+    const tokenB = (await connect(sandbox.appUrl, {account_id: second})).access_token
+    const asB = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: tokenB}
+    for (const kind of ['jsonl', 'csv']) {
+      const file = join(workDir(), `shared.${kind}`)
+      const bytes = () => [readFileSync(file, 'utf8'), readFileSync(`${file}.state.json`, 'utf8')]
+      const a = await runPms(['bookings', 'sync', '--to', file], {env: asA, configDir: tempConfigDir()})
+      expect(a.code, a.stderr).toBe(0)
+      const before = bytes()
+      expect(before[0]!.length).toBeGreaterThan(0)
+
+      const b = await runPms(['bookings', 'sync', '--to', file, '--json'], {env: asB, configDir: tempConfigDir()})
+      expect(b.code, `${kind}: ${b.stderr}`).toBe(2)
+      expect(JSON.parse(b.stdout)).toMatchObject({error: {code: 'account_mismatch', message: expect.stringContaining(`shared.${kind} under "default" belong to another account`)}})
+      expect(bytes(), kind).toEqual(before)
+
+      const apart = await runPms(['bookings', 'sync', '--to', file, '--account', 'north'], {env: asB, configDir: tempConfigDir()})
+      expect(apart.code, apart.stderr).toBe(0)
+      if (kind === 'jsonl') {
+        expect(replayJsonl(file, 'north')).toEqual(await apiListing(sandbox.appUrl, tokenB))
+        expect(replayJsonl(file)).toEqual(await apiListing(sandbox.appUrl, asA.PMS_ACCESS_TOKEN))
+      }
+    }
+  }, 90_000)
 })

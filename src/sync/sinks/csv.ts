@@ -3,7 +3,7 @@ import {parse} from 'csv-parse/sync'
 import {SinkInvalidError} from '../errors.js'
 import {shownText} from '../../text/spreadsheet.js'
 import {writeFileAtomicSync} from '../../fs/atomic-write.js'
-import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
+import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {BOOKING_ROW_COLUMNS, bookingRow, rowKey, type BookingRow} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
@@ -47,13 +47,19 @@ export function openCsvSink(path: string, render: CsvRender): Sink {
 
 class CsvSink implements Sink {
   readonly kind = 'csv' as const
+  readonly knownProperties
+  readonly recordProperties
 
   constructor(
     readonly path: string,
     private readonly render: CsvRender,
     private readonly state: FileState,
     private readonly rows: Map<string, CsvCells>,
-  ) {}
+  ) {
+    const records = fileAccountRecords(path, state, (key) => [...this.rows.values()].filter((cells) => cells.profile === key).map((cells) => cells.property_id))
+    this.knownProperties = records.knownProperties
+    this.recordProperties = records.recordProperties
+  }
 
   cursor(profile: string, scope: string): string | undefined {
     return this.state.cursors[cursorKey(profile, scope)]?.updated_since

@@ -1,6 +1,6 @@
 import {closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync} from 'node:fs'
 import {readBooking, type BookingRecord} from '../../contract/bookings.js'
-import {cursorKey, openFileState, writeFileState, type FileState} from '../file-state.js'
+import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {rowKey} from '../rows.js'
 import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
 
@@ -54,13 +54,24 @@ function replay(path: string): Map<string, Known> {
 
 class JsonlSink implements Sink {
   readonly kind = 'jsonl' as const
+  readonly knownProperties
+  readonly recordProperties
 
   constructor(
     readonly path: string,
     private readonly fd: number,
     private readonly state: FileState,
     private readonly known: Map<string, Known>,
-  ) {}
+  ) {
+    const records = fileAccountRecords(path, state, (key) => this.propertiesOf(key))
+    this.knownProperties = records.knownProperties
+    this.recordProperties = records.recordProperties
+  }
+
+  private *propertiesOf(key: string): Iterable<string | null> {
+    const prefix = rowKey(key, '')
+    for (const [row, entry] of this.known) if (row.startsWith(prefix)) yield readBooking(entry.booking).property_id
+  }
 
   cursor(profile: string, scope: string): string | undefined {
     return this.state.cursors[cursorKey(profile, scope)]?.updated_since
