@@ -71,9 +71,10 @@ export async function revokeToken(options: OAuthEndpointOptions, token: string, 
 
 async function tokenRequest(options: OAuthEndpointOptions, during: string, fields: Record<string, string>): Promise<TokenPair> {
   const now = options.now ?? Date.now
-  const answer = await post(options, '/api/oauth/token', fields, during)
-  // Loaded here, not on import: pms/client with caller-kept tokens may never refresh.
+  // Loaded here, not on import (pms/client with caller-kept tokens may never refresh), and before
+  // the POST: once it is sent, nothing may stand between the rotated pair and its caller.
   const {TokenResponseSchema} = await import('../contract/oauth.js')
+  const answer = await post(options, '/api/oauth/token', fields, during)
   const parsed = TokenResponseSchema.safeParse(answer)
   if (!parsed.success) throw new OAuthTransportError(`${during}: the token endpoint answered without a token pair`, {mayHaveArrived: true})
   return {

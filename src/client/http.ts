@@ -1,12 +1,20 @@
 import type * as Undici from 'undici'
 import type {Dispatcher} from 'undici'
-import {NetworkError} from './errors.js'
+import {ExitCode, NetworkError, PmsError, UsageError} from './errors.js'
 
 let undici: Promise<typeof Undici> | undefined
 
 /** undici (~100 modules) is loaded with the first request rather than on import: pms/client is imported by servers that may not send at once. */
 function loadUndici(): Promise<typeof Undici> {
-  return (undici ??= import('undici'))
+  return (undici ??= import('undici').catch((error: unknown) => {
+    undici = undefined
+    throw new PmsError(`The HTTP client (undici) cannot be loaded: ${(error as Error).message}`, {
+      code: 'install_broken',
+      exitCode: ExitCode.failure,
+      suggestion: 'install pms again (npm install -g pms-*.tgz) on Node 22 or 24',
+      cause: error,
+    })
+  }))
 }
 
 export interface HttpTimeouts {
@@ -33,16 +41,24 @@ export async function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.Proce
     bodyTimeout: timeouts.bodyMs,
     keepAliveTimeout: 10_000,
   }
-  const proxied = PROXY_VARIABLES.some((name) => (env[name] ?? '').trim() !== '')
-  if (!proxied) return new Agent(options)
+  const proxied = PROXY_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '')
+  if (proxied.length === 0) return new Agent(options)
   // Read from the given environment (not only process.env) so that the run's context decides.
   const pick = (...names: string[]) => names.map((name) => env[name]).find((value) => value !== undefined && value.trim() !== '')
-  return new EnvHttpProxyAgent({
-    ...options,
-    httpProxy: pick('HTTP_PROXY', 'http_proxy'),
-    httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
-    noProxy: pick('NO_PROXY', 'no_proxy') ?? '',
-  })
+  try {
+    return new EnvHttpProxyAgent({
+      ...options,
+      httpProxy: pick('HTTP_PROXY', 'http_proxy'),
+      httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
+      noProxy: pick('NO_PROXY', 'no_proxy') ?? '',
+    })
+  } catch (error) {
+    throw new UsageError(`The proxy in ${proxied.join(', ')} is not an address pms can use (${(error as Error).message}); nothing was sent`, {
+      code: 'proxy_invalid',
+      suggestion: `give the proxy as a URL, e.g. ${proxied[0]}=http://proxy.example.com:3128`,
+      cause: error,
+    })
+  }
 }
 
 export interface Exchange {
@@ -57,8 +73,9 @@ export async function exchange(
   url: string,
   init: {method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal},
 ): Promise<Exchange> {
+  // Loaded with the dispatcher already: this never fails after a send.
+  const {request} = await loadUndici()
   try {
-    const {request} = await loadUndici()
     const response = await request(url, {
       dispatcher,
       method: init.method as Dispatcher.HttpMethod,

@@ -15,6 +15,7 @@ import {
 import {createDispatcher, DEFAULT_TIMEOUTS, exchange, toNetworkError, type Exchange} from './http.js'
 import {limitClassOf, Pacer, type PaceStore} from './pacer.js'
 import {PacingFileStore} from './pacing-file.js'
+import {Pool} from './pool.js'
 import {redactBody, redactHeaders, redactUrl, RESPONSE_SECRET_FIELDS} from './redact.js'
 import type {TokenProvider} from './token-provider.js'
 
@@ -148,30 +149,6 @@ export interface TransportOptions {
 }
 
 const TRACE_BODY_MAX = 2000
-
-/**
- * The keep-alive pool of a transport and of the twins made from it by `withTokens`: made with the
- * first request, closed once, by whichever closes first.
- */
-class Pool {
-  private dispatcher?: Promise<Dispatcher>
-  private closing?: Promise<void>
-
-  constructor(
-    private readonly make: () => Promise<Dispatcher>,
-    private readonly owned: boolean,
-  ) {}
-
-  get(): Promise<Dispatcher> {
-    return (this.dispatcher ??= this.make())
-  }
-
-  close(): Promise<void> {
-    if (!this.owned || !this.dispatcher) return Promise.resolve()
-    const dispatcher = this.dispatcher
-    return (this.closing ??= dispatcher.then((made) => made.close()))
-  }
-}
 
 /** One request as the loop sends it: resolved once, the same on every attempt. */
 interface Call {
@@ -316,6 +293,8 @@ export class Transport {
   /** One exchange, paced where it is an API call; an error answer or a broken connection comes back as its typed error. */
   private async attempt(call: Call, token: string | undefined): Promise<Outcome> {
     const {req, url} = call
+    // Before a pacing slot is spent: a pool that cannot be made sends nothing.
+    const dispatcher = await this.pool.get()
     const slot =
       this.pacer && call.isApi
         ? await this.pacer.acquire(this.connectionKey, call.limitClass, {
@@ -329,7 +308,7 @@ export class Transport {
     const headers = token === undefined ? call.headers : {...call.headers, authorization: `Bearer ${token}`}
     try {
       // The service has counted the call by the time its answer starts, whatever that answer is.
-      const response = await this.exchangeTraced(call.method, url, headers, call.body, req).finally(() => slot?.done())
+      const response = await this.exchangeTraced(dispatcher, call.method, url, headers, call.body, req).finally(() => slot?.done())
       if (response.status < 400) {
         if (req.stream) return {response: {status: response.status, headers: response.headers, body: undefined, stream: response.body}}
         const text = await readText(response.body, url)
@@ -409,6 +388,7 @@ export class Transport {
   }
 
   private async exchangeTraced(
+    dispatcher: Dispatcher,
     method: string,
     url: string,
     headers: Record<string, string>,
@@ -426,7 +406,7 @@ export class Transport {
         this.trace(`> ${shown}`)
       }
     }
-    const response = await exchange(await this.pool.get(), url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
+    const response = await exchange(dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
       (error: unknown) => {
         this.trace(`< ${error instanceof Error ? error.message : String(error)} (${this.clock.now() - started} ms)`)
         throw error

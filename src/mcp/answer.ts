@@ -34,9 +34,9 @@ export function dataAnswer(value: unknown, options: {key?: string; untrusted?: b
   return {content: [{type: 'text', text: options.note ? `${options.note}\n${body}` : body}], structuredContent: structured}
 }
 
-/** A refusal or failure, as the CLI's `Error:`/`Try:` lines and its `--json` error document. */
-export function errorAnswer(error: unknown): CallToolResult {
-  const rendered = renderError(error)
+/** A refusal or failure, as the CLI's `Error:`/`Try:` lines and its `--json` error document, hints told for the server's profile. */
+export function errorAnswer(error: unknown, profile: string | undefined): CallToolResult {
+  const rendered = renderError(error, {profile})
   return {isError: true, content: [{type: 'text', text: rendered.text.trimEnd()}], structuredContent: rendered.json}
 }
 

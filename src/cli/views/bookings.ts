@@ -120,7 +120,7 @@ export function profilesToSync(ctx: RunContext, allProfiles: boolean): string[] 
     .filter(([, settings]) => settings.credential_store !== undefined)
     .map(([name]) => name)
     .sort()
-  if (profiles.length === 0) throw new UsageError('No profile has a stored login', {code: 'not_logged_in', suggestion: 'pms login (with --profile NAME for each account)'})
+  if (profiles.length === 0) throw new UsageError('No profile has a stored login', {code: 'not_logged_in', suggestion: 'log in each account under a profile of its own: pms login --profile NAME'})
   return profiles
 }
 

@@ -51,7 +51,7 @@ export class BookingsResource {
   }
 
   private async *merged(queries: BookingsQuery[]): AsyncGenerator<BookingRecord> {
-    // With the schemas, which the first page has loaded already.
+    // readBooking lives with the schemas (zod), which load with the client, not with its import.
     const {readBooking} = await import('../../contract/bookings.js')
     const byId = new Map<string, BookingRecord>()
     for (const query of queries) {

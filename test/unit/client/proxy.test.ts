@@ -3,7 +3,9 @@ import {connect, type AddressInfo} from 'node:net'
 import {Agent, EnvHttpProxyAgent} from 'undici'
 import {afterEach, describe, expect, it} from 'vitest'
 import {createDispatcher, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
+import {refreshTokens} from '../../../src/auth/oauth-client.js'
 import {PmsClient, staticTokenProvider} from '../../../src/client/index.js'
+import {Transport} from '../../../src/client/transport.js'
 import {startServer, type TestServer} from './support.js'
 
 let service: TestServer | undefined
@@ -68,5 +70,18 @@ describe('proxy support', () => {
     await bypass.close()
     expect(tunnels).toEqual([serviceHost])
     expect(service.requests).toHaveLength(2)
+  })
+
+  it('a proxy variable that is no URL refuses the request before anything is sent, and a refresh then spends no token', async () => {
+    service = await startServer(() => ({status: 200, body: {ok: true}}))
+    const env = {HTTPS_PROXY: '10.0.0.1:3128'}
+    const client = new PmsClient({appUrl: service.url, tokens: staticTokenProvider('t'), userAgent: 'pms/0', env})
+    await expect(client.request({method: 'GET', path: '/properties'})).rejects.toMatchObject({code: 'proxy_invalid', message: expect.stringContaining('HTTPS_PROXY')})
+    await client.close()
+    // The refresh token was never presented, so the login must not be taken for spent.
+    const http = new Transport({appUrl: service.url, userAgent: 'pms/0', env})
+    await expect(refreshTokens({http, client: {clientId: 'c', clientSecret: 's'}}, 'refresh')).rejects.toMatchObject({mayHaveArrived: false})
+    await http.close()
+    expect(service.requests).toEqual([])
   })
 })
