@@ -7,7 +7,7 @@ export default class BookingsSync extends BaseCommand<typeof BookingsSync> {
 
 --to postgres://USER@HOST/DB (or PMS_SYNC_DATABASE_URL) writes into PostgreSQL, the password and TLS through the usual PG* variables or URL options: several machines may sync into one database, each account under a database lock of its own.
 
-SQLite and PostgreSQL files keep each account under a key, the profile name or --account, and check at each run (one read of GET /properties) that the connection is the account the key holds: another account under the same key is refused (exit 2) with nothing changed.
+Every file and database keeps each account under a key, the profile name or --account, and checks at each run (one read of GET /properties) that the connection is the account the key holds: another account under the same key is refused (exit 2) with nothing changed.
 
 --full reads everything again and marks the bookings that left the listing as removed (removed_at), since the service sends no event for them. A second run on the same profile and file while one is going exits 75 at once. Prints one summary line on stderr (a JSON document with --json); never prompts. Exit codes: docs/exit-codes.md.`
   static override aliases = ['sync']
@@ -27,7 +27,7 @@ SQLite and PostgreSQL files keep each account under a key, the profile name or -
     full: Flags.boolean({description: 'Read every booking again and mark those that left the listing as removed', default: false}),
     property: Flags.string({description: 'Only the bookings of this Property (repeat for several, at most 100); kept under a cursor of its own', multiple: true}),
     account: Flags.string({
-      description: 'SQLite and PostgreSQL: file this account under this key instead of the profile name (one key per account, the same on every machine)',
+      description: 'File this account under this key instead of the profile name (one key per account, the same on every machine)',
     }),
     'all-profiles': Flags.boolean({description: 'Sync every profile with a stored login into the same file, each with its own cursor', default: false}),
   }

@@ -90,15 +90,17 @@ export class AttemptJournal {
     private readonly file: string | undefined,
     private readonly attempts: Map<string, Attempt>,
     private readonly options: JournalOptions,
+    /** The latest time the journal was told (open, begin): what a save keeps is judged by it. */
+    private now: number,
   ) {}
 
   /** A journal that is never saved (tests, dry runs). */
   static memory(options: JournalOptions = {}): AttemptJournal {
-    return new AttemptJournal(undefined, new Map(), options)
+    return new AttemptJournal(undefined, new Map(), options, Date.now())
   }
 
   static async open(file: string, now: number, options: JournalOptions = {}): Promise<AttemptJournal> {
-    return new AttemptJournal(file, await readAttempts(file, now, options), options)
+    return new AttemptJournal(file, await readAttempts(file, now, options), options, now)
   }
 
   /** The latest attempt at this request, finished or not (past the window only when unresolved ones are held). */
@@ -126,6 +128,7 @@ export class AttemptJournal {
   /** A new attempt with a new key, saved before it is returned (and so before its first send). */
   async begin(request: string, now: number, keyPrefix?: string): Promise<Attempt> {
     const attempt: Attempt = {key: newAttemptKey(keyPrefix), request, startedAt: now}
+    this.now = Math.max(this.now, now)
     this.attempts.set(attempt.key, attempt)
     await this.save()
     return attempt
@@ -180,9 +183,10 @@ export class AttemptJournal {
   private async save(): Promise<void> {
     if (!this.file) return
     try {
-      const merged = await readAttempts(this.file, Date.now(), this.options)
+      const merged = await readAttempts(this.file, this.now, this.options)
       for (const key of this.removed) merged.delete(key)
-      for (const [key, attempt] of this.attempts) merged.set(key, attempt)
+      // A process that runs for weeks (a server using pms/client) drops what a new run would not read.
+      for (const [key, attempt] of this.attempts) if (kept(attempt, this.now, this.options)) merged.set(key, attempt)
       await mkdir(dirname(this.file), {recursive: true, mode: 0o700})
       const entries = [...merged].map(([key, attempt]) => [key, onDisk(attempt)])
       await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(entries), null, 1))
@@ -240,9 +244,13 @@ async function readAttempts(file: string, now: number, options: JournalOptions):
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     const attempt = fromDisk(key, value)
     if (!attempt) continue
-    const held = options.holdUnresolved === true && attempt.storedId === undefined && now - attempt.startedAt < HOLD_UNRESOLVED_MS
-    if (!keyStillHeld(attempt, now) && !held) continue
-    attempts.set(key, attempt)
+    if (kept(attempt, now, options)) attempts.set(key, attempt)
   }
   return attempts
+}
+
+/** Within the Idempotency window, or unresolved and held (replies) for at most HOLD_UNRESOLVED_MS. */
+function kept(attempt: Attempt, now: number, options: JournalOptions): boolean {
+  if (keyStillHeld(attempt, now)) return true
+  return options.holdUnresolved === true && attempt.storedId === undefined && now - attempt.startedAt < HOLD_UNRESOLVED_MS
 }

@@ -98,7 +98,14 @@ function evolveMessage(message: Json): Json {
   const out: {[key: string]: Json} = {...message, channel: EVOLVED_VALUES.channel}
   if (isRecord(out.author)) out.author = {...out.author, type: evolvedAuthor(out.author.type)}
   if (out.delivery_status === 'sent') out.delivery_status = EVOLVED_VALUES.delivery_status
-  if (Array.isArray(out.attachments)) out.attachments = out.attachments.map((a) => (isRecord(a) ? {...a, type: EVOLVED_VALUES.attachment_type} : a))
+  // Neither file_name nor content_type is marked required: the chosen attachments come without them.
+  if (Array.isArray(out.attachments)) {
+    out.attachments = out.attachments.map((a) => {
+      if (!isRecord(a)) return a
+      const {file_name: _name, content_type: _type, ...rest} = a
+      return {...rest, type: EVOLVED_VALUES.attachment_type}
+    })
+  }
   return out
 }
 

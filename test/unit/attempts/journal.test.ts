@@ -54,4 +54,14 @@ describe('the journal of attempts', () => {
     await replies.begin('new', NOW, 'pms-message')
     expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).sort()).toEqual([expect.stringMatching(/^pms-message-/), 'recent'])
   })
+
+  it('a journal open for weeks (a server) drops an unresolved reply past 30 days on its next save, as a new run would', async () => {
+    const path = journalFile({})
+    const replies = await AttemptJournal.open(path, NOW, {holdUnresolved: true})
+    const old = await replies.begin('old', NOW, 'pms-message')
+    await replies.begin('later', NOW + HOLD_UNRESOLVED_MS + 1, 'pms-message')
+    const written = Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)
+    expect(written).not.toContain(old.key)
+    expect(written).toHaveLength(1)
+  })
 })

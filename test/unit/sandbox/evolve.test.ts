@@ -37,11 +37,14 @@ describe('the evolved sandbox (contract, Versioning: version 1 only gains fields
   })
 
   it('gives a share of messages the channel whatsapp and an author type nobody listed; leaves the others', () => {
-    const chosen = {id: '2f7d67c6-1a90-43b5-b563-77897f0bd401', direction: 'inbound', channel: 'platform', author: {type: 'guest'}, attachments: [{index: 0, type: 'image'}]}
+    const chosen = {id: '2f7d67c6-1a90-43b5-b563-77897f0bd401', direction: 'inbound', channel: 'platform', author: {type: 'guest'}, attachments: [{index: 0, type: 'image', file_name: 'door.jpg', content_type: 'image/jpeg'}]}
     const other = {...chosen, id: '2f7d67c6-1a90-43b5-b563-77897f0bd40e'}
     const [a, b] = (evolveAnswer('/api/v1/bookings/x/messages', {data: [chosen, other]}) as {data: Array<Record<string, unknown>>}).data
     expect(a).toMatchObject({channel: 'whatsapp', author: {type: EVOLVED_VALUES.guest_author_type}, attachments: [{type: EVOLVED_VALUES.attachment_type}]})
     expect(b).toMatchObject({channel: 'platform', author: {type: 'guest'}})
+    // Neither is marked required by the contract: the chosen attachments come without them.
+    expect(Object.keys((a!.attachments as object[])[0]!).sort()).toEqual([ADDED_FIELD, 'index', 'type'])
+    expect(b!.attachments).toMatchObject([{index: 0, type: 'image', file_name: 'door.jpg', content_type: 'image/jpeg'}])
   })
 
   it('the fault omit_field leaves a field out at every depth', () => {
