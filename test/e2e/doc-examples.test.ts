@@ -12,7 +12,7 @@
  * and the variant run here. An example neither run nor listed fails the test.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -22,6 +22,7 @@ import {docExamples, type DocExample} from './support/doc-examples.js'
 import {signedEvent} from './support/listen.js'
 import {PMS_BIN} from './support/pms.js'
 import {freePort} from './support/ports.js'
+import {itNeeds, missingDocTools} from './support/requirements.js'
 import {sandboxAccounts, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -416,6 +417,7 @@ describe('the examples of the README and docs', () => {
     }, 60_000)
     afterAll(async () => {
       await sandbox?.stop()
+      rmSync(root, {recursive: true, force: true})
     })
 
     /** A HOME and working folder of its own for one document, logged in as its examples expect. */
@@ -446,7 +448,7 @@ describe('the examples of the README and docs', () => {
       if (example.kind === 'shell' && command.startsWith('export ')) place.exports.push(command)
     }
 
-    it(
+    itNeeds(missingDocTools())(
       'each ends as the docs say',
       async () => {
         // The documents side by side, each one's examples in order (later ones use what earlier ones made).
