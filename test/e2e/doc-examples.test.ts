@@ -76,7 +76,18 @@ const listen = (ready = /^Listening on http:\/\/127\.0\.0\.1:\d+\/webhooks/m): E
 })
 const byPostgresSync: Entry = {by: 'test/e2e/bookings-sync-postgres.test.ts', contains: ["'--to'", "'--all-profiles'", 'PMS_SYNC_DATABASE_URL'], reason: 'a PostgreSQL server of the reader\'s'}
 const bySecretService: Entry = {by: '.ci/run', contains: ['dbus-run-session', 'gnome-keyring-daemon --unlock --components=secrets', 'PMS_TEST_REQUIRE=all'], reason: 'runs the whole suite: CI does'}
-const mcp: Entry = {run: true}
+/** The first messages of an MCP client: the handshake, then the list of tools. */
+const MCP_CLIENT = [
+  {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'docs', version: '1'}}},
+  {jsonrpc: '2.0', method: 'notifications/initialized'},
+  {jsonrpc: '2.0', id: 2, method: 'tools/list'},
+]
+/** `pms mcp ...` serves an MCP client on stdin: here a client that lists the tools, then closes; `tools` are offered, `absent` not. */
+const mcp = (tools: string[], absent: string[] = []): Entry => ({
+  reason: 'serves an MCP client on stdin until it closes: here a client that asks for the tools and closes',
+  variant: `printf '%s\\n' ${MCP_CLIENT.map((message) => `'${JSON.stringify(message)}'`).join(' ')} | {command}`,
+  output: [...tools.map((tool) => new RegExp(`"name":"${tool}"`)), ...absent.map((tool) => new RegExp(`^(?![\\s\\S]*"name":"${tool}")`))],
+})
 
 /** A body.json signed with the sandbox's webhook secret, and ID, TS and SIG as the sender's headers give them. */
 function signedBody({cwd, sandbox}: Place): Record<string, string> {
@@ -261,12 +272,12 @@ const EXAMPLES: Record<string, Entry> = {
   'pms sandbox trigger booking_cancelled': {run: true, output: [/^booking_id\t[0-9a-f-]{36}$/m]},
 
   // Assistants
-  'pms mcp': mcp,
-  'pms mcp --allow-writes': mcp,
-  'pms mcp --toolsets messages,properties': mcp,
-  'pms mcp --toolsets bookings,lock_codes': mcp,
+  'pms mcp': mcp(['list_properties', 'list_bookings', 'read_conversation', 'list_batches'], ['send_reply', 'apply_rates', 'get_lock_codes']),
+  'pms mcp --allow-writes': mcp(['send_reply', 'apply_rates', 'close_conversation']),
+  'pms mcp --toolsets messages,properties': mcp(['list_threads', 'read_conversation', 'list_properties'], ['list_bookings', 'list_batches']),
+  'pms mcp --toolsets bookings,lock_codes': mcp(['list_bookings', 'get_lock_codes'], ['list_properties']),
   // The copy is the one `pms bookings sync` keeps (docs/bookings.md), made first.
-  'pms mcp --bookings-copy bookings.sqlite': {...mcp, before: (place) => succeeds('pms bookings sync', place)},
+  'pms mcp --bookings-copy bookings.sqlite': {...mcp(['list_bookings']), before: (place) => succeeds('pms bookings sync', place)},
 
   // Shell completion
   'pms autocomplete --refresh-cache 2>/dev/null && printf "$(pms autocomplete script bash)" >> ~/.bashrc && source ~/.bashrc': {run: true},
@@ -297,13 +308,13 @@ const EXAMPLES: Record<string, Entry> = {
   'node --version && pms properties list': {by: 'test/e2e/runtime.test.ts', contains: ['pms needs Node.js 22 or newer; this is'], reason: 'shows what happens on Node 20, which this test does not run on'},
 }
 
-/** Runs a command in bash where the examples of one document run; resolves with its code and output. */
 /** Runs a step the docs say comes first; it must succeed. */
 async function succeeds(command: string, place: Place): Promise<void> {
   const result = await bash(command, place)
   expect(result.code, `${command}\n${result.output}`).toBe(0)
 }
 
+/** Runs a command in bash where the examples of one document run; resolves with its code and output. */
 function bash(command: string, place: Place, extraEnv: Record<string, string> = {}): Promise<{code: number | null; output: string}> {
   return collect(spawn('bash', ['-c', command], {cwd: place.cwd, env: environment(place, extraEnv), stdio: ['ignore', 'pipe', 'pipe']}), command)
 }
