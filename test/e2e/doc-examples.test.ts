@@ -32,9 +32,17 @@ const BLUE_CABIN = '8ac65dad-9c91-4272-9f18-a1a73575f166'
 const SANDBOX_BOOKING = 'a396b5f5-97d7-4c35-b0b0-f0f6545bd965'
 const SANDBOX_PROPERTY = '028869c5-c141-417e-a881-632e936dd747'
 const COMMAND_TIMEOUT_MS = 60_000
+/** Code blocks run side by side, this many at a time: each example is a process or two, on a machine of few cores. */
+const BLOCKS_AT_ONCE = 6
+const IMPORT = 'pms rates import december.csv --wait'
 
-/** What one run of an example must show. */
+/** What one run of an example must show, and what must have run before it. */
 interface Expect {
+  /**
+   * Examples of the same document (by their text) whose code blocks must have run before this
+   * one's: code blocks run side by side unless they say so.
+   */
+  after?: string[]
   /** The exit code the docs promise; 0 when not given. */
   code?: number
   /** What stdout and stderr together must hold. */
@@ -44,8 +52,6 @@ interface Expect {
 /** Where the examples of one document run, and what they may prepare. */
 interface Place {
   cwd: string
-  /** The `export` examples of the document run so far: later examples of it run after them, as in one shell. */
-  exports: string[]
   home: string
   sandbox: StartedSandbox
 }
@@ -151,13 +157,14 @@ const EXAMPLES: Record<string, Entry> = {
     output: [/^Submitted 1 batch\.$/m, /^Batch [0-9a-f-]{36}: completed$/m],
   },
   [`pms restrictions set --property ${BLUE_CABIN} --from 2026-12-24 --to 2026-12-26 --rate 320 --min-stay 3 --dry-run`]: {run: true, output: [/Nothing was written/]},
-  [`pms restrictions get --property ${BLUE_CABIN} --from 2026-12-04 --to 2026-12-06`]: {run: true, output: [new RegExp(`^${BLUE_CABIN}\tBlue Cabin Paris 23\t2026-12-05\t275\\.00\t3\t`, 'm')]},
+  [`pms restrictions get --property ${BLUE_CABIN} --from 2026-12-04 --to 2026-12-06`]: {run: true, after: [IMPORT], output: [new RegExp(`^${BLUE_CABIN}\tBlue Cabin Paris 23\t2026-12-05\t275\\.00\t3\t`, 'm')]},
   'pms restrictions get --all --from 2026-12-01 --to 2027-11-30 --csv > calendar.csv': {run: true},
   'PMS_PROFILE=seaside pms rates export --from 2026-12-01 --to 2026-12-31 > seaside.csv': {run: true},
 
   // Batches: the README's batch is the one its import above submitted with --yes.
   'pms batches list': {
     run: true,
+    after: [IMPORT],
     output: [/^[0-9a-f-]{36}\t.*\tcompleted$/m],
   },
   'pms batches get 26918e53-29b1-45c3-ab4d-617f957e3e2f': {
@@ -177,7 +184,7 @@ const EXAMPLES: Record<string, Entry> = {
   'pms bookings sync --to bookings.csv': {run: true, output: [/^Synced bookings of profile default into bookings\.csv: /m]},
   'pms bookings sync --full': {run: true, output: [/^Synced bookings of profile default into bookings\.sqlite: /m]},
   "sqlite3 bookings.sqlite 'select status, count(*) from bookings group by status order by 2 desc'": {run: true, output: [/^confirmed\|\d+$/m, /^cancelled\|\d+$/m]},
-  "sqlite3 bookings.sqlite \"SELECT check_in, guest_name, channel_code FROM bookings\n  WHERE removed_at IS NULL AND status <> 'cancelled' AND check_in >= date('now') ORDER BY check_in\"": {run: true, output: [/^\d{4}-\d\d-\d\d\|[^|]+\|\w+$/m]},
+  "sqlite3 bookings.sqlite \"SELECT check_in, guest_name, channel_code FROM bookings\n  WHERE removed_at IS NULL AND status <> 'cancelled' AND check_in >= date('now') ORDER BY check_in\"": {run: true, after: ['pms bookings sync'], output: [/^\d{4}-\d\d-\d\d\|[^|]+\|\w+$/m]},
   'pms bookings sync --property ID --property ID': {
     reason: 'ID stands for a Property of the account',
     variant: `pms bookings sync --property ${BLUE_CABIN} --property 028869c5-c141-417e-a881-632e936dd747`,
@@ -209,7 +216,7 @@ const EXAMPLES: Record<string, Entry> = {
     variant: 'mkdir -p "$HOME/var/lib/pms" && {command|/var/lib/pms=$HOME/var/lib/pms}',
   },
   'pms bookings list --from 2026-12-01 --to 2026-12-31': {run: true},
-  'pms bookings list --property ID --csv > bookings.csv': {reason: 'ID stands for a Property of the account', variant: `{command|ID=${BLUE_CABIN}} && head -1 bookings.csv`, output: [/^id,/m]},
+  'pms bookings list --property ID --csv > property-bookings.csv': {reason: 'ID stands for a Property of the account', variant: `{command|ID=${BLUE_CABIN}} && head -1 property-bookings.csv`, output: [/^id,/m]},
   'pms bookings list --updated-since 2026-11-22T10:00:00Z --json': {run: true, output: [/^\[/]},
 
   // Guest conversations
@@ -266,7 +273,8 @@ const EXAMPLES: Record<string, Entry> = {
   [`pms sandbox trigger booking_removed --booking ${SANDBOX_BOOKING}`]: {run: true},
   [`pms sandbox trigger channel_outage --property ${SANDBOX_PROPERTY} --duration 600`]: {run: true},
   'pms sandbox trigger booking_created': {run: true, output: [/^event\tbooking\.created\t/m]},
-  'pms sandbox trigger channel_outage --duration 600': {run: true},
+  // Every Property's channels down for 10 minutes: after the README's import, which must complete.
+  'pms sandbox trigger channel_outage --duration 600': {run: true, after: [IMPORT]},
   'pms sandbox trigger booking_created --field sales_channel=airbnb': {run: true, output: [/^event\tbooking\.created\t/m]},
   'pms sandbox trigger booking_changed': {run: true, output: [/^booking_id\t[0-9a-f-]{36}$/m]},
   'pms sandbox trigger booking_cancelled': {run: true, output: [/^booking_id\t[0-9a-f-]{36}$/m]},
@@ -438,10 +446,11 @@ describe('the examples of the README and docs', () => {
       const cwd = join(base, 'work')
       mkdirSync(cwd, {recursive: true})
       cpSync(template, join(home, '.config', 'pms'), {recursive: true})
-      return {cwd, home, sandbox, exports: []}
+      return {cwd, home, sandbox}
     }
 
-    async function runExample(example: DocExample, entry: Entry, place: Place): Promise<void> {
+    /** Runs one example where its document's examples run; `exports` are the document's `export` examples above it, as in one shell. */
+    async function runExample(example: DocExample, entry: Entry, place: Place, exports: string[]): Promise<void> {
       if ('by' in entry) return
       const where = `${example.file}:${example.line}: ${example.command}`
       let command = filled('run' in entry ? example.command : variantOf(entry.variant ?? '{command}', example.command), place.sandbox)
@@ -449,35 +458,70 @@ describe('the examples of the README and docs', () => {
       const variables = ('before' in entry && entry.before ? await entry.before(place) : undefined) ?? {}
       const result =
         'listens' in entry
-          ? await untilReady([...place.exports, command].join('\n'), entry.listens, place)
+          ? await untilReady([...exports, command].join('\n'), entry.listens, place)
           : example.kind === 'cron'
             ? await cron(command, example.env ?? {}, place)
-            : await bash([...place.exports, command].join('\n'), place, variables)
+            : await bash([...exports, command].join('\n'), place, variables)
       // Soft: one run reports every example that fails, not only the first.
       expect.soft(result.code, `${where}\n${command}\n${result.output}`).toBe(entry.code ?? 0)
       for (const pattern of entry.output ?? []) expect.soft(result.output, `${where}\n${command}`).toMatch(pattern)
-      if (example.kind === 'shell' && command.startsWith('export ')) place.exports.push(command)
     }
 
     itNeeds(missingDocTools())(
       'each ends as the docs say',
       async () => {
-        // The documents side by side, each one's examples in order (later ones use what earlier ones made).
-        await Promise.all(
-          all.map(async (document) => {
-            const place = placeFor(document.examples[0]?.file ?? 'none')
-            for (const example of document.examples) {
+        const blocks: Array<() => Promise<void>> = []
+        for (const document of all) {
+          const place = placeFor(document.examples[0]?.file ?? 'none')
+          const finished = new Map<number, Promise<void>>()
+          for (const [block, members] of byBlock(document.examples)) {
+            const needs = members.flatMap((example) => {
               const entry = EXAMPLES[example.command]
-              if (entry === undefined) continue // the first test fails
-              await runExample(example, entry, place).catch((error: unknown) => expect.soft(error, `${example.file}:${example.line}: ${example.command}`).toBeUndefined())
-            }
-          }),
-        )
+              return entry && 'after' in entry ? (entry.after ?? []) : []
+            })
+            const waits = needs.map((command) => {
+              const earlier = document.examples.find((example) => example.command === command && example.block < block)
+              if (earlier === undefined) throw new Error(`${members[0]!.file}:${block}: "${command}" is in no code block above`)
+              return finished.get(earlier.block)!
+            })
+            let resolve!: () => void
+            finished.set(block, new Promise<void>((done) => (resolve = done)))
+            blocks.push(async () => {
+              await Promise.all(waits)
+              for (const example of members) {
+                const entry = EXAMPLES[example.command]
+                if (entry === undefined) continue // the first test fails
+                const exports = document.examples
+                  .filter((other) => other.line < example.line && other.command.startsWith('export ') && 'run' in (EXAMPLES[other.command] ?? {}))
+                  .map((other) => filled(other.command, sandbox))
+                await runExample(example, entry, place, exports).catch((error: unknown) => expect.soft(error, `${example.file}:${example.line}: ${example.command}`).toBeUndefined())
+              }
+              resolve()
+            })
+          }
+        }
+        await inTurn(blocks, BLOCKS_AT_ONCE)
       },
       240_000,
     )
   })
 })
+
+/** The examples of each code block, in the order of the document. */
+function byBlock(examples: DocExample[]): Map<number, DocExample[]> {
+  const blocks = new Map<number, DocExample[]>()
+  for (const example of examples) blocks.set(example.block, [...(blocks.get(example.block) ?? []), example])
+  return blocks
+}
+
+/** Runs the tasks, at most `atOnce` at a time, started in their order. */
+async function inTurn(tasks: Array<() => Promise<void>>, atOnce: number): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]!()
+  }
+  await Promise.all(Array.from({length: atOnce}, worker))
+}
 
 /** Runs a command that serves until Ctrl-C: once its output matches `ready`, SIGINT to its process group. */
 function untilReady(command: string, ready: RegExp, place: Place): Promise<{code: number | null; output: string}> {

@@ -9,6 +9,8 @@ export interface DocExample {
   file: string
   /** 1-based line where the command starts. */
   line: number
+  /** 1-based line of the fence that opens its code block: the examples of one block go together. */
+  block: number
   kind: 'shell' | 'cron'
   /** The command as written, without a trailing comment. */
   command: string
@@ -108,10 +110,10 @@ function shellExamples(file: string, block: Block): DocExample[] {
     }
     const command = (scan.comment === -1 ? pending.text : pending.text.slice(0, scan.comment)).trimEnd()
     const comment = scan.comment === -1 ? undefined : pending.text.slice(scan.comment + 1).trim()
-    out.push({file, line: pending.line, kind: 'shell', command, ...(comment ? {comment} : {})})
+    out.push({file, line: pending.line, block: block.start - 1, kind: 'shell', command, ...(comment ? {comment} : {})})
     pending = undefined
   })
-  if (pending) out.push({file, line: pending.line, kind: 'shell', command: pending.text})
+  if (pending) out.push({file, line: pending.line, block: block.start - 1, kind: 'shell', command: pending.text})
   return out
 }
 
@@ -128,7 +130,7 @@ function cronExamples(file: string, block: Block, problems: string[]): DocExampl
       return
     }
     const schedule = /^(?:@\w+|(?:\S+\s+){4}\S+)\s+(.+)$/.exec(text)
-    if (schedule) out.push({file, line, kind: 'cron', command: schedule[1]!, env: {...env}})
+    if (schedule) out.push({file, line, block: block.start - 1, kind: 'cron', command: schedule[1]!, env: {...env}})
     else problems.push(`${file}:${line}: neither a schedule line nor NAME=value in a crontab block: ${text}`)
   })
   return out

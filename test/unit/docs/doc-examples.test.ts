@@ -23,10 +23,10 @@ describe('the shell examples of a Markdown document', () => {
     const {examples, problems} = docExamples('README.md', markdown)
     expect(problems).toEqual([])
     expect(examples).toEqual([
-      {file: 'README.md', line: 4, kind: 'shell', command: 'pms properties list', comment: 'sorted by name'},
-      {file: 'README.md', line: 6, kind: 'shell', command: "pms properties list --json | jq -r '.[].id'"},
-      {file: 'README.md', line: 9, kind: 'shell', command: 'pms auth status'},
-      {file: 'README.md', line: 12, kind: 'shell', command: 'pms batches list'},
+      {file: 'README.md', line: 4, block: 2, kind: 'shell', command: 'pms properties list', comment: 'sorted by name'},
+      {file: 'README.md', line: 6, block: 2, kind: 'shell', command: "pms properties list --json | jq -r '.[].id'"},
+      {file: 'README.md', line: 9, block: 8, kind: 'shell', command: 'pms auth status'},
+      {file: 'README.md', line: 12, block: 11, kind: 'shell', command: 'pms batches list'},
     ])
   })
 
@@ -42,9 +42,9 @@ describe('the shell examples of a Markdown document', () => {
       fence,
     ].join('\n')
     expect(docExamples('docs/x.md', markdown).examples).toEqual([
-      {file: 'docs/x.md', line: 2, kind: 'shell', command: "PMS_TEST_REQUIRE=all dbus-run-session -- bash -c 'echo -n pw # not a comment' && echo done", comment: 'a comment'},
-      {file: 'docs/x.md', line: 5, kind: 'shell', command: 'sqlite3 bookings.sqlite "SELECT check_in FROM bookings\n  WHERE status <> \'cancelled\' # still SQL"'},
-      {file: 'docs/x.md', line: 7, kind: 'shell', command: 'echo a#b "$#"'},
+      {file: 'docs/x.md', line: 2, block: 1, kind: 'shell', command: "PMS_TEST_REQUIRE=all dbus-run-session -- bash -c 'echo -n pw # not a comment' && echo done", comment: 'a comment'},
+      {file: 'docs/x.md', line: 5, block: 1, kind: 'shell', command: 'sqlite3 bookings.sqlite "SELECT check_in FROM bookings\n  WHERE status <> \'cancelled\' # still SQL"'},
+      {file: 'docs/x.md', line: 7, block: 1, kind: 'shell', command: 'echo a#b "$#"'},
     ])
   })
 
@@ -67,9 +67,9 @@ describe('the shell examples of a Markdown document', () => {
     const {examples, problems} = docExamples('README.md', markdown)
     expect(problems).toEqual([])
     expect(examples).toEqual([
-      {file: 'README.md', line: 4, kind: 'cron', command: 'mkdir -p $HOME/pms && pms bookings sync 2>>$HOME/pms/sync.log', env: {PATH: '/usr/local/bin:/usr/bin:/bin'}},
-      {file: 'README.md', line: 6, kind: 'cron', command: 'pms bookings sync --full', env: {PATH: '/usr/local/bin:/usr/bin:/bin', PMS_PROFILE: 'mountain'}},
-      {file: 'README.md', line: 7, kind: 'cron', command: 'pms webhooks listen --port 8787', env: {PATH: '/usr/local/bin:/usr/bin:/bin', PMS_PROFILE: 'mountain'}},
+      {file: 'README.md', line: 4, block: 1, kind: 'cron', command: 'mkdir -p $HOME/pms && pms bookings sync 2>>$HOME/pms/sync.log', env: {PATH: '/usr/local/bin:/usr/bin:/bin'}},
+      {file: 'README.md', line: 6, block: 1, kind: 'cron', command: 'pms bookings sync --full', env: {PATH: '/usr/local/bin:/usr/bin:/bin', PMS_PROFILE: 'mountain'}},
+      {file: 'README.md', line: 7, block: 1, kind: 'cron', command: 'pms webhooks listen --port 8787', env: {PATH: '/usr/local/bin:/usr/bin:/bin', PMS_PROFILE: 'mountain'}},
     ])
   })
 
