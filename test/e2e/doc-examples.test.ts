@@ -3,7 +3,9 @@
  * run as written: in bash, against one sandbox logged in to as `pms login` leaves it, with `pms` on
  * PATH as the built bin/run.js and a HOME (XDG folders included) of its own per document. Each
  * example must end with the exit code it promises (0 unless the table says what the docs say),
- * and where the docs show output, the table names what of it must be there.
+ * and where the docs show output, the table names what of it must be there. The examples of one
+ * code block run in order, as a reader types them; code blocks run side by side, except where an
+ * entry names (`after`) an earlier block whose outcome it reads.
  *
  * The sandbox's printed values stand in for the docs' placeholders of them (`127.0.0.1:4010`,
  * `<client_id>`, `<client_secret>`, `whsec_...`): the test's sandbox listens on a free port.
