@@ -19,7 +19,7 @@ const README = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'README
 /** The crontab block of the README: its PATH line and the commands of its schedule lines. */
 function crontab(): {path: string; commands: string[]} {
   const text = readFileSync(README, 'utf8')
-  const block = /```\n(PATH=[^\n]*\n[\s\S]*?)```/.exec(text)![1]!
+  const block = /```crontab\n(PATH=[^\n]*\n[\s\S]*?)```/.exec(text)![1]!
   const lines = block.split('\n')
   const path = lines[0]!.slice('PATH='.length)
   const commands = lines.flatMap((line) => {

@@ -1,5 +1,6 @@
 /**
- * Pieces of the machine some tests need: Chromium, tmux (screen tests), and a Secret Service on a D-Bus session bus.
+ * Pieces of the machine some tests need: Chromium, tmux (screen tests), a Secret Service on a D-Bus session bus,
+ * and jq and sqlite3 (the docs' examples).
  * Where one is missing those tests skip, unless PMS_TEST_REQUIRE=all (set by `.ci/run`): then they
  * fail and say what is missing, so a run that could not test something never passes as if it had.
  */
@@ -31,6 +32,15 @@ export function missingChromium(env: NodeJS.ProcessEnv = process.env): string | 
 export function missingTmux(): string | undefined {
   const found = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
   return found.error || found.status !== 0 ? 'tmux: not on PATH (Debian: apt-get install tmux)' : undefined
+}
+
+/** The command-line tools the docs' examples use besides pms (jq, sqlite3), or which of them are missing. */
+export function missingDocTools(): string | undefined {
+  const missing = ['jq', 'sqlite3'].filter((tool) => {
+    const found = spawnSync(tool, ['--version'], {encoding: 'utf8'})
+    return found.error !== undefined || found.status !== 0
+  })
+  return missing.length === 0 ? undefined : `${missing.join(', ')}: not on PATH, and the docs' examples use them (Debian: apt-get install ${missing.join(' ')})`
 }
 
 /** Why no Secret Service can answer on the session bus, or undefined when one owns its name there. */
