@@ -1,5 +1,6 @@
 /** Threads and conversations as text: pure functions of what the service answered. */
 import type {Message, MessageAuthor, MessageThread} from '../contract/messages.js'
+import {wrapLine} from '../text/wrap.js'
 
 export function authorName(author: MessageAuthor): string {
   switch (author.type) {
@@ -64,22 +65,6 @@ export interface ConversationView {
 function aboutLine(view: ConversationView): string {
   const stay = view.check_in && view.check_out ? `${view.check_in} → ${view.check_out}` : undefined
   return [view.guest, view.property, stay].filter(Boolean).join(' · ')
-}
-
-/** A line of text wrapped at `width`, every row after `indent` (a hanging indent); whole without a width. */
-function wrapLine(line: string, indent: string, width: number | undefined): string[] {
-  if (width === undefined || indent.length + line.length <= width) return [indent + line]
-  const room = Math.max(20, width - indent.length)
-  const rows: string[] = []
-  let rest = line
-  while (rest.length > room) {
-    const cut = rest.lastIndexOf(' ', room)
-    const at = cut > room / 2 ? cut : room
-    rows.push(indent + rest.slice(0, at).trimEnd())
-    rest = rest.slice(at).trimStart()
-  }
-  rows.push(indent + rest)
-  return rows
 }
 
 const DELIVERY: Record<string, string> = {pending: 'pending (not confirmed yet)', sent: 'sent', rejected: 'REJECTED: did not reach the guest'}

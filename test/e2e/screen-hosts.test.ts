@@ -81,6 +81,47 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
     })
   }
 
+  it("lock-codes on a terminal shows validity in the Property's time zone, to the minute, whatever the machine's zone; the Property's prefix is taken back", async () => {
+    const headers = {authorization: `Bearer ${token}`}
+    const bookings = ((await (await fetch(`${sandbox.appUrl}/api/v1/bookings?limit=500`, {headers})).json()) as {data: {id: string; property_id: string; status: string}[]}).data
+    let found: {booking: string; property: {id: string; name: string; timezone: string}; validFrom: string; validUntil: string} | undefined
+    for (const booking of bookings.filter((b) => b.status !== 'cancelled')) {
+      const answer = await fetch(`${sandbox.appUrl}/api/v1/bookings/${booking.id}/lock-codes`, {headers})
+      if (answer.status !== 200) continue
+      const code = ((await answer.json()) as {data: {valid_from: string | null; valid_until: string | null}[]}).data.find((c) => c.valid_from && c.valid_until)
+      if (!code) continue
+      const property = (await (await fetch(`${sandbox.appUrl}/api/v1/properties/${booking.property_id}`, {headers})).json()) as {id: string; name: string; timezone: string}
+      found = {booking: booking.id, property, validFrom: code.valid_from!, validUntil: code.valid_until!}
+      break
+    }
+    expect(found, 'a booking with a smart lock code').toBeDefined()
+    const {booking, property, validFrom, validUntil} = found!
+    // A zone of the machine that is not the Property's, and whose clock reads otherwise.
+    const machine = property.timezone === 'Pacific/Auckland' ? 'America/New_York' : 'Pacific/Auckland'
+    const minute = (iso: string, timeZone: string) =>
+      new Intl.DateTimeFormat('sv-SE', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'}).format(new Date(iso))
+    expect(minute(validFrom, machine)).not.toBe(minute(validFrom, property.timezone))
+    const configDir = tempConfigDir()
+    for (const columns of [80, 160]) {
+      const screen = terminal(['bookings', 'lock-codes', booking], columns, configDir, {TZ: machine})
+      expect(await screen.exitCode()).toBe(0)
+      const text = screen.history()
+      expect(text).toMatch(new RegExp(`\\s${minute(validFrom, property.timezone)}\\s+${minute(validUntil, property.timezone)}$`, 'm'))
+      expect(text).not.toContain(minute(validFrom, machine))
+      expect(text).not.toMatch(/\d\d:\d\d:\d\d|\.\d{3}Z?/)
+      expect(text.replace(/\n/g, ' ')).toContain(`: validity in ${property.timezone}, the Property's time zone.`)
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
+      const prefix = new RegExp(`\\((${property.id.slice(0, 8)}[0-9a-f-]*)…\\)`).exec(text)?.[1]
+      expect(prefix, text).toBeDefined()
+      const got = await runPms(['properties', 'get', `${prefix}…`, '--json'], {env: env(configDir), configDir})
+      expect(got.code, got.stderr).toBe(0)
+      expect((JSON.parse(got.stdout) as {id: string}).id).toBe(property.id)
+    }
+    // Off a terminal the validity is as the service sends it.
+    const piped = await runPms(['bookings', 'lock-codes', booking], {env: {...env(configDir), TZ: machine}, configDir})
+    expect(piped.stdout).toContain(`${validFrom}\t${validUntil}`)
+  }, 120_000)
+
   it('--wide is accepted by bookings list, messages threads and lock-codes and shows ids whole', async () => {
     const configDir = tempConfigDir()
     const list = await shown(['bookings', 'list', '--from', 'today', '--to', '+7d', '--wide'], 80, configDir)
