@@ -4,7 +4,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
   static override summary = "Show a booking's conversation, oldest first"
   static override description =
-    "A heading with the guest, the Property and the stay (as far as the Permissions allow), then who wrote each message (guest, host, assistant, automation, an App by its name), on which channel, when (in the Property's time zone), the delivery status of replies, email subjects and attachments with their index. --save-attachments downloads every attachment; one that fails leaves no file and makes the exit code 5."
+    "A heading with the guest, the Property and the stay (as far as the Permissions allow), then who wrote each message (guest, host, assistant, automation, an App by its name), on which channel, when (in the Property's time zone), the delivery status of replies, email subjects and attachments with their index. --save-attachments downloads every attachment; one that fails leaves no file and makes the exit code 5, and a file of the same name already there is kept, not replaced."
   static override examples = ['<%= config.bin %> messages read 3f1c...', '<%= config.bin %> messages read 3f1c... --save-attachments ./photos']
   static override args = {booking: Args.string({description: 'Booking id, or the start of one shown by pms messages threads', required: true})}
   static override flags = {

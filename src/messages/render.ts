@@ -99,8 +99,13 @@ export function renderThreadState(state: {booking_id: string; is_closed: boolean
   return `Conversation of booking ${state.booking_id}: ${state.is_closed ? 'closed' : 'open'}, ${state.unread_count} unread.\n`
 }
 
-export function renderSaved(files: {saved: {file: string; bytes: number}[]; failed: {index: number; message_id: string; code: string; error: string}[]}): string {
+export function renderSaved(files: {
+  saved: {file: string; bytes: number}[]
+  kept: {file: string}[]
+  failed: {index: number; message_id: string; code: string; error: string}[]
+}): string {
   const lines = files.saved.map((s) => `Saved ${s.file} (${s.bytes} bytes)`)
+  for (const k of files.kept) lines.push(`Kept ${k.file}: a file of that name is there already, not replaced`)
   for (const f of files.failed) lines.push(`Not saved: attachment ${f.index} of message ${f.message_id}: ${f.error} (${f.code})`)
   if (lines.length === 0) lines.push('No attachments to save.')
   return lines.join('\n') + '\n'
