@@ -81,6 +81,11 @@ export function idShortener(ctx: Pick<RunContext, 'configDir' | 'profile' | 'io'
   return (id) => (known.has(id.toLowerCase()) ? idPrefix(id, unique) : id)
 }
 
+/** Property names for the labels of reports (`Sea View (1c979dcd…)`), their ids as idShortener shows them. */
+export function propertyNames(ctx: Pick<RunContext, 'configDir' | 'profile' | 'io' | 'json'>, names: ReadonlyMap<string, string>): {get(id: string): string | undefined; idText(id: string): string} {
+  return {get: (id) => names.get(id), idText: idShortener(ctx, 'Property', names.keys())}
+}
+
 /**
  * A whole id as it is, or the whole id a shortened one (`3f1c0a9b…`, with or without the `…`)
  * stands for among the ids of that kind a terminal table showed this profile. An id of the wrong

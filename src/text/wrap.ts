@@ -1,13 +1,13 @@
 /**
  * Text broken into lines no wider than a terminal, at spaces. Like src/text/words.ts it imports
- * nothing of pms. Colour codes take no room on a screen, so they are not counted.
+ * nothing of pms. Colour and cursor codes take no room on a screen, so they are not counted.
  */
 
 // eslint-disable-next-line no-control-regex
-const COLOUR = /\u001b\[[0-9;]*m/g
+const CODES = /\u001b\[[0-9;?]*[A-Za-z]|\r/g
 
 function visible(text: string): number {
-  return text.replace(COLOUR, '').length
+  return text.replace(CODES, '').length
 }
 
 /**

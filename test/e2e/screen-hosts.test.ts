@@ -78,6 +78,11 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       const read = await runPms(['messages', 'read', prefix], {env: env(configDir), configDir})
       expect(read.code, read.stderr).toBe(0)
       expect(read.stdout).toMatch(new RegExp(`^(Conversation of|No messages on) booking ${prefix}[0-9a-f-]+`, 'm'))
+      // On the terminal the heading names the booking by its prefix too, and nothing wraps.
+      const onScreen = await shown(['messages', 'read', prefix], columns, configDir)
+      expect(onScreen).toMatch(new RegExp(`^(Conversation of|No messages on) booking ${prefix.slice(0, 8)}[0-9a-f-]*… `, 'm'))
+      expect(onScreen).not.toMatch(UUID)
+      expect(widestLine(onScreen)).toBeLessThanOrEqual(columns)
     })
   }
 
@@ -159,6 +164,9 @@ describe('the import on a terminal', () => {
       const file = join(dir, `import-${columns}.csv`)
       writeFileSync(file, `property_id,date,rate\n${ids.slice(20, 23).map((id) => `${id},${dayFromToday(50)},${140 + columns / 80}`).join('\n')}\n`)
       const text = await shown(['rates', 'import', file, '--yes'], columns, configDir)
+      // Every line the import writes fits: tables, the plan, the outcome in words.
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
+      expect(text.replace(/\n/g, ' ')).toContain('Planned 1 batch for 3 Properties: 3 entries, 3 nightly values (no fewer batches possible).')
       const lines = text.split('\n')
       const summary = lines.slice(
         lines.findIndex((line) => line.startsWith('Property ')),
@@ -169,12 +177,23 @@ describe('the import on a terminal', () => {
       const submission = lines.find((line) => /^\s+1\s+3\s+3\s+3/.test(line))!
       expect(submission.length).toBeLessThanOrEqual(columns)
       const id = new RegExp(`pms batches wait (${UUID.source})`).exec(text)![1]!
-      if (columns === 80) {
-        expect(submission).toContain(`${id.slice(0, 8)}…`)
-        expect(summary.join('\n')).not.toMatch(UUID)
-      }
+      if (columns === 80) expect(submission).toContain(`${id.slice(0, 8)}…`)
+      // `Name (prefix…)` wherever a Property is named, at any width: in the summary and the changes.
+      const named = lines.filter((line) => / \([0-9a-f]{8}[0-9a-f-]*…\)/.test(line))
+      expect(named.length, text).toBeGreaterThanOrEqual(6)
+      expect(lines.filter((line) => /\(\s*[0-9a-f-]{36}\)/.test(line))).toEqual([])
+      const prefix = /\(([0-9a-f][0-9a-f-]{7,34})…\)/.exec(named[0]!)![1]!
+      const property = await runPms(['properties', 'get', prefix, '--json'], {env: env(configDir), configDir})
+      expect(property.code, property.stderr).toBe(0)
+      expect(ids.slice(20, 23)).toContain((JSON.parse(property.stdout) as {id: string}).id)
+      // Off a terminal the same names carry whole ids.
+      const piped = await runPms(['batches', 'get', id], {env: env(configDir), configDir})
+      expect(piped.stdout).toMatch(new RegExp(`\\((${ids.slice(20, 23).join('|')})\\)`))
       const got = await shown(['batches', 'get', `${id.slice(0, 8)}…`], columns, configDir)
       expect(got).not.toContain('Error')
+      expect(got).toMatch(/^\S.* \([0-9a-f]{8}[0-9a-f-]*…\)\s+(queued|processing|completed)/m)
+      expect(got).not.toMatch(/\(\s*[0-9a-f-]{36}\)/)
+      expect(widestLine(got)).toBeLessThanOrEqual(columns)
       // The status batches get read is what batches list says next.
       const status = await runPms(['batches', 'get', id, '--json'], {env: env(configDir), configDir})
       const read = (JSON.parse(status.stdout) as {status: string}).status
