@@ -12,10 +12,12 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, service, {renderConversation, renderSaved}] = await Promise.all([
+    const [{createClient}, service, {renderConversation, renderSaved}, {idShortener}, {fitText}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/messages/render.js'),
+      import('../../src/cli/ids.js'),
+      import('../../src/cli/output.js'),
     ])
     const dir = this.flags['save-attachments']
     if (dir !== undefined) await service.assertDirectory(dir)
@@ -23,7 +25,7 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
     try {
       const view = await service.readConversation(client, this.resolveId(this.args.booking, 'booking'))
       const files = dir === undefined ? undefined : await service.saveAttachments(client, view.messages, dir)
-      this.emit({...view, ...(files ? {attachments: files} : {})}, () => renderConversation(view, this.ctx.io.stdoutIsTTY ? this.ctx.io.columns : undefined) + (files ? renderSaved(files) : ''))
+      this.emit({...view, ...(files ? {attachments: files} : {})}, () => renderConversation(view, this.ctx.io.stdoutIsTTY ? this.ctx.io.columns : undefined, idShortener(this.ctx, 'booking', [view.booking_id])) + (files ? fitText(this.ctx.io, renderSaved(files)) : ''))
       if (files && files.failed.length > 0) process.exitCode = 5
     } finally {
       await client.close()

@@ -8,9 +8,11 @@ import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
 import {shellCommand} from '../text/shell.js'
 import {plural} from '../text/words.js'
+import {wrapText} from '../text/wrap.js'
 import type {RunContext} from './base-command.js'
 import {choose, confirm, PromptCancelledError} from './confirm.js'
 import type {PhotoArrival} from '../messages/arrivals.js'
+import {idShortener} from './ids.js'
 import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
 import {createClient} from './session.js'
 
@@ -86,7 +88,7 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
   const client = await create(ctx)
   try {
     const view = await readConversation(client, bookingId)
-    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx)))
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx), idShortener(ctx, 'booking', [bookingId])))
   } finally {
     await client.close()
   }
@@ -242,7 +244,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
         // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
         const view = await readConversation(client, bookingId).catch(() => undefined)
-        if (view) ctx.io.err(renderConversation(view, errWidth(ctx)))
+        if (view) ctx.io.err(renderConversation(view, errWidth(ctx), idShortener(ctx, 'booking', [bookingId])))
       }
       throw error
     }
@@ -311,7 +313,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       let view
       try {
         view = await readConversation(reader, booking)
-        ctx.io.err(renderConversation(view, errWidth(ctx)))
+        ctx.io.err(renderConversation(view, errWidth(ctx), idShortener(ctx, 'booking', [booking])))
       } finally {
         await reader.close()
       }
@@ -334,7 +336,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       } else if (action === 'save') {
         const client = await createClient(ctx)
         try {
-          ctx.io.err(renderSaved(await saveAttachments(client, view.messages, process.cwd())))
+          ctx.io.err(wrapText(renderSaved(await saveAttachments(client, view.messages, process.cwd())), errWidth(ctx)))
         } finally {
           await client.close()
         }

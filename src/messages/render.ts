@@ -71,12 +71,14 @@ const DELIVERY: Record<string, string> = {pending: 'pending (not confirmed yet)'
 
 /**
  * Oldest first, like a chat: guest messages on the left, outbound ones indented. With `width` (a
- * terminal) long lines wrap under their own indent instead of at the screen's edge.
+ * terminal) long lines wrap under their own indent instead of at the screen's edge. `idText`: how
+ * the booking id is shown (its prefix on a terminal).
  */
-export function renderConversation(view: ConversationView, width?: number): string {
-  if (view.messages.length === 0) return `No messages on booking ${view.booking_id}.\n`
+export function renderConversation(view: ConversationView, width?: number, idText: (id: string) => string = (id) => id): string {
+  if (view.messages.length === 0) return `No messages on booking ${idText(view.booking_id)}.\n`
   const about = aboutLine(view)
-  const lines: string[] = [`Conversation of booking ${view.booking_id} (times in ${view.time_zone})`, ...(about ? [about] : []), '']
+  const heading = [`Conversation of booking ${idText(view.booking_id)} (times in ${view.time_zone})`, ...(about ? [about] : [])]
+  const lines: string[] = [...heading.flatMap((line) => wrapLine(line, '', width)), '']
   for (const message of view.messages) {
     const outbound = message.direction === 'outbound' || (message.direction === undefined && message.author.type !== 'guest')
     const pad = outbound ? '        ' : ''
