@@ -203,6 +203,19 @@ describe('the import on a terminal', () => {
     }, 180_000)
   }
 
+  it('restrictions get at 80 columns: each Property named by its id prefix, taken back by --property; no line wider than the pane', async () => {
+    const configDir = tempConfigDir()
+    const text = await shown(['restrictions', 'get', '--all', '--from', '+1d', '--to', '+3d'], 80, configDir)
+    expect(widestLine(text)).toBeLessThanOrEqual(80)
+    expect(text).not.toMatch(UUID)
+    const headings = text.split('\n').filter((line) => / \([0-9a-f]{8}[0-9a-f-]*…\)$/.test(line))
+    expect(headings).toHaveLength(ids.length)
+    const prefix = /\(([0-9a-f][0-9a-f-]{7,34})…\)$/.exec(headings[0]!)![1]!
+    const again = await runPms(['restrictions', 'get', '--property', prefix, '--from', '+1d', '--to', '+1d', '--json'], {env: env(configDir), configDir})
+    expect(again.code, again.stderr).toBe(0)
+    expect(ids.filter((id) => id.startsWith(prefix))).toEqual([(JSON.parse(again.stdout) as {property_id: string}[])[0]!.property_id])
+  }, 120_000)
+
   it('while writes are paced the progress line stays one line, redrawn in place, no wider than 80 columns; Ctrl-C leaves (130)', async () => {
     // The write budget of the connection spent by another client: the dry run waits for it.
     for (let i = 0; i < 12; i++) {
