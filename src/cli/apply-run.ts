@@ -12,7 +12,7 @@ import {confirm} from './confirm.js'
 import {fitText, paint} from './output.js'
 import {wrapText} from '../text/wrap.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
-import {propertyNames, rememberIds} from './ids.js'
+import {idShortener, propertyNames, rememberIds} from './ids.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -30,6 +30,10 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     paint: (style, text) => paint(io, style, text),
     width: reportWidth(io),
     terminal: io.stderrIsTTY,
+    commandIds: (ids) => {
+      const shown = idShortener(ctx, 'batch', ids)
+      return io.stderrIsTTY ? ids.map((id) => shown(id).replace(/…$/, '')) : [...ids]
+    },
   }
 }
 

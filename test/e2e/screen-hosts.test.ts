@@ -176,7 +176,11 @@ describe('the import on a terminal', () => {
       for (const line of summary) expect(line.length, line).toBeLessThanOrEqual(columns)
       const submission = lines.find((line) => /^\s+1\s+3\s+3\s+3/.test(line))!
       expect(submission.length).toBeLessThanOrEqual(columns)
-      const id = new RegExp(`pms batches wait (${UUID.source})`).exec(text)![1]!
+      // The command to follow the batch names it by the prefix the table shows, and batches get takes it back.
+      const waitPrefix = /^Follow it with: pms batches wait ([0-9a-f][0-9a-f-]{7,34})$/m.exec(text)![1]!
+      const got = await shown(['batches', 'get', waitPrefix], columns, configDir)
+      const id = new RegExp(`^Batch (${UUID.source}): `, 'm').exec(got)![1]!
+      expect(id.startsWith(waitPrefix)).toBe(true)
       if (columns === 80) expect(submission).toContain(`${id.slice(0, 8)}…`)
       // `Name (prefix…)` wherever a Property is named, at any width: in the summary and the changes.
       const named = lines.filter((line) => / \([0-9a-f]{8}[0-9a-f-]*…\)/.test(line))
@@ -189,7 +193,6 @@ describe('the import on a terminal', () => {
       // Off a terminal the same names carry whole ids.
       const piped = await runPms(['batches', 'get', id], {env: env(configDir), configDir})
       expect(piped.stdout).toMatch(new RegExp(`\\((${ids.slice(20, 23).join('|')})\\)`))
-      const got = await shown(['batches', 'get', `${id.slice(0, 8)}…`], columns, configDir)
       expect(got).not.toContain('Error')
       expect(got).toMatch(/^\S.* \([0-9a-f]{8}[0-9a-f-]*…\)\s+(queued|processing|completed)/m)
       expect(got).not.toMatch(/\(\s*[0-9a-f-]{36}\)/)
