@@ -323,7 +323,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
         [
           {name: 'Reply', value: 'reply'},
           {name: 'Close (mark read)', value: 'close'},
-          ...(files > 0 ? [{name: `Save ${plural(files, 'attachment')} into ${process.cwd()}`, value: 'save' as const}] : []),
+          ...(files > 0 ? [{name: saveLabel(files, (ctx.io.columns ?? 80) - 4), value: 'save' as const}] : []),
           {name: 'Next conversation', value: 'next'},
           {name: 'Quit', value: 'quit'},
         ],
@@ -364,4 +364,10 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       }
     }
   }
+}
+
+/** The menu's save entry names the directory while the line fits the terminal (a long path would wrap). */
+function saveLabel(files: number, room: number): string {
+  const label = `Save ${plural(files, 'attachment')} into ${process.cwd()}`
+  return label.length <= room ? label : `Save ${plural(files, 'attachment')} into the current directory`
 }
