@@ -11,7 +11,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
   }
   static override flags = {
     csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
-    wide: Flags.boolean({description: 'On a terminal, show every cell whole (lock names are cut to fit otherwise)'}),
+    wide: Flags.boolean({description: 'On a terminal, show every cell whole and the Property\'s id whole (lock names are cut to fit otherwise)'}),
   }
 
   async run(): Promise<void> {
@@ -29,7 +29,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
       // Only a terminal's table reads times in a zone: pipes, CSV and --json carry them as the service sends them.
       const terminal = io.stdoutIsTTY && !this.ctx.json && !this.flags.csv
       const property = terminal ? await lockCodeProperty(client, booking, codes) : undefined
-      const label = idShortener(this.ctx, 'Property', property ? [property.id] : [])
+      const label = this.flags.wide ? (id: string) => id : idShortener(this.ctx, 'Property', property ? [property.id] : [])
       this.emit(codes, (rows) => {
         if (this.flags.csv) return toCsv(lockCodeColumns, rows.map(readLockCode))
         if (!io.stdoutIsTTY) return renderLockCodes(rows, (r) => renderTable(io, lockCodeColumns, r))

@@ -122,6 +122,9 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       expect(got.code, got.stderr).toBe(0)
       expect((JSON.parse(got.stdout) as {id: string}).id).toBe(property.id)
     }
+    // --wide shows the Property's id whole.
+    const wide = await shown(['bookings', 'lock-codes', booking, '--wide'], 160, configDir)
+    expect(wide).toContain(`${property.name} (${property.id}): validity in ${property.timezone}`)
     // Off a terminal the validity is as the service sends it.
     const piped = await runPms(['bookings', 'lock-codes', booking], {env: {...env(configDir), TZ: machine}, configDir})
     expect(piped.stdout).toContain(`${validFrom}\t${validUntil}`)
