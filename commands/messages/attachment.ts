@@ -27,7 +27,7 @@ export default class MessagesAttachment extends BaseCommand<typeof MessagesAttac
       const attachment = service.findAttachment(messages, booking, this.args.message, this.args.index)
       const file = this.flags.output ?? service.attachmentFileName(this.args.message, attachment)
       if (this.flags.output === undefined) await service.assertNewFile(file, this.flags.force)
-      const bytes = await service.downloadAttachment(client, attachment, file)
+      const bytes = await service.downloadAttachment(client, attachment, file, {replace: this.flags.force})
       this.emit({booking_id: booking, message_id: this.args.message, index: this.args.index, file, bytes}, (r) => `Saved ${r.file} (${r.bytes} bytes).\n`)
     } finally {
       await client.close()

@@ -18,11 +18,12 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   }
 
   async run(): Promise<void> {
-    const [{keyColumns, paint, renderTable, toCsv}, {readCalendarOf}, {UsageError}, rates] = await Promise.all([
+    const [{fitText, keyColumns, paint, renderTable, toCsv}, {readCalendarOf}, {UsageError}, rates, {propertyNames}] = await Promise.all([
       import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/client/errors.js'),
       import('../../src/rates/index.js'),
+      import('../../src/cli/ids.js'),
     ])
     const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     if (!this.flags.all && !this.flags.property?.length) {
@@ -34,7 +35,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     const columns = keyColumns(rates.CALENDAR_COLUMNS)
     this.emit(records, () => {
       if (this.flags.csv) return toCsv(columns, rows)
-      if (this.ctx.io.stdoutIsTTY) return rates.renderCalendar(records, names, (style, text) => paint(this.ctx.io, style, text))
+      if (this.ctx.io.stdoutIsTTY) return fitText(this.ctx.io, rates.renderCalendar(records, propertyNames(this.ctx, names), (style, text) => paint(this.ctx.io, style, text), this.ctx.io.columns ?? 80))
       return renderTable(this.ctx.io, columns, rows)
     })
   }

@@ -9,9 +9,10 @@ import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
 import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
-import {paint} from './output.js'
+import {fitText, paint} from './output.js'
+import {wrapText} from '../text/wrap.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
-import {rememberIds} from './ids.js'
+import {idShortener, propertyNames, rememberIds} from './ids.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -19,14 +20,20 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
   return {
     // A screenful of the diff where it meets a terminal; whole in pipes, files and with --full-diff.
     diffLines: (toStdout) => (fullDiff || !(toStdout ? io.stdoutIsTTY : io.stderrIsTTY) ? undefined : Math.max(10, (io.rows ?? 24) - 4)),
-    out: (text) => (ctx.json ? undefined : io.out(text)),
-    talk: (text) => io.err(text),
+    // No line wider than the terminal: what the tables do not fit (the plan, the questions, the
+    // outcome in words) wraps at spaces.
+    out: (text) => (ctx.json ? undefined : io.out(fitText(io, text))),
+    talk: (text) => io.err(io.stderrIsTTY ? wrapText(text, io.columns ?? 80) : text),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
     follow: (ids) => createFollowDisplay(io, ids, clock),
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
     paint: (style, text) => paint(io, style, text),
     width: reportWidth(io),
     terminal: io.stderrIsTTY,
+    commandIds: (ids) => {
+      const shown = idShortener(ctx, 'batch', ids)
+      return io.stderrIsTTY ? ids.map((id) => shown(id).replace(/…$/, '')) : [...ids]
+    },
   }
 }
 
@@ -95,7 +102,7 @@ export async function applyCommand(
     const result = await rates.applyPlan(
       client,
       plan,
-      rates.namesOf(properties),
+      propertyNames(ctx, rates.namesOf(properties)),
       {
         dryRun: flags.dryRun,
         preview: flags.preview,

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {UsageError} from '../client/errors.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {RunContext} from './base-command.js'
+import {idPrefix, uniquePrefixLength} from './output.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -64,6 +65,25 @@ export function rememberIds(ctx: Pick<RunContext, 'configDir' | 'profile' | 'io'
   } catch {
     // see above
   }
+}
+
+/**
+ * How a terminal shows ids in lines of text (`Sea View (1c979dcd…)`), as its tables do: each cut
+ * to the prefix that is unique among `among` (the ids the output may name), remembered so that
+ * the prefix is taken back as an argument. Whole off a terminal and with --json.
+ */
+export function idShortener(ctx: Pick<RunContext, 'configDir' | 'profile' | 'io' | 'json'>, kind: IdKind, among: Iterable<string>): (id: string) => string {
+  if (!ctx.io.stdoutIsTTY || ctx.json) return (id) => id
+  const ids = [...new Set([...among].filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))]
+  rememberIds(ctx, kind, ids)
+  const unique = uniquePrefixLength(ids)
+  const known = new Set(ids)
+  return (id) => (known.has(id.toLowerCase()) ? idPrefix(id, unique) : id)
+}
+
+/** Property names for the labels of reports (`Sea View (1c979dcd…)`), their ids as idShortener shows them. */
+export function propertyNames(ctx: Pick<RunContext, 'configDir' | 'profile' | 'io' | 'json'>, names: ReadonlyMap<string, string>): {get(id: string): string | undefined; idText(id: string): string} {
+  return {get: (id) => names.get(id), idText: idShortener(ctx, 'Property', names.keys())}
 }
 
 /**

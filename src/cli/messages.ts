@@ -8,9 +8,11 @@ import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
 import {shellCommand} from '../text/shell.js'
 import {plural} from '../text/words.js'
+import {wrapText} from '../text/wrap.js'
 import type {RunContext} from './base-command.js'
 import {choose, confirm, PromptCancelledError} from './confirm.js'
 import type {PhotoArrival} from '../messages/arrivals.js'
+import {idShortener} from './ids.js'
 import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
 import {createClient} from './session.js'
 
@@ -86,7 +88,7 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
   const client = await create(ctx)
   try {
     const view = await readConversation(client, bookingId)
-    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx)))
+    ctx.io.err(renderConversation({...view, messages: view.messages.slice(-5)}, errWidth(ctx), idShortener(ctx, 'booking', [bookingId])))
   } finally {
     await client.close()
   }
@@ -242,7 +244,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
       if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
         // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
         const view = await readConversation(client, bookingId).catch(() => undefined)
-        if (view) ctx.io.err(renderConversation(view, errWidth(ctx)))
+        if (view) ctx.io.err(renderConversation(view, errWidth(ctx), idShortener(ctx, 'booking', [bookingId])))
       }
       throw error
     }
@@ -311,7 +313,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       let view
       try {
         view = await readConversation(reader, booking)
-        ctx.io.err(renderConversation(view, errWidth(ctx)))
+        ctx.io.err(renderConversation(view, errWidth(ctx), idShortener(ctx, 'booking', [booking])))
       } finally {
         await reader.close()
       }
@@ -321,7 +323,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
         [
           {name: 'Reply', value: 'reply'},
           {name: 'Close (mark read)', value: 'close'},
-          ...(files > 0 ? [{name: `Save ${plural(files, 'attachment')} into ${process.cwd()}`, value: 'save' as const}] : []),
+          ...(files > 0 ? [{name: saveLabel(files, (ctx.io.columns ?? 80) - 4), value: 'save' as const}] : []),
           {name: 'Next conversation', value: 'next'},
           {name: 'Quit', value: 'quit'},
         ],
@@ -334,7 +336,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       } else if (action === 'save') {
         const client = await createClient(ctx)
         try {
-          ctx.io.err(renderSaved(await saveAttachments(client, view.messages, process.cwd())))
+          ctx.io.err(wrapText(renderSaved(await saveAttachments(client, view.messages, process.cwd())), errWidth(ctx)))
         } finally {
           await client.close()
         }
@@ -362,4 +364,10 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       }
     }
   }
+}
+
+/** The menu's save entry names the directory while the line fits the terminal (a long path would wrap). */
+function saveLabel(files: number, room: number): string {
+  const label = `Save ${plural(files, 'attachment')} into ${process.cwd()}`
+  return label.length <= room ? label : `Save ${plural(files, 'attachment')} into the current directory`
 }

@@ -3,6 +3,7 @@ import {stringify, type Options} from 'csv-stringify/sync'
 import type {Io} from './io.js'
 import {plural} from '../text/words.js'
 import {formulaSafe} from '../text/spreadsheet.js'
+import {wrapText} from '../text/wrap.js'
 
 export type CellValue = string | number | boolean | null | undefined
 
@@ -128,6 +129,12 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   return {widths: text, prefix, visible, what}
 }
 
+/** An id cut as a fitted table cuts one: its prefix `uniqueLength` long (at least MIN_ID) and `…`. */
+export function idPrefix(id: string, uniqueLength: number): string {
+  const length = Math.max(uniqueLength, MIN_ID)
+  return length >= id.length ? id : id.slice(0, length) + ELLIPSIS
+}
+
 /** Length of the shortest prefix that tells every value of a column apart. */
 export function uniquePrefixLength(values: readonly string[]): number {
   const sorted = [...new Set(values)].sort()
@@ -195,6 +202,11 @@ export function keyColumns<K extends string>(keys: readonly K[]): Column<Record<
 /** An instant to the minute, in UTC, for tables that span Properties of many zones: `2026-11-22 14:05 UTC`. */
 export function utcMinute(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`
+}
+
+/** Lines of text for stdout wrapped at the terminal's width; as they are in a pipe. */
+export function fitText(io: Pick<Io, 'stdoutIsTTY' | 'columns'>, text: string): string {
+  return io.stdoutIsTTY ? wrapText(text, io.columns ?? 80) : text
 }
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'

@@ -1,5 +1,6 @@
 /** Threads and conversations as text: pure functions of what the service answered. */
 import type {Message, MessageAuthor, MessageThread} from '../contract/messages.js'
+import {wrapLine} from '../text/wrap.js'
 
 export function authorName(author: MessageAuthor): string {
   switch (author.type) {
@@ -66,32 +67,18 @@ function aboutLine(view: ConversationView): string {
   return [view.guest, view.property, stay].filter(Boolean).join(' · ')
 }
 
-/** A line of text wrapped at `width`, every row after `indent` (a hanging indent); whole without a width. */
-function wrapLine(line: string, indent: string, width: number | undefined): string[] {
-  if (width === undefined || indent.length + line.length <= width) return [indent + line]
-  const room = Math.max(20, width - indent.length)
-  const rows: string[] = []
-  let rest = line
-  while (rest.length > room) {
-    const cut = rest.lastIndexOf(' ', room)
-    const at = cut > room / 2 ? cut : room
-    rows.push(indent + rest.slice(0, at).trimEnd())
-    rest = rest.slice(at).trimStart()
-  }
-  rows.push(indent + rest)
-  return rows
-}
-
 const DELIVERY: Record<string, string> = {pending: 'pending (not confirmed yet)', sent: 'sent', rejected: 'REJECTED: did not reach the guest'}
 
 /**
  * Oldest first, like a chat: guest messages on the left, outbound ones indented. With `width` (a
- * terminal) long lines wrap under their own indent instead of at the screen's edge.
+ * terminal) long lines wrap under their own indent instead of at the screen's edge. `idText`: how
+ * the booking id is shown (its prefix on a terminal).
  */
-export function renderConversation(view: ConversationView, width?: number): string {
-  if (view.messages.length === 0) return `No messages on booking ${view.booking_id}.\n`
+export function renderConversation(view: ConversationView, width?: number, idText: (id: string) => string = (id) => id): string {
+  if (view.messages.length === 0) return `No messages on booking ${idText(view.booking_id)}.\n`
   const about = aboutLine(view)
-  const lines: string[] = [`Conversation of booking ${view.booking_id} (times in ${view.time_zone})`, ...(about ? [about] : []), '']
+  const heading = [`Conversation of booking ${idText(view.booking_id)} (times in ${view.time_zone})`, ...(about ? [about] : [])]
+  const lines: string[] = [...heading.flatMap((line) => wrapLine(line, '', width)), '']
   for (const message of view.messages) {
     const outbound = message.direction === 'outbound' || (message.direction === undefined && message.author.type !== 'guest')
     const pad = outbound ? '        ' : ''
@@ -114,8 +101,13 @@ export function renderThreadState(state: {booking_id: string; is_closed: boolean
   return `Conversation of booking ${state.booking_id}: ${state.is_closed ? 'closed' : 'open'}, ${state.unread_count} unread.\n`
 }
 
-export function renderSaved(files: {saved: {file: string; bytes: number}[]; failed: {index: number; message_id: string; code: string; error: string}[]}): string {
+export function renderSaved(files: {
+  saved: {file: string; bytes: number}[]
+  kept: {file: string}[]
+  failed: {index: number; message_id: string; code: string; error: string}[]
+}): string {
   const lines = files.saved.map((s) => `Saved ${s.file} (${s.bytes} bytes)`)
+  for (const k of files.kept) lines.push(`Kept ${k.file}: a file of that name is there already, not replaced`)
   for (const f of files.failed) lines.push(`Not saved: attachment ${f.index} of message ${f.message_id}: ${f.error} (${f.code})`)
   if (lines.length === 0) lines.push('No attachments to save.')
   return lines.join('\n') + '\n'

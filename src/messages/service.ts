@@ -6,7 +6,7 @@ import type {PmsClient} from '../client/index.js'
 import type {Message, MessageAttachment, MessageThread, MessageThreadState} from '../contract/messages.js'
 import {uuid} from '../contract/registry.js'
 import {shellCommand} from '../text/shell.js'
-import {streamToFile} from './download.js'
+import {FileExistsError, streamToFile} from './download.js'
 import {latestFirst, type ConversationView} from './render.js'
 
 /**
@@ -114,6 +114,13 @@ export interface SavedAttachment {
   bytes: number
 }
 
+/** An attachment whose file was there already: left as it is. */
+export interface KeptAttachment {
+  message_id: string
+  index: number
+  file: string
+}
+
 export interface FailedAttachment {
   message_id: string
   index: number
@@ -121,10 +128,22 @@ export interface FailedAttachment {
   error: string
 }
 
-/** The file of one attachment, by its `url`, written whole or not at all. */
-export async function downloadAttachment(client: PmsClient, attachment: MessageAttachment, file: string): Promise<number> {
+/**
+ * The file of one attachment, by its `url`, written whole or not at all. A file of that name is
+ * kept (UsageError `file_exists`) unless `replace`.
+ */
+export async function downloadAttachment(client: PmsClient, attachment: MessageAttachment, file: string, options: {replace?: boolean} = {}): Promise<number> {
   const download = await client.messages.attachmentAt(attachment.url)
-  return streamToFile(download.body, file)
+  try {
+    return await streamToFile(download.body, file, options)
+  } catch (error) {
+    if (error instanceof FileExistsError) throw fileExists(file)
+    throw error
+  }
+}
+
+function fileExists(file: string): UsageError {
+  return new UsageError(`${file} exists already; nothing was downloaded`, {code: 'file_exists', suggestion: 'pass --force to replace it, or -o to name another file'})
 }
 
 export function findAttachment(messages: Message[], bookingId: string, messageId: string, index: number): MessageAttachment {
@@ -146,26 +165,41 @@ export function findAttachment(messages: Message[], bookingId: string, messageId
   return attachment
 }
 
-/** Every attachment of the conversation into `dir`; a failed one is reported and leaves no file. */
+/**
+ * Every attachment of the conversation into `dir`; a failed one is reported and leaves no file. A
+ * file of the same name is kept as it is, never replaced: saving twice downloads nothing new.
+ */
 export async function saveAttachments(
   client: PmsClient,
   messages: Message[],
   dir: string,
-): Promise<{saved: SavedAttachment[]; failed: FailedAttachment[]}> {
+): Promise<{saved: SavedAttachment[]; kept: KeptAttachment[]; failed: FailedAttachment[]}> {
   const saved: SavedAttachment[] = []
+  const kept: KeptAttachment[] = []
   const failed: FailedAttachment[] = []
   for (const message of messages) {
     for (const attachment of message.attachments) {
       const file = join(dir, attachmentFileName(message.id, attachment))
+      const where = {message_id: message.id, index: attachment.index, file}
       try {
-        saved.push({message_id: message.id, index: attachment.index, file, bytes: await downloadAttachment(client, attachment, file)})
+        if (await exists(file)) kept.push(where)
+        else saved.push({...where, bytes: await downloadAttachment(client, attachment, file)})
       } catch (error) {
         if (!(error instanceof PmsError)) throw error
-        failed.push({message_id: message.id, index: attachment.index, code: error.code, error: error.message})
+        if (error.code === 'file_exists') kept.push(where)
+        else failed.push({message_id: message.id, index: attachment.index, code: error.code, error: error.message})
       }
     }
   }
-  return {saved, failed}
+  return {saved, kept, failed}
+}
+
+async function exists(file: string): Promise<boolean> {
+  const {stat} = await import('node:fs/promises')
+  return stat(file).then(
+    () => true,
+    () => false,
+  )
 }
 
 const EXTENSIONS: Record<string, string> = {'image/jpeg': '.jpg', 'image/png': '.png', 'image/webp': '.webp', 'image/avif': '.avif', 'image/gif': '.gif', 'image/heic': '.heic'}
@@ -205,11 +239,5 @@ export async function assertDirectory(dir: string): Promise<void> {
 
 /** A download never replaces a file silently: checked before the call, and --force says otherwise. */
 export async function assertNewFile(file: string, force: boolean): Promise<void> {
-  if (force) return
-  const {stat} = await import('node:fs/promises')
-  const exists = await stat(file).then(
-    () => true,
-    () => false,
-  )
-  if (exists) throw new UsageError(`${file} exists already; nothing was downloaded`, {code: 'file_exists', suggestion: 'pass --force to replace it, or -o to name another file'})
+  if (!force && (await exists(file))) throw fileExists(file)
 }

@@ -59,6 +59,11 @@ export interface ApplyUi {
   terminal?: boolean
   /** The waiting line while following batches (--wait). */
   follow?(ids: readonly string[]): {report(report: BatchReport): void; pause(ms: number): void; done(): void}
+  /**
+   * Batch ids as a command printed for a person to copy names them: their unique prefixes on a
+   * terminal (the ids are remembered and taken back), so that the command fits on one line.
+   */
+  commandIds?(ids: readonly string[]): string[]
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
   diffLines?(toStdout: boolean): number | undefined
 }
@@ -281,7 +286,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
   if (ids.length === 0) return result
   if (!options.wait) {
-    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: ${waitCommand(ids, options.profile)}\n`)
+    ui.talk(`Follow ${ids.length === 1 ? 'it' : 'them'} with: ${waitCommand(ui.commandIds?.(ids) ?? ids, options.profile)}\n`)
     return result
   }
   result.reports = await followPhase(client, ids, options, ui)

@@ -132,10 +132,12 @@ const SHORT_REASONS: Record<string, string> = {
 }
 
 /**
- * The calendar on a terminal: one block per Property (its name and full id once, not on every
- * night), a row per night, unwritable fields with a short reason, and the reasons in words below.
+ * The calendar on a terminal: one block per Property (its name and id once, not on every night),
+ * a row per night, unwritable fields with a short reason, and the reasons in words below. With
+ * `width` (the terminal's columns) the unwritable fields of a night are cut with `…` to fit it:
+ * `--csv` and `--json` have them whole.
  */
-export function renderCalendar(records: readonly RestrictionRecord[], names: Names, paint: Paint = plain): string {
+export function renderCalendar(records: readonly RestrictionRecord[], names: Names, paint: Paint = plain, width?: number): string {
   const out: string[] = []
   const reasons = new Set<string>()
   let i = 0
@@ -156,15 +158,27 @@ export function renderCalendar(records: readonly RestrictionRecord[], names: Nam
         r.unwritable_fields.map((u) => `${u.field} (${SHORT_REASONS[u.reason] ?? u.reason})`).join(', '),
       ])
     }
+    const headers = ['date', 'rate', 'min_stay', 'CTA', 'CTD', 'available', 'unwritable']
+    if (width !== undefined) fitLastColumn(headers, rows, width)
     if (out.length > 0) out.push('')
     out.push(paint('bold', propertyLabel(names, id)))
-    out.push(textTable(['date', 'rate', 'min_stay', 'CTA', 'CTD', 'available', 'unwritable'], rows, paint).trimEnd())
+    out.push(textTable(headers, rows, paint).trimEnd())
   }
   if (reasons.size > 0) {
     out.push('', paint('bold', 'Unwritable fields: a batch refuses them on those nights'))
     for (const reason of reasons) out.push(`  ${SHORT_REASONS[reason] ?? reason}: ${reasonInWords(reason)}`)
   }
   return out.length > 0 ? out.join('\n') + '\n' : 'No nights in that range.\n'
+}
+
+/** The last cell of each row cut with `…` so that the table fits `width` (columns two spaces apart), never below 12 characters. */
+function fitLastColumn(headers: readonly string[], rows: (string | number)[][], width: number): void {
+  const before = headers.slice(0, -1).reduce((sum, header, i) => sum + Math.max(header.length, ...rows.map((row) => String(row[i]).length)) + 2, 0)
+  const room = Math.max(12, width - before)
+  for (const row of rows) {
+    const last = String(row.at(-1) ?? '')
+    if (last.length > room) row[row.length - 1] = last.slice(0, room - 1) + '…'
+  }
 }
 
 /**

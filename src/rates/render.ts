@@ -12,18 +12,21 @@ export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 export type Paint = (style: Style, text: string) => string
 export const plain: Paint = (_style, text) => text
 
-/** Names of Properties by id, for labels; an unknown id is shown alone. */
-export type Names = ReadonlyMap<string, string>
-
-/** `Sea View (10000000)`: for table rows that must fit a terminal; the whole id shows where the detail follows. */
-function shortLabel(names: Names, id: string): string {
-  const name = names.get(id)
-  return name ? `${name} (${id.slice(0, 8)})` : id
+/**
+ * Names of Properties by id, for labels (a Map serves), and how a terminal shows an id: cut to a
+ * unique prefix (`1c979dcd…`) that commands take back; whole where `idText` is left out (pipes,
+ * files, --json). An unknown id is shown alone.
+ */
+export interface Names {
+  get(id: string): string | undefined
+  idText?(id: string): string
 }
 
+/** `Sea View (1c979dcd…)` on a terminal, `Sea View (1c979dcd-...)` whole elsewhere. */
 export function propertyLabel(names: Names, id: string): string {
   const name = names.get(id)
-  return name ? `${name} (${id})` : id
+  const shown = names.idText?.(id) ?? id
+  return name ? `${name} (${shown})` : shown
 }
 
 const REASONS: Record<string, string> = {
@@ -53,8 +56,8 @@ export function textTable(headers: string[], rows: (string | number)[][], paint:
   let widths = measure()
   let total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
   if (fit !== undefined && total > fit) {
-    // Ids give way first: `Name (1c979dcd)` in labels, `1609eeb8…` in cells; `--json` has them whole.
-    rows = rows.map((row) => row.map((cell) => (typeof cell === 'string' ? cell.replace(/\(([0-9a-f]{8})-[0-9a-f-]{27}\)$/, '($1)').replace(/^([0-9a-f]{8})-[0-9a-f-]{27}$/, '$1…') : cell)))
+    // Ids give way first: `Name (1c979dcd…)` in labels, `1609eeb8…` in cells; `--json` has them whole.
+    rows = rows.map((row) => row.map((cell) => (typeof cell === 'string' ? cell.replace(/\(([0-9a-f]{8})-[0-9a-f-]{27}\)$/, '($1…)').replace(/^([0-9a-f]{8})-[0-9a-f-]{27}$/, '$1…') : cell)))
     widths = measure()
     total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
   }
@@ -63,8 +66,8 @@ export function textTable(headers: string[], rows: (string | number)[][], paint:
     rows = rows.map((row) => {
       const label = String(row[0] ?? '')
       if (label.length <= widths[0]!) return row
-      // `Name (1c979dcd)`: the name gives way, the short id stays.
-      const id = / \([0-9a-f]{8}\)$/.exec(label)?.[0] ?? ''
+      // `Name (1c979dcd…)`: the name gives way, the short id stays.
+      const id = / \([0-9a-f][0-9a-f-]{7,35}…?\)$/.exec(label)?.[0] ?? ''
       return [label.slice(0, widths[0]! - 1 - id.length) + '…' + id, ...row.slice(1)]
     })
   }
@@ -315,7 +318,7 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
       counts.forEach((n, i) => (quietSums[i]! += n))
       continue
     }
-    rows.push([shortLabel(names, p.property_id), p.status, ...counts])
+    rows.push([propertyLabel(names, p.property_id), p.status, ...counts])
   }
   // "other" only when some Property is listed above the line.
   // Short, so that the label is not cut to fit: "no trouble" is nothing refused, failed or cancelled.

@@ -1,11 +1,11 @@
-import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
-import {openTerminal, type Terminal} from './support/terminal.js'
+import {clearFaultsAndWindows, connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {openTerminal, widestLine, type Terminal} from './support/terminal.js'
 
 const tmuxIt = itNeeds(missingTmux())
 
@@ -14,6 +14,7 @@ describe('pms messages on a terminal (tmux)', () => {
   let env: Record<string, string>
   let token: string
   let thread: string
+  let quiet: string
   let editor: string
   let terminal: Terminal | undefined
 
@@ -21,7 +22,9 @@ describe('pms messages on a terminal (tmux)', () => {
     sandbox = await startSandbox()
     token = (await connect(sandbox.appUrl)).access_token
     env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
-    thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
+    const cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string; without_messages: string}}).cases
+    thread = cases.thread
+    quiet = cases.without_messages
     const dir = mkdtempSync(join(tmpdir(), 'pms-editor-'))
     editor = join(dir, 'editor.sh')
     // The "editor" writes the reply into the file it is given, as a person would.
@@ -37,8 +40,9 @@ describe('pms messages on a terminal (tmux)', () => {
     await sandbox?.stop()
   })
 
-  function start(args: string[], stamp: string, options: {configDir?: string; seen?: string; columns?: number} = {}): Terminal {
+  function start(args: string[], stamp: string, options: {configDir?: string; seen?: string; columns?: number; cwd?: string} = {}): Terminal {
     terminal = openTerminal(args, {
+      cwd: options.cwd,
       columns: options.columns ?? 200,
       rows: 60,
       env: {...env, PMS_CONFIG_DIR: options.configDir ?? tempConfigDir(), EDITOR: editor, PMS_TEST_STAMP: stamp, ...(options.seen ? {PMS_TEST_SEEN: options.seen} : {})},
@@ -55,7 +59,8 @@ describe('pms messages on a terminal (tmux)', () => {
     const stamp = `r${Date.now()}`
     const tty = start(['messages', 'reply', thread], stamp)
     await tty.waitFor(/Reply by/, {history: true})
-    expect(tty.history()).toContain(`Conversation of booking ${thread}`)
+    // On a terminal the booking is named by the prefix its tables show.
+    expect(tty.history()).toContain(`Conversation of booking ${thread.slice(0, 8)}… (times in `)
     tty.keys('Enter')
     await tty.waitFor(/Send it\?/, {history: true})
     expect(tty.history()).toContain(`Your reply by platform:\n  Typed in the editor ${stamp}`)
@@ -155,7 +160,7 @@ describe('pms messages on a terminal (tmux)', () => {
     await tty.waitFor(/unread conversations?: which one\?/, {history: true})
     tty.keys('Enter')
     await tty.waitFor(/What now\?/, {history: true})
-    expect(tty.history()).toMatch(/Conversation of booking [0-9a-f-]{36}/)
+    expect(tty.history()).toMatch(/Conversation of booking [0-9a-f]{8}[0-9a-f-]*… \(times in /)
     tty.keys('Down')
     tty.keys('Enter')
     const closed = /Closed the conversation of booking ([0-9a-f-]{36})/.exec(await tty.waitFor(/Closed the conversation of booking [0-9a-f-]{36}/, {history: true}))![1]!
@@ -167,6 +172,50 @@ describe('pms messages on a terminal (tmux)', () => {
     tty.keys('Enter')
     expect(await tty.exitCode()).toBe(0)
     expect(tty.history()).toContain('Replied 0, closed 1.')
+  }, 120_000)
+
+  tmuxIt("inbox saves a thread's photo into the current directory, whole and with its extension; saving again keeps the file there", async () => {
+    // The read budget the tests before spent would pace this one's reads.
+    await clearFaultsAndWindows(sandbox.appUrl)
+    // A guest's photo on a booking without messages: its thread is the newest unread, listed first.
+    const sent = (await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'guest_message', booking_id: quiet, photo: true, text: 'Is this the right door?'})) as {
+      message_id: string
+    }
+    const messages = await fetch(`${sandbox.appUrl}/api/v1/bookings/${quiet}/messages?limit=500`, {headers: {authorization: `Bearer ${token}`}})
+    const photo = ((await messages.json()) as {data: Array<{id: string; attachments: Array<{url: string}>}>}).data.find((m) => m.id === sent.message_id)!.attachments[0]!
+    const bytes = Buffer.from(await (await fetch(photo.url, {headers: {authorization: `Bearer ${token}`}})).arrayBuffer())
+    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    const dir = mkdtempSync(join(tmpdir(), 'pms-inbox-save-'))
+    const tty = start(['messages', 'inbox'], 'save', {columns: 80, cwd: dir})
+    await tty.waitFor(/unread conversations?: which one\?/, {history: true})
+    tty.keys('Enter')
+    await tty.waitFor(/What now\?/, {history: true})
+    expect(tty.history()).toContain(`Conversation of booking ${quiet.slice(0, 8)}…`)
+    expect(tty.history()).toContain(`Save 1 attachment into ${dir}`)
+    // Reply, Close, Save.
+    tty.keys('Down')
+    tty.keys('Down')
+    tty.keys('Enter')
+    const file = join(dir, `${sent.message_id.slice(0, 8)}-0-guest-photo.png`)
+    const saved = await tty.waitFor(/ bytes\)/, {history: true})
+    expect(saved.replace(/\n/g, ' ')).toContain(`Saved ${file} (${bytes.length} bytes)`)
+    expect(readdirSync(dir)).toEqual([`${sent.message_id.slice(0, 8)}-0-guest-photo.png`])
+    expect(readFileSync(file)).toEqual(bytes)
+
+    // The host's own edit of the file is not replaced by saving again.
+    writeFileSync(file, 'edited by the host')
+    await tty.waitFor(/What now\?[\s\S]*What now\?/, {history: true})
+    tty.keys('Down')
+    tty.keys('Down')
+    tty.keys('Enter')
+    const kept = await tty.waitFor(/not replaced/, {history: true})
+    expect(kept.replace(/\n/g, ' ')).toContain(`Kept ${file}: a file of that name is there already, not replaced`)
+    expect(readFileSync(file, 'utf8')).toBe('edited by the host')
+    expect(readdirSync(dir)).toHaveLength(1)
+    await tty.waitFor(/Kept [\s\S]*What now\?/, {history: true})
+    tty.keys('Escape')
+    expect(await tty.exitCode()).toBe(130)
+    expect(widestLine(tty.history())).toBeLessThanOrEqual(80)
   }, 120_000)
 
   it('inbox off a terminal refuses (exit 2) and names the commands to use instead', async () => {

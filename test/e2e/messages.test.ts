@@ -130,6 +130,23 @@ describe('pms messages against the sandbox', () => {
     const missing = await pms(['attachment', booking, message, '1', '-o', join(dir, 'x.pdf')])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('has no attachment 1')
+    // An existing file is kept unless --force, and --save-attachments keeps one it finds there.
+    writeFileSync(join(dir, 'lamp.png'), 'mine')
+    const again = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('exists already; nothing was downloaded')
+    expect(readFileSync(join(dir, 'lamp.png'), 'utf8')).toBe('mine')
+    const forced = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png'), '--force'])
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
+    const saved = JSON.parse((await pms(['read', booking, '--save-attachments', dir, '--json'])).stdout) as {attachments: {saved: {file: string}[]}}
+    const first = saved.attachments.saved[0]!.file
+    writeFileSync(first, 'edited')
+    const twice = await pms(['read', booking, '--save-attachments', dir, '--json'])
+    const result = JSON.parse(twice.stdout) as {attachments: {saved: unknown[]; kept: {file: string}[]}}
+    expect(result.attachments.saved).toEqual([])
+    expect(result.attachments.kept.map((k) => k.file)).toContain(first)
+    expect(readFileSync(first, 'utf8')).toBe('edited')
   })
 
   it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async () => {

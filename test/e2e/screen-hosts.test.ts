@@ -78,8 +78,57 @@ describe('bookings list, lock codes and conversations on a terminal', () => {
       const read = await runPms(['messages', 'read', prefix], {env: env(configDir), configDir})
       expect(read.code, read.stderr).toBe(0)
       expect(read.stdout).toMatch(new RegExp(`^(Conversation of|No messages on) booking ${prefix}[0-9a-f-]+`, 'm'))
+      // On the terminal the heading names the booking by its prefix too, and nothing wraps.
+      const onScreen = await shown(['messages', 'read', prefix], columns, configDir)
+      expect(onScreen).toMatch(new RegExp(`^(Conversation of|No messages on) booking ${prefix.slice(0, 8)}[0-9a-f-]*… `, 'm'))
+      expect(onScreen).not.toMatch(UUID)
+      expect(widestLine(onScreen)).toBeLessThanOrEqual(columns)
     })
   }
+
+  it("lock-codes on a terminal shows validity in the Property's time zone, to the minute, whatever the machine's zone; the Property's prefix is taken back", async () => {
+    const headers = {authorization: `Bearer ${token}`}
+    const bookings = ((await (await fetch(`${sandbox.appUrl}/api/v1/bookings?limit=500`, {headers})).json()) as {data: {id: string; property_id: string; status: string}[]}).data
+    let found: {booking: string; property: {id: string; name: string; timezone: string}; validFrom: string; validUntil: string} | undefined
+    for (const booking of bookings.filter((b) => b.status !== 'cancelled')) {
+      const answer = await fetch(`${sandbox.appUrl}/api/v1/bookings/${booking.id}/lock-codes`, {headers})
+      if (answer.status !== 200) continue
+      const code = ((await answer.json()) as {data: {valid_from: string | null; valid_until: string | null}[]}).data.find((c) => c.valid_from && c.valid_until)
+      if (!code) continue
+      const property = (await (await fetch(`${sandbox.appUrl}/api/v1/properties/${booking.property_id}`, {headers})).json()) as {id: string; name: string; timezone: string}
+      found = {booking: booking.id, property, validFrom: code.valid_from!, validUntil: code.valid_until!}
+      break
+    }
+    expect(found, 'a booking with a smart lock code').toBeDefined()
+    const {booking, property, validFrom, validUntil} = found!
+    // A zone of the machine that is not the Property's, and whose clock reads otherwise.
+    const machine = property.timezone === 'Pacific/Auckland' ? 'America/New_York' : 'Pacific/Auckland'
+    const minute = (iso: string, timeZone: string) =>
+      new Intl.DateTimeFormat('sv-SE', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'}).format(new Date(iso))
+    expect(minute(validFrom, machine)).not.toBe(minute(validFrom, property.timezone))
+    const configDir = tempConfigDir()
+    for (const columns of [80, 160]) {
+      const screen = terminal(['bookings', 'lock-codes', booking], columns, configDir, {TZ: machine})
+      expect(await screen.exitCode()).toBe(0)
+      const text = screen.history()
+      expect(text).toMatch(new RegExp(`\\s${minute(validFrom, property.timezone)}\\s+${minute(validUntil, property.timezone)}$`, 'm'))
+      expect(text).not.toContain(minute(validFrom, machine))
+      expect(text).not.toMatch(/\d\d:\d\d:\d\d|\.\d{3}Z?/)
+      expect(text.replace(/\n/g, ' ')).toContain(`: validity in ${property.timezone}, the Property's time zone.`)
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
+      const prefix = new RegExp(`\\((${property.id.slice(0, 8)}[0-9a-f-]*)…\\)`).exec(text)?.[1]
+      expect(prefix, text).toBeDefined()
+      const got = await runPms(['properties', 'get', `${prefix}…`, '--json'], {env: env(configDir), configDir})
+      expect(got.code, got.stderr).toBe(0)
+      expect((JSON.parse(got.stdout) as {id: string}).id).toBe(property.id)
+    }
+    // --wide shows the Property's id whole.
+    const wide = await shown(['bookings', 'lock-codes', booking, '--wide'], 160, configDir)
+    expect(wide).toContain(`${property.name} (${property.id}): validity in ${property.timezone}`)
+    // Off a terminal the validity is as the service sends it.
+    const piped = await runPms(['bookings', 'lock-codes', booking], {env: {...env(configDir), TZ: machine}, configDir})
+    expect(piped.stdout).toContain(`${validFrom}\t${validUntil}`)
+  }, 120_000)
 
   it('--wide is accepted by bookings list, messages threads and lock-codes and shows ids whole', async () => {
     const configDir = tempConfigDir()
@@ -118,6 +167,9 @@ describe('the import on a terminal', () => {
       const file = join(dir, `import-${columns}.csv`)
       writeFileSync(file, `property_id,date,rate\n${ids.slice(20, 23).map((id) => `${id},${dayFromToday(50)},${140 + columns / 80}`).join('\n')}\n`)
       const text = await shown(['rates', 'import', file, '--yes'], columns, configDir)
+      // Every line the import writes fits: tables, the plan, the outcome in words.
+      expect(widestLine(text)).toBeLessThanOrEqual(columns)
+      expect(text.replace(/\n/g, ' ')).toContain('Planned 1 batch for 3 Properties: 3 entries, 3 nightly values (no fewer batches possible).')
       const lines = text.split('\n')
       const summary = lines.slice(
         lines.findIndex((line) => line.startsWith('Property ')),
@@ -127,13 +179,27 @@ describe('the import on a terminal', () => {
       for (const line of summary) expect(line.length, line).toBeLessThanOrEqual(columns)
       const submission = lines.find((line) => /^\s+1\s+3\s+3\s+3/.test(line))!
       expect(submission.length).toBeLessThanOrEqual(columns)
-      const id = new RegExp(`pms batches wait (${UUID.source})`).exec(text)![1]!
-      if (columns === 80) {
-        expect(submission).toContain(`${id.slice(0, 8)}…`)
-        expect(summary.join('\n')).not.toMatch(UUID)
-      }
-      const got = await shown(['batches', 'get', `${id.slice(0, 8)}…`], columns, configDir)
+      // The command to follow the batch names it by the prefix the table shows, and batches get takes it back.
+      const waitPrefix = /^Follow it with: pms batches wait ([0-9a-f][0-9a-f-]{7,34})$/m.exec(text)![1]!
+      const got = await shown(['batches', 'get', waitPrefix], columns, configDir)
+      const id = new RegExp(`^Batch (${UUID.source}): `, 'm').exec(got)![1]!
+      expect(id.startsWith(waitPrefix)).toBe(true)
+      if (columns === 80) expect(submission).toContain(`${id.slice(0, 8)}…`)
+      // `Name (prefix…)` wherever a Property is named, at any width: in the summary and the changes.
+      const named = lines.filter((line) => / \([0-9a-f]{8}[0-9a-f-]*…\)/.test(line))
+      expect(named.length, text).toBeGreaterThanOrEqual(6)
+      expect(lines.filter((line) => /\(\s*[0-9a-f-]{36}\)/.test(line))).toEqual([])
+      const prefix = /\(([0-9a-f][0-9a-f-]{7,34})…\)/.exec(named[0]!)![1]!
+      const property = await runPms(['properties', 'get', prefix, '--json'], {env: env(configDir), configDir})
+      expect(property.code, property.stderr).toBe(0)
+      expect(ids.slice(20, 23)).toContain((JSON.parse(property.stdout) as {id: string}).id)
+      // Off a terminal the same names carry whole ids.
+      const piped = await runPms(['batches', 'get', id], {env: env(configDir), configDir})
+      expect(piped.stdout).toMatch(new RegExp(`\\((${ids.slice(20, 23).join('|')})\\)`))
       expect(got).not.toContain('Error')
+      expect(got).toMatch(/^\S.* \([0-9a-f]{8}[0-9a-f-]*…\)\s+(queued|processing|completed)/m)
+      expect(got).not.toMatch(/\(\s*[0-9a-f-]{36}\)/)
+      expect(widestLine(got)).toBeLessThanOrEqual(columns)
       // The status batches get read is what batches list says next.
       const status = await runPms(['batches', 'get', id, '--json'], {env: env(configDir), configDir})
       const read = (JSON.parse(status.stdout) as {status: string}).status
@@ -142,6 +208,19 @@ describe('the import on a terminal', () => {
       expect(listed.stdout.split('\n').find((line) => line.startsWith(id))).toMatch(new RegExp(`\\t${read}$`))
     }, 180_000)
   }
+
+  it('restrictions get at 80 columns: each Property named by its id prefix, taken back by --property; no line wider than the pane', async () => {
+    const configDir = tempConfigDir()
+    const text = await shown(['restrictions', 'get', '--all', '--from', '+1d', '--to', '+3d'], 80, configDir)
+    expect(widestLine(text)).toBeLessThanOrEqual(80)
+    expect(text).not.toMatch(UUID)
+    const headings = text.split('\n').filter((line) => / \([0-9a-f]{8}[0-9a-f-]*…\)$/.test(line))
+    expect(headings).toHaveLength(ids.length)
+    const prefix = /\(([0-9a-f][0-9a-f-]{7,34})…\)$/.exec(headings[0]!)![1]!
+    const again = await runPms(['restrictions', 'get', '--property', prefix, '--from', '+1d', '--to', '+1d', '--json'], {env: env(configDir), configDir})
+    expect(again.code, again.stderr).toBe(0)
+    expect(ids.filter((id) => id.startsWith(prefix))).toEqual([(JSON.parse(again.stdout) as {property_id: string}[])[0]!.property_id])
+  }, 120_000)
 
   it('while writes are paced the progress line stays one line, redrawn in place, no wider than 80 columns; Ctrl-C leaves (130)', async () => {
     // The write budget of the connection spent by another client: the dry run waits for it.

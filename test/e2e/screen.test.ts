@@ -84,12 +84,19 @@ describe('a dry run of 120 Properties on a terminal', () => {
       const screen = terminal(['rates', 'import', file, '--dry-run'], columns)
       expect(await screen.exitCode(120_000)).toBe(0)
       const shown = await screen.waitFor('Dry run:', {history: true})
+      // No line of the import's output is wider than the terminal: what does not fit wraps at spaces.
+      expect(widestLine(shown)).toBeLessThanOrEqual(columns)
+      const words = shown.replace(/\n/g, ' ')
       expect(shown.match(/Planned /g)).toHaveLength(1)
-      expect(shown).toMatch(/Planned 2 batches for 120 Properties: 120 entries, 1,?920 nightly values/)
+      expect(words).toMatch(/Planned 2 batches for 120 Properties: 120 entries, 1,?920 nightly values \(no fewer batches possible\)\./)
       expect(shown).toMatch(/^Property\s+values\s+changes\s+unchanged\s+refused$/m)
       expect(shown).toMatch(/^\.\.\. \d+ more lines: `--dry-run --json` or `--full-diff` shows all$/m)
-      expect(shown).toMatch(/Dry run: 1,?920 nightly values, \d+ of them change, \d+ refused\. Nothing was written\./)
+      expect(words).toMatch(/Dry run: 1,?920 nightly values, \d+ of them change, \d+ refused\. Nothing was written\./)
       expect(shown.split('\n').length).toBeLessThan(80)
+      // Properties are named with the prefixes of their ids, unique among the 120, as in the tables.
+      expect(shown).toMatch(/^\S.* \([0-9a-f]{8}[0-9a-f-]*…\)\s+\d+\s+\d+\s+\d+\s+\d+$/m)
+      expect(shown).toMatch(/^\S.* \([0-9a-f]{8}[0-9a-f-]*…\)$/m)
+      expect(shown).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)
     })
   }
 })

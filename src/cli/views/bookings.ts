@@ -3,7 +3,8 @@ import {loadConfig} from '../../auth/config.js'
 import {loadProfile} from '../../auth/index.js'
 import {ApiError, UsageError, type BookingsQuery, type PmsClient} from '../../client/index.js'
 import {readBooking, readLockCode, type BookingFields, type BookingRecord, type LockCodeFields, type LockCodeRecord} from '../../contract/bookings.js'
-import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
+import {formatDay, utcDay} from '../../contract/days.js'
+import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
 import type {RunContext} from '../base-command.js'
 import {assertUuid} from '../ids.js'
@@ -85,19 +86,62 @@ export const lockCodeColumns: Column<LockCodeFields>[] = [
   {header: 'valid_until', value: (l) => l.valid_until},
 ]
 
-/**
- * The same on a terminal: validity to the minute in this machine's zone, named under the table.
- * The service does not say which Property a booking is on without listing its bookings, so the
- * Property's own zone would cost a walk through every booking.
- */
+/** The same on a terminal: validity to the minute, without milliseconds, in the Property's time zone. */
 export function lockCodeTerminalColumns(timeZone: string): Column<LockCodeFields>[] {
   const at = (iso: string | null) => (iso === null ? null : localTime(iso, timeZone))
   return [...lockCodeColumns.slice(0, 4), {header: 'valid_from', value: (l) => at(l.valid_from)}, {header: 'valid_until', value: (l) => at(l.valid_until)}]
 }
 
-/** The zone note under a terminal table of lock codes, when one has a validity. */
-export function lockCodeZoneNote(codes: readonly LockCodeRecord[], timeZone: string): string {
-  return codes.map(readLockCode).some((l) => l.valid_from !== null || l.valid_until !== null) ? `Validity in ${timeZone} (this machine's time zone).\n` : ''
+/** The Property a booking's codes open, as far as the reads found it. */
+export interface LockCodeProperty {
+  id: string
+  name: string
+  timezone: string
+}
+
+/** Pages of bookings read at most to find the one whose codes are shown: a busy range is left unread rather than walked. */
+const PROPERTY_SEARCH_PAGES = 4
+
+/**
+ * The Property of a booking whose codes have a validity, for the time zone they are shown in. No
+ * endpoint maps a booking to its Property, but a code is valid during the stay, so the bookings
+ * whose stay meets the nights of the validity (a day either side for the zone) hold it: a page
+ * or two of GET /bookings and one GET of the Property. Undefined when the codes have no validity,
+ * the booking is not in those pages, or a read is refused (a Permission the App lacks).
+ */
+export async function lockCodeProperty(client: PmsClient, bookingId: string, codes: readonly LockCodeRecord[]): Promise<LockCodeProperty | undefined> {
+  const instants = codes
+    .map(readLockCode)
+    .flatMap((l) => [l.valid_from, l.valid_until])
+    .map((iso) => (iso === null ? Number.NaN : Date.parse(iso)))
+    .filter((ms) => !Number.isNaN(ms))
+  if (instants.length === 0) return undefined
+  const first = utcDay(Math.min(...instants)) - 1
+  const last = Math.min(utcDay(Math.max(...instants)) + 1, first + MAX_DAYS_PER_BOOKINGS_CALL - 1)
+  try {
+    let pages = 0
+    for await (const page of client.bookings.pages({from: formatDay(first), to: formatDay(last), limit: 500})) {
+      const found = page.data.map(readBooking).find((booking) => booking.id === bookingId)
+      if (found?.property_id) {
+        const property = await client.properties.get(found.property_id)
+        return {id: property.id, name: property.name, timezone: property.timezone}
+      }
+      if (++pages >= PROPERTY_SEARCH_PAGES) break
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+  }
+  return undefined
+}
+
+/**
+ * The zone note under a terminal table of lock codes, when one has a validity: the Property (its
+ * id as `label` shows it) and its zone, or UTC when the Property was not found.
+ */
+export function lockCodeZoneNote(codes: readonly LockCodeRecord[], property: LockCodeProperty | undefined, label: (id: string) => string): string {
+  if (!codes.map(readLockCode).some((l) => l.valid_from !== null || l.valid_until !== null)) return ''
+  if (!property) return "Validity in UTC: the booking's Property was not found among the bookings of those nights.\n"
+  return `${property.name} (${label(property.id)}): validity in ${property.timezone}, the Property's time zone.\n`
 }
 
 export function renderLockCodes(codes: LockCodeRecord[], render: (rows: LockCodeFields[]) => string): string {

@@ -9,13 +9,13 @@ import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
-import {assertUuid, ID_HINTS} from '../ids.js'
+import {assertUuid, ID_HINTS, propertyNames} from '../ids.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
   if (ctx.json) return JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n'
   const rates = await import('../../rates/index.js')
-  const names = rates.namesOf(await rates.loadProperties(client))
+  const names = propertyNames(ctx, rates.namesOf(await rates.loadProperties(client)))
   return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
 }
 

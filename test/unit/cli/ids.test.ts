@@ -2,7 +2,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {rememberIds, resolveId} from '../../../src/cli/ids.js'
+import {idShortener, rememberIds, resolveId} from '../../../src/cli/ids.js'
 import {bufferIo} from '../../../src/cli/io.js'
 
 const A = '9a1eaf0b-5391-4350-8adc-4aadfbd8e733'
@@ -35,5 +35,18 @@ describe('ids shortened in a table, taken back as arguments', () => {
     rememberIds({configDir, io: bufferIo({stdoutIsTTY: false}).io, json: false}, 'booking', [A])
     rememberIds({configDir, io: bufferIo({stdoutIsTTY: true}).io, json: true}, 'booking', [A])
     expect(() => resolveId({configDir}, '9a1eaf0b', 'booking', 'hint')).toThrow(/no booking id shown/)
+  })
+
+  it('ids in lines of text are cut to the prefix unique among the ids named, noted and taken back; whole off a terminal and with --json', () => {
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-ids-'))
+    const short = idShortener({configDir, io: bufferIo({stdoutIsTTY: true}).io, json: false}, 'Property', [A, B])
+    expect(short(A)).toBe('9a1eaf0b…')
+    expect(short(B)).toBe('9a1eaf0c…')
+    expect(short('not-an-id')).toBe('not-an-id')
+    expect(resolveId({configDir}, short(B), 'Property', 'hint')).toBe(B)
+    const alone = idShortener({configDir, io: bufferIo({stdoutIsTTY: true}).io, json: false}, 'Property', [A])
+    expect(alone(A)).toBe('9a1eaf0b…')
+    expect(idShortener({configDir, io: bufferIo({stdoutIsTTY: false}).io, json: false}, 'Property', [A])(A)).toBe(A)
+    expect(idShortener({configDir, io: bufferIo({stdoutIsTTY: true}).io, json: true}, 'Property', [A])(A)).toBe(A)
   })
 })
