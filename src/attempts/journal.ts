@@ -18,7 +18,6 @@
  * The file is per profile and area; a request is named by a digest of the service address and its
  * body, which stays on this machine (it is never sent as a key).
  */
-import {createHash, randomUUID} from 'node:crypto'
 import {mkdir, readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {FINAL_BATCH_STATUSES, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
@@ -52,12 +51,12 @@ const FINAL = new Set<string>(FINAL_BATCH_STATUSES)
 
 /** The digest that recognises the same request in a later run. */
 export function requestDigest(service: string, request: unknown): string {
-  return createHash('sha256').update(service).update('\n').update(JSON.stringify(request)).digest('base64url')
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(service).update('\n').update(JSON.stringify(request)).digest('base64url')
 }
 
 /** A key of its own for every attempt; the prefix says what kind of request it names (batch, message). */
 export function newAttemptKey(prefix = 'pms-batch'): string {
-  return `${prefix}-${randomUUID()}`.slice(0, IDEMPOTENCY_KEY_MAX_LENGTH)
+  return `${prefix}-${process.getBuiltinModule('node:crypto').randomUUID()}`.slice(0, IDEMPOTENCY_KEY_MAX_LENGTH)
 }
 
 /** Where a profile's attempts of one area live under the config directory. */

@@ -1,4 +1,3 @@
-import {isIP} from 'node:net'
 import {UsageError} from '../client/errors.js'
 
 export const DEFAULT_REDIRECT_URI = 'http://localhost:8765/callback'
@@ -6,6 +5,8 @@ export const DEFAULT_REDIRECT_URI = 'http://localhost:8765/callback'
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
   if (host === 'localhost' || host.endsWith('.localhost')) return true
+  // node:net when first used, not on import (pms/client's import stays cheap).
+  const {isIP} = process.getBuiltinModule('node:net')
   if (isIP(host) === 4) return host.startsWith('127.')
   if (isIP(host) === 6) return host === '::1'
   return false

@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import {mkdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {MemoryPaceStore, type PaceState, type PaceStore} from './pacer.js'
@@ -22,7 +21,7 @@ export class PacingFileStore implements PaceStore {
     connectionKey: string,
     private readonly onFallback?: (reason: string) => void,
   ) {
-    const name = createHash('sha256').update(connectionKey).digest('hex').slice(0, 24)
+    const name = process.getBuiltinModule('node:crypto').createHash('sha256').update(connectionKey).digest('hex').slice(0, 24)
     this.path = join(dir, `${name}.json`)
   }
 

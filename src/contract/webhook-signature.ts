@@ -7,7 +7,7 @@
  * with the base64-decoded part of the signing secret after `whsec_`. `webhook-signature` holds one
  * or more space-separated `v1,<signature>` entries; any of them may match.
  */
-import {createHmac, createSecretKey, timingSafeEqual, type KeyObject} from 'node:crypto'
+import type {KeyObject} from 'node:crypto'
 import {WEBHOOK_SECRET_PREFIX, WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} from './limits.js'
 
 export const WEBHOOK_SIGNATURE_VERSION = 'v1'
@@ -32,12 +32,12 @@ export function webhookSecretKey(secret: string): Buffer {
  */
 let lastKey: {secret: string; key: KeyObject} | undefined
 function hmacKey(secret: string): KeyObject {
-  if (lastKey?.secret !== secret) lastKey = {secret, key: createSecretKey(webhookSecretKey(secret))}
+  if (lastKey?.secret !== secret) lastKey = {secret, key: process.getBuiltinModule('node:crypto').createSecretKey(webhookSecretKey(secret))}
   return lastKey.key
 }
 
 function signature(key: KeyObject, id: string, timestamp: number, body: WebhookBody): string {
-  return createHmac('sha256', key)
+  return process.getBuiltinModule('node:crypto').createHmac('sha256', key)
     .update(`${id}.${timestamp}.`, 'utf8')
     .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
     .digest('base64')
@@ -99,7 +99,7 @@ export function verify(secret: string, headers: HeaderBag, rawBody: WebhookBody,
     if (comma < 0 || entry.slice(0, comma) !== WEBHOOK_SIGNATURE_VERSION) continue
     const given = Buffer.from(entry.slice(comma + 1), 'base64')
     // timingSafeEqual needs equal lengths; the length of an HMAC is no secret.
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return {ok: true, id, timestamp}
+    if (given.length === expected.length && process.getBuiltinModule('node:crypto').timingSafeEqual(given, expected)) return {ok: true, id, timestamp}
   }
   return {ok: false, reason: 'no_matching_signature'}
 }

@@ -11,7 +11,6 @@
  * one exception to "src/sandbox imports only src/contract" (README, Development): writing a file
  * safely is no rule of the contract, and a copy in the sandbox would be a second way to do it.
  */
-import {randomBytes} from 'node:crypto'
 import {closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {open, rename, rm} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
@@ -23,7 +22,7 @@ export interface AtomicWriteOptions {
 
 /** A name beside `path` that no other writer (process or concurrent call) picks. */
 function temporaryPath(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}.tmp`)
 }
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {

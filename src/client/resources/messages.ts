@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
 import type {Message, MessagesPage, SendMessageRequest} from '../../contract/messages.js'
 import {UsageError} from '../errors.js'
@@ -135,7 +134,7 @@ export function multipart(request: SendMessageRequest, photos: Photo[], idempote
 /** A boundary of the key's digest that occurs in no part (a further digest in the unlikely case that one does). */
 function boundaryFor(idempotencyKey: string, content: Uint8Array[]): string {
   for (let round = 0; ; round++) {
-    const boundary = `pms-${createHash('sha256').update(`${idempotencyKey}\n${round}`).digest('hex').slice(0, 48)}`
+    const boundary = `pms-${process.getBuiltinModule('node:crypto').createHash('sha256').update(`${idempotencyKey}\n${round}`).digest('hex').slice(0, 48)}`
     if (!content.some((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(boundary))) return boundary
   }
 }
