@@ -8,10 +8,10 @@
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it, type TestContext} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
-import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 import {openTerminal} from './support/terminal.js'
 
 interface Message {
@@ -27,29 +27,24 @@ const NOT_QUITE_PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 
 
 const HOUR = 3600
 
-describe('pms messages reply: once, and never again without the word of the person', () => {
-  let sandbox: StartedSandbox
-  let thread: string
-  let dir: string
+/** A photo and a file that only starts like one, written once for all the tests. */
+const dir = mkdtempSync(join(tmpdir(), 'pms-resend-'))
+writeFileSync(join(dir, 'a.png'), PNG)
+writeFileSync(join(dir, 'b.png'), Buffer.concat([PNG, Buffer.alloc(10, 2)]))
+writeFileSync(join(dir, 'odd.png'), NOT_QUITE_PNG)
 
-  beforeAll(async () => {
-    sandbox = await startSandbox()
-    const cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases
-    thread = cases.thread
-    dir = mkdtempSync(join(tmpdir(), 'pms-resend-'))
-    writeFileSync(join(dir, 'a.png'), PNG)
-    writeFileSync(join(dir, 'b.png'), Buffer.concat([PNG, Buffer.alloc(10, 2)]))
-    writeFileSync(join(dir, 'odd.png'), NOT_QUITE_PNG)
-  }, 60_000)
-  afterAll(async () => {
-    await sandbox?.stop()
-  })
-  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
-
+/**
+ * A sandbox of the test's own and its conversation, stopped when the test ends. Faults and clock
+ * moves are sandbox-wide, and most of these tests' time is the client's back-off after lost
+ * answers: with a sandbox each, the tests wait at the same time instead of one after the other.
+ */
+async function startWorld(onTestFinished: TestContext['onTestFinished']) {
+  const sandbox: StartedSandbox = await startSandbox()
+  onTestFinished(async () => void (await sandbox.stop()))
+  const thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
   /** A fresh token each time: some tests move the sandbox clock by a day. */
   const env = async () => ({PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token})
   const reply = async (args: string[], configDir: string, timeoutMs = 60_000) => runPms(['messages', 'reply', thread, ...args], {env: await env(), configDir, timeoutMs})
-
   async function messagesOf(): Promise<Message[]> {
     const token = (await connect(sandbox.appUrl)).access_token
     const response = await fetch(`${sandbox.appUrl}/api/v1/bookings/${thread}/messages?limit=500`, {headers: {authorization: `Bearer ${token}`}})
@@ -57,8 +52,12 @@ describe('pms messages reply: once, and never again without the word of the pers
   }
   const sendsSince = async (mark: number) =>
     (await sandboxRequests(sandbox.appUrl)).slice(mark).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${thread}/messages`)
+  return {sandbox, thread, env, reply, messagesOf, sendsSince}
+}
 
-  it('a photo reply whose every answer was lost is resumed with the same bytes under the same key: text and photos reach the guest once', async () => {
+describe.concurrent('pms messages reply: once, and never again without the word of the person', () => {
+  it('a photo reply whose every answer was lost is resumed with the same bytes under the same key: text and photos reach the guest once', async ({onTestFinished}) => {
+    const {sandbox, reply, messagesOf, sendsSince} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const text = `Photos, answers lost ${Date.now()}`
     const args = ['--text', text, '--photo', join(dir, 'a.png'), '--photo', join(dir, 'b.png')]
@@ -81,7 +80,8 @@ describe('pms messages reply: once, and never again without the word of the pers
     expect(messages.slice(at + 1).flatMap((m) => m.attachments.map((a) => a.file_name))).toEqual(['a.png', 'b.png'])
   }, 200_000)
 
-  it('a reply whose answer was lost, run again after the 24-hour window, is not sent without the word of the person; --resend sends it', async () => {
+  it('a reply whose answer was lost, run again after the 24-hour window, is not sent without the word of the person; --resend sends it', async ({onTestFinished}) => {
+    const {sandbox, thread, reply, messagesOf, sendsSince} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const text = `Lost, then a day later ${Date.now()}`
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
@@ -113,7 +113,8 @@ describe('pms messages reply: once, and never again without the word of the pers
     expect(JSON.parse(readFileSync(journalFile, 'utf8'))).toEqual({})
   }, 250_000)
 
-  it('after delivery_failed unknown, the same reply run again shows the pending message and refuses off a terminal; --resend sends', async () => {
+  it('after delivery_failed unknown, the same reply run again shows the pending message and refuses off a terminal; --resend sends', async ({onTestFinished}) => {
+    const {sandbox, reply, messagesOf, sendsSince} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const text = `Fate unknown, then again ${Date.now()}`
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'unknown'})
@@ -133,7 +134,8 @@ describe('pms messages reply: once, and never again without the word of the pers
     expect((await messagesOf()).filter((m) => m.text === text)).toHaveLength(2)
   })
 
-  itNeeds(missingTmux())('on a terminal the rerun after delivery_failed unknown asks: no sends nothing (exit 1), yes sends it', async () => {
+  itNeeds(missingTmux())('on a terminal the rerun after delivery_failed unknown asks: no sends nothing (exit 1), yes sends it', async ({onTestFinished}) => {
+    const {sandbox, thread, env, reply, messagesOf} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const text = `Unknown, asked on a terminal ${Date.now()}`
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {send_failure: 1, send_failure_outcome: 'unknown'})
@@ -154,7 +156,8 @@ describe('pms messages reply: once, and never again without the word of the pers
     }
   }, 90_000)
 
-  it('after a reply with photos, each photo is reported arrived or not (exit 5 when one did not), in text and --json', async () => {
+  it('after a reply with photos, each photo is reported arrived or not (exit 5 when one did not), in text and --json', async ({onTestFinished}) => {
+    const {sandbox, reply, messagesOf} = await startWorld(onTestFinished)
     const text = `One good photo, one odd ${Date.now()}`
     const sent = await reply(['--text', text, '--photo', join(dir, 'a.png'), '--photo', join(dir, 'odd.png'), '--json'], tempConfigDir())
     expect(sent.code, sent.stderr).toBe(5)
@@ -172,7 +175,8 @@ describe('pms messages reply: once, and never again without the word of the pers
     expect(human.stdout).toMatch(/Photo odd\.png: did NOT arrive \(rejected\), message [0-9a-f-]{36}\./)
   })
 
-  it('with half of all answers lost, 20 replies of 20 exit 0 on their first run and each reaches the guest once', async () => {
+  it('with half of all answers lost, 20 replies of 20 exit 0 on their first run and each reaches the guest once', async ({onTestFinished}) => {
+    const {sandbox, reply, messagesOf} = await startWorld(onTestFinished)
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
     const texts = Array.from({length: 20}, (_, i) => `Lossy reply ${i} ${Date.now()}`)
     const codes: number[] = []
