@@ -6,7 +6,7 @@
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it, type TestContext} from 'vitest'
 import {startMcp, textOf, type McpSession} from './support/mcp.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
@@ -27,36 +27,33 @@ const WRITE_TOOLS = ['apply_rates', 'close_conversation', 'reopen_conversation',
 
 type ToolResult = {isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown}
 
-describe('pms mcp against the sandbox', () => {
-  let sandbox: StartedSandbox
-  let env: Record<string, string>
-  let token: string
-  let thread: string
-  const sessions: McpSession[] = []
+async function call(session: McpSession, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await session.client.callTool({name, arguments: args})) as ToolResult
+}
 
-  beforeAll(async () => {
-    sandbox = await startSandbox(['--rate-limits', 'off'])
-    token = (await connect(sandbox.appUrl)).access_token
-    // The sandbox enforces no limit: nothing to pace for (a submission whose answers are all lost is sent 12 times).
-    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off'}
-    thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
-  }, 60_000)
-  afterEach(async () => {
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    while (sessions.length > 0) await sessions.pop()!.close()
-  })
-  afterAll(async () => {
-    await sandbox?.stop()
-  })
+function csvFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'pms-mcp-')), 'rates.csv')
+  writeFileSync(file, text)
+  return file
+}
+
+/**
+ * A sandbox of the test's own, stopped with its `pms mcp` sessions when the test ends. Faults are
+ * sandbox-wide, and the longest tests wait out the client's back-off after lost answers: with a
+ * sandbox each, the tests run at once.
+ */
+async function startWorld(onTestFinished: TestContext['onTestFinished']) {
+  const sandbox: StartedSandbox = await startSandbox(['--rate-limits', 'off'])
+  onTestFinished(async () => void (await sandbox.stop()))
+  const token = (await connect(sandbox.appUrl)).access_token
+  // The sandbox enforces no limit: nothing to pace for (a submission whose answers are all lost is sent 12 times).
+  const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off'}
+  const thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
 
   async function mcp(args: string[], options: Omit<Parameters<typeof startMcp>[1], 'env'> = {}): Promise<McpSession> {
     const session = await startMcp(args, {env, ...options})
-    sessions.push(session)
+    onTestFinished(() => session.close())
     return session
-  }
-
-  async function call(session: McpSession, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-    return (await session.client.callTool({name, arguments: args})) as ToolResult
   }
 
   async function cli(args: string[], configDir?: string): Promise<unknown> {
@@ -82,13 +79,12 @@ describe('pms mcp against the sandbox', () => {
     return {property, nights: records.filter((r) => r.property_id === property).map((r) => ({date: r.date, rate: r.rate!}))}
   }
 
-  function csvFile(text: string): string {
-    const file = join(mkdtempSync(join(tmpdir(), 'pms-mcp-')), 'rates.csv')
-    writeFileSync(file, text)
-    return file
-  }
+  return {sandbox, env, thread, mcp, cli, messagesOf, postsSince, writableNights}
+}
 
-  it('offers only read tools by default, each read-only with its cost; lock codes only when named, never through --allow-writes', async () => {
+describe.concurrent('pms mcp against the sandbox', () => {
+  it('offers only read tools by default, each read-only with its cost; lock codes only when named, never through --allow-writes', async ({onTestFinished}) => {
+    const {mcp} = await startWorld(onTestFinished)
     const names = async (args: string[]) => (await (await mcp(args)).client.listTools()).tools.map((t) => t.name).sort()
     const session = await mcp([])
     const {tools} = await session.client.listTools()
@@ -110,13 +106,15 @@ describe('pms mcp against the sandbox', () => {
     })
   }, 60_000)
 
-  it('a toolset that does not exist is refused before serving, naming the flag', async () => {
+  it('a toolset that does not exist is refused before serving, naming the flag', async ({onTestFinished}) => {
+    const {env} = await startWorld(onTestFinished)
     const result = await runPms(['mcp', '--toolsets', 'properties,doors'], {env})
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--toolsets: "doors" is not a toolset')
   })
 
-  it('each read tool answers what the command prints with --json', async () => {
+  it('each read tool answers what the command prints with --json', async ({onTestFinished}) => {
+    const {thread, mcp, cli, writableNights} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const session = await mcp(['--toolsets', 'all,lock_codes'], {configDir})
     const properties = (await cli(['properties', 'list'])) as {id: string}[]
@@ -153,7 +151,8 @@ describe('pms mcp against the sandbox', () => {
     expect((await call(session, 'list_batches')).structuredContent).toEqual({batches: await cli(['batches', 'list'], configDir)})
   }, 180_000)
 
-  it('send_reply asks the person (recipient, SMS cost, text) and, repeated after every answer was lost, sends the reply once', async () => {
+  it('send_reply asks the person (recipient, SMS cost, text) and, repeated after every answer was lost, sends the reply once', async ({onTestFinished}) => {
+    const {sandbox, thread, mcp, messagesOf, postsSince} = await startWorld(onTestFinished)
     // Every answer is lost from the moment the person says yes to the first question: the send's included.
     const onQuestion = async (n: number) => void (n === 0 && (await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})))
     const session = await mcp(['--allow-writes'], {answer: 'accept', onQuestion})
@@ -178,7 +177,8 @@ describe('pms mcp against the sandbox', () => {
     expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
   }, 120_000)
 
-  it('apply_rates asks with the diff and submits one batch, also when the call is repeated', async () => {
+  it('apply_rates asks with the diff and submits one batch, also when the call is repeated', async ({onTestFinished}) => {
+    const {sandbox, mcp, postsSince, writableNights} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', configDir})
     const {property, nights} = await writableNights()
@@ -195,7 +195,8 @@ describe('pms mcp against the sandbox', () => {
     expect(submissions).toHaveLength(1)
   }, 120_000)
 
-  it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async () => {
+  it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async ({onTestFinished}) => {
+    const {sandbox, mcp, postsSince, writableNights} = await startWorld(onTestFinished)
     const {property, nights} = await writableNights()
     const csv = `property_id,date,rate\n${property},${nights[6]!.date},${nights[6]!.rate + 13}\n`
     let mark = 0
@@ -230,7 +231,8 @@ describe('pms mcp against the sandbox', () => {
     expect(new Set(submissions.filter((r) => r.status < 300 && !r.dropped).map((r) => r.status))).toEqual(new Set([202]))
   }, 180_000)
 
-  it('a client that cannot ask gets a refusal for every write naming --allow-writes --no-confirm, and nothing is sent', async () => {
+  it('a client that cannot ask gets a refusal for every write naming --allow-writes --no-confirm, and nothing is sent', async ({onTestFinished}) => {
+    const {sandbox, thread, mcp, postsSince, writableNights} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes'])
     const mark = (await sandboxRequests(sandbox.appUrl)).length
     const {property, nights} = await writableNights()
@@ -249,7 +251,8 @@ describe('pms mcp against the sandbox', () => {
     expect(await postsSince(mark, () => true)).toEqual([])
   }, 60_000)
 
-  it('with --no-confirm a client that cannot ask writes without a question', async () => {
+  it('with --no-confirm a client that cannot ask writes without a question', async ({onTestFinished}) => {
+    const {thread, mcp, messagesOf} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes', '--no-confirm', '--toolsets', 'messages'])
     const closed = await call(session, 'close_conversation', {booking_id: thread})
     expect(closed.structuredContent).toEqual({booking_id: thread, is_closed: true, unread_count: 0})
@@ -258,7 +261,8 @@ describe('pms mcp against the sandbox', () => {
     expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
   }, 60_000)
 
-  it('a declined question sends nothing; a booking outside the scope is refused before anyone is asked', async () => {
+  it('a declined question sends nothing; a booking outside the scope is refused before anyone is asked', async ({onTestFinished}) => {
+    const {sandbox, thread, mcp, postsSince} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'decline'})
     const mark = (await sandboxRequests(sandbox.appUrl)).length
     const declined = await call(session, 'send_reply', {booking_id: thread, text: 'Declined'})
@@ -271,7 +275,8 @@ describe('pms mcp against the sandbox', () => {
     expect(await postsSince(mark, () => true)).toEqual([])
   }, 60_000)
 
-  it('on the 2026-07-28 protocol the question travels as an input-required answer and the reply is sent once', async () => {
+  it('on the 2026-07-28 protocol the question travels as an input-required answer and the reply is sent once', async ({onTestFinished}) => {
+    const {thread, mcp, messagesOf} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'accept', era: 'auto'})
     const text = `Modern era ${Date.now()}`
     const sent = await call(session, 'send_reply', {booking_id: thread, text})
@@ -280,7 +285,8 @@ describe('pms mcp against the sandbox', () => {
     expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
   }, 60_000)
 
-  it('with --bookings-copy, query_synced_bookings reads the sync copy without a call: the bookings the service lists', async () => {
+  it('with --bookings-copy, query_synced_bookings reads the sync copy without a call: the bookings the service lists', async ({onTestFinished}) => {
+    const {sandbox, env, mcp, cli} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const copy = join(mkdtempSync(join(tmpdir(), 'pms-mcp-copy-')), 'bookings.sqlite')
     const synced = await runPms(['bookings', 'sync', '--to', copy], {env, configDir})
@@ -303,7 +309,8 @@ describe('pms mcp against the sandbox', () => {
     expect(found.synced_at).toMatch(/^\d{4}-\d\d-\d\dT/)
   }, 120_000)
 
-  it('resources: a Property Guide and a conversation, guest texts delimited', async () => {
+  it('resources: a Property Guide and a conversation, guest texts delimited', async ({onTestFinished}) => {
+    const {thread, mcp, cli} = await startWorld(onTestFinished)
     const session = await mcp([])
     const templates = (await session.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()
     expect(templates).toEqual(['pms://bookings/{booking_id}/conversation', 'pms://properties/{property_id}/guide'])
