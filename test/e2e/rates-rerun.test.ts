@@ -4,55 +4,58 @@
  * instead of a new one": so a key names one attempt, never a content, or a run that sends the same
  * values again (after someone changed them meanwhile) would silently get the old batch back.
  */
-import {writeFileSync} from 'node:fs'
+import {mkdtempSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it, type TestContext} from 'vitest'
 import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin, sandboxRequests} from './support/sandbox.js'
 
-let world: RatesWorld
-let property: {id: string; name: string}
 const d = (offset: number) => dayFromToday(offset)
 const dir = tempConfigDir()
-
-function csv(name: string, rows: [number, string][]): string {
-  const file = join(dir, name)
-  writeFileSync(file, `property_id,date,rate\n${rows.map(([offset, rate]) => `${property.id},${d(offset)},${rate}`).join('\n')}\n`)
-  return file
-}
-
-/** Keyed POST /restriction-batches (submissions, not dry runs) logged after `mark`. */
-async function submissionsSince(mark: number) {
-  return (await world.batchPosts()).slice(mark).filter((r) => r.idempotency_key !== null)
-}
 
 /** Polls the sandbox until `check` holds (at most 10 s). */
 async function until(check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 400 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 25))
 }
 
-async function rates(offsets: number[]): Promise<number[]> {
-  const from = Math.min(...offsets)
-  const to = Math.max(...offsets)
-  const read = await runPms(['restrictions', 'get', '--property', property.id, '--from', d(from), '--to', d(to), '--json'], {env: await world.env()})
-  expect(read.code, read.stderr).toBe(0)
-  const records = JSON.parse(read.stdout) as {date: string; rate: number}[]
-  return offsets.map((offset) => records.find((r) => r.date === d(offset))!.rate)
-}
-
-beforeAll(async () => {
+/**
+ * A sandbox of the test's own, stopped when the test ends: faults are sandbox-wide, and most of
+ * these tests' time is back-off after lost answers and batches processed, waited out side by side.
+ */
+async function startWorld(onTestFinished: TestContext['onTestFinished']) {
   // A run whose every answer is lost sends its submission 12 times (SEND_AGAIN): more than the
   // 10 writes a minute, and a minute is the life of an access token at this sandbox's speed.
-  world = await startRatesWorld({rateLimits: false})
-  property = await writableProperty(world)
-})
-afterAll(async () => {
-  await world?.sandbox.stop()
-})
+  const world: RatesWorld = await startRatesWorld({rateLimits: false})
+  onTestFinished(async () => void (await world.sandbox.stop()))
+  const property = await writableProperty(world)
 
-describe('a rerun applies what its input says', () => {
-  it('with half of all answers lost, an import of one batch still exits 0 and every submission of it carries one key', async () => {
+  function csv(name: string, rows: [number, string][]): string {
+    const file = join(mkdtempSync(join(dir, 'run-')), name)
+    writeFileSync(file, `property_id,date,rate\n${rows.map(([offset, rate]) => `${property.id},${d(offset)},${rate}`).join('\n')}\n`)
+    return file
+  }
+
+  /** Keyed POST /restriction-batches (submissions, not dry runs) logged after `mark`. */
+  async function submissionsSince(mark: number) {
+    return (await world.batchPosts()).slice(mark).filter((r) => r.idempotency_key !== null)
+  }
+
+  async function rates(offsets: number[]): Promise<number[]> {
+    const from = Math.min(...offsets)
+    const to = Math.max(...offsets)
+    const read = await runPms(['restrictions', 'get', '--property', property.id, '--from', d(from), '--to', d(to), '--json'], {env: await world.env()})
+    expect(read.code, read.stderr).toBe(0)
+    const records = JSON.parse(read.stdout) as {date: string; rate: number}[]
+    return offsets.map((offset) => records.find((r) => r.date === d(offset))!.rate)
+  }
+
+  return {world, property, csv, submissionsSince, rates}
+}
+
+describe.concurrent('a rerun applies what its input says', () => {
+  it('with half of all answers lost, an import of one batch still exits 0 and every submission of it carries one key', async ({onTestFinished}) => {
+    const {world, csv, submissionsSince, rates} = await startWorld(onTestFinished)
     const file = csv('lossy.csv', [[50, '150.00']])
     const mark = (await world.batchPosts()).length
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 0.5})
@@ -68,7 +71,8 @@ describe('a rerun applies what its input says', () => {
     expect(await rates([50])).toEqual([150])
   }, 150_000)
 
-  it('a dry run whose answer was lost is sent again (it stores nothing: rule 4) and the run exits 0', async () => {
+  it('a dry run whose answer was lost is sent again (it stores nothing: rule 4) and the run exits 0', async ({onTestFinished}) => {
+    const {world, csv} = await startWorld(onTestFinished)
     const file = csv('dry.csv', [[55, '155.00']])
     const logged = (await sandboxRequests(world.appUrl)).length
     const since = async () => (await sandboxRequests(world.appUrl)).slice(logged)
@@ -94,7 +98,8 @@ describe('a rerun applies what its input says', () => {
     ])
   }, 150_000)
 
-  it('restrictions set 111, then 222, then 111 again leaves 111', async () => {
+  it('restrictions set 111, then 222, then 111 again leaves 111', async ({onTestFinished}) => {
+    const {world, property, rates} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     for (const rate of ['111', '222', '111']) {
       const result = await runPms(['restrictions', 'set', '--property', property.id, '--from', d(10), '--to', d(11), '--rate', rate, '--yes', '--wait'], {
@@ -108,7 +113,8 @@ describe('a rerun applies what its input says', () => {
     expect(await rates([10, 11])).toEqual([111, 111])
   }, 150_000)
 
-  it('rates import a, b, a leaves the values of a; a rerun of the applied file then sends no POST at all: its preview reads', async () => {
+  it('rates import a, b, a leaves the values of a; a rerun of the applied file then sends no POST at all: its preview reads', async ({onTestFinished}) => {
+    const {world, csv, rates} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const a = csv('a.csv', [
       [20, '101.00'],
@@ -133,7 +139,8 @@ describe('a rerun applies what its input says', () => {
     expect(posts).toEqual([])
   }, 200_000)
 
-  it('every answer lost: the import fails; the same command without faults recovers that attempt under its key: one stored batch, values applied', async () => {
+  it('every answer lost: the import fails; the same command without faults recovers that attempt under its key: one stored batch, values applied', async ({onTestFinished}) => {
+    const {world, csv, submissionsSince, rates} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const file = csv('lost.csv', [
       [30, '131.00'],
