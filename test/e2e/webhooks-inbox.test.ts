@@ -4,7 +4,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Webhook} from 'standardwebhooks'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it, type TestContext} from 'vitest'
 import {startReceiver, until} from '../unit/sandbox/webhook-receiver.js'
 import {deliver, startListen} from './support/listen.js'
 import {runPms} from './support/pms.js'
@@ -42,11 +42,13 @@ function signed(secret: string, body: string, id: string) {
  * never sends an event answered 2xx again): nothing answered 2xx is lost, whatever happens to the
  * target, the command or the listener afterwards.
  */
-describe('pms webhooks listen: the durable inbox', () => {
+/** What a test starts (sandboxes, listeners, receivers), stopped last first when it ends, or before with stopAll. */
+function tracked(onTestFinished: TestContext['onTestFinished']) {
   const running: Array<{stop(): Promise<unknown>}> = []
-  afterEach(async () => {
+  const stopAll = async () => {
     for (const item of running.splice(0).reverse()) await item.stop()
-  })
+  }
+  onTestFinished(stopAll)
   const keep = <T extends {stop(): Promise<unknown>}>(item: T): T => {
     running.push(item)
     return item
@@ -56,8 +58,14 @@ describe('pms webhooks listen: the durable inbox', () => {
     running.push({stop: () => started.close()})
     return started
   }
+  return {keep, receiver, stopAll}
+}
 
-  it('a --forward-to target down for 30 s: every event delivered meanwhile reaches it afterwards, each once, and the sandbox saw each answered 2xx once', async () => {
+// Each test has a sandbox, listener and target of its own, and most of their time is waiting (a
+// target down for 30 s, retries until --retry-for): they run at once.
+describe.concurrent('pms webhooks listen: the durable inbox', () => {
+  it('a --forward-to target down for 30 s: every event delivered meanwhile reaches it afterwards, each once, and the sandbox saw each answered 2xx once', async ({onTestFinished}) => {
+    const {keep, receiver} = tracked(onTestFinished)
     const listenPort = await freePort()
     const targetPort = await freePort()
     const sandbox = keep(await startSandbox(['--webhook-url', `http://127.0.0.1:${listenPort}/webhooks`, '--speed', '1000']))
@@ -88,7 +96,8 @@ describe('pms webhooks listen: the durable inbox', () => {
     for (const received of target.received) expect(() => new Webhook(sandbox.webhookSecret).verify(received.body, received.headers as Record<string, string>)).not.toThrow()
   }, 120_000)
 
-  it('5 SIGKILLs of the listener during a burst of 200 triggered events, then a restart: every event reaches --exec, duplicates at most one per kill', async () => {
+  it('5 SIGKILLs of the listener during a burst of 200 triggered events, then a restart: every event reaches --exec, duplicates at most one per kill', async ({onTestFinished}) => {
+    const {keep} = tracked(onTestFinished)
     const listenPort = await freePort()
     const dir = tempDir()
     const store = join(dir, 'inbox.sqlite')
@@ -138,7 +147,8 @@ describe('pms webhooks listen: the durable inbox', () => {
     expect(all.length - delivered.length).toBeLessThanOrEqual(5)
   }, 240_000)
 
-  it('an event of an unknown type with data {}, signed correctly, is accepted and forwarded byte for byte', async () => {
+  it('an event of an unknown type with data {}, signed correctly, is accepted and forwarded byte for byte', async ({onTestFinished}) => {
+    const {keep, receiver} = tracked(onTestFinished)
     const secret = newSecret()
     const target = (await receiver())
     const listener = keep(await startListen(['--port', '0', '--forward-to', target.url], {secret}))
@@ -152,7 +162,8 @@ describe('pms webhooks listen: the durable inbox', () => {
     expect(() => new Webhook(secret).verify(target.received[0]!.body, target.received[0]!.headers as Record<string, string>)).not.toThrow()
   })
 
-  it('work that keeps failing is dead after --retry-for; pms webhooks inbox shows it with its attempts and last error, and replay puts it back to work', async () => {
+  it('work that keeps failing is dead after --retry-for; pms webhooks inbox shows it with its attempts and last error, and replay puts it back to work', async ({onTestFinished}) => {
+    const {keep, receiver} = tracked(onTestFinished)
     const secret = newSecret()
     const target = (await receiver(() => 500))
     const store = join(tempDir(), 'inbox.sqlite')
@@ -188,7 +199,8 @@ describe('pms webhooks listen: the durable inbox', () => {
     expect(nothing.code).toBe(2)
   }, 150_000)
 
-  itAsRoot('a full disk makes the listener answer 503; the event sent again once there is room is stored and worked once', async () => {
+  itAsRoot('a full disk makes the listener answer 503; the event sent again once there is room is stored and worked once', async ({onTestFinished}) => {
+    const {keep, receiver, stopAll} = tracked(onTestFinished)
     const secret = newSecret()
     const mount = tempDir()
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount])
@@ -227,7 +239,7 @@ describe('pms webhooks listen: the durable inbox', () => {
       await sleep(1500)
       const atTarget = counts(target.received.map((r) => String(r.headers['webhook-id'])))
       for (const id of all) expect(atTarget.get(id), id).toBe(1)
-      for (const item of running.splice(0).reverse()) await item.stop()
+      await stopAll()
     } finally {
       execFileSync('umount', ['-l', mount])
     }
