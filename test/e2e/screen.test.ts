@@ -43,7 +43,48 @@ function csvFile(name: string, properties: readonly string[], rate: string): str
 
 const batchPosts = async () => (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path === '/api/v1/restriction-batches' && r.idempotency_key)
 
-describe('properties list on a terminal', () => {
+// The screens are independent of each other (none submits a batch), and the outage test waits out a
+// minute of real time for the stall on a sandbox of its own: all run at once, the outage test first
+// (at most five tests run at a time).
+describe.concurrent('batches wait during a channel outage, on a terminal', () => {
+  it('shows per batch status, changes pending and settled, the time waited, the stall and the next check; batches list finds the batch again', async ({onTestFinished}) => {
+    // The outage and the submitted batch are this test's: the prompt tests count the batches submitted.
+    const sandbox = await startSandbox()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const token = (await connect(sandbox.appUrl)).access_token
+    const ids = await firstAccountPropertyIds(sandbox.appUrl)
+    const configDir = tempConfigDir()
+    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_CONFIG_DIR: configDir}
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'channel_outage', duration_seconds: 3600})
+    const file = csvFile('outage.csv', ids.slice(10, 12), '181')
+    const submitted = await runPms(['rates', 'import', file, '--yes', '--json'], {env, configDir})
+    expect(submitted.code, submitted.stderr).toBe(0)
+    const id = (JSON.parse(submitted.stdout) as {batches: {id: string}[]}).batches[0]!.id
+
+    const listed = await runPms(['batches', 'list'], {env, configDir})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\\t(queued|processing)\\n$`))
+
+    // Both widths at once: the stall is said after a minute without progress.
+    const screens = [80, 160].map((columns) => {
+      const screen = openTerminal(['batches', 'wait', id], {columns, env})
+      open.push(screen)
+      return {columns, screen}
+    })
+    for (const {columns, screen} of screens) {
+      const shown = await screen.waitFor(/stalled \d+m\d+s/, {timeoutMs: 180_000})
+      const line = shown.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!
+      expect(line).toMatch(new RegExp(`^${id.slice(0, 8)} processing · \\d+ pending, \\d+ settled · waited \\d+m\\d{2}s · stalled \\d+m\\d{2}s`))
+      expect(line.length).toBeLessThanOrEqual(columns)
+      if (columns === 160) expect(line).toMatch(/Sales Channels unavailable\? the service retries for about 15 min · next check in \d+s$/)
+      screen.keys('C-c')
+      expect(await screen.exitCode()).toBe(130)
+      expect(await screen.waitFor('pms batches wait', {history: true})).toContain(id)
+    }
+  }, 400_000)
+})
+
+describe.concurrent('properties list on a terminal', () => {
   for (const columns of [80, 160]) {
     it(`at ${columns} columns prints one line per Property, sorted by name, no borders, and a count line`, async () => {
       const screen = terminal(['properties', 'list'], columns)
@@ -76,7 +117,7 @@ describe('properties list on a terminal', () => {
   })
 })
 
-describe('a dry run of 120 Properties on a terminal', () => {
+describe.concurrent('a dry run of 120 Properties on a terminal', () => {
   for (const columns of [80, 160]) {
     it(`at ${columns} columns shows the plan once, the summary, a screenful of changes and how to see the rest`, async () => {
       const file = join(dir, `all-${columns}.csv`)
@@ -101,7 +142,7 @@ describe('a dry run of 120 Properties on a terminal', () => {
   }
 })
 
-describe('the confirmation prompt of rates import on a terminal', () => {
+describe.concurrent('the confirmation prompt of rates import on a terminal', () => {
   it('after a long diff repeats the summary just before the question; Ctrl-C then exits 130 with nothing submitted', async () => {
     const before = (await batchPosts()).length
     const file = join(dir, 'all-prompt.csv')
@@ -136,37 +177,4 @@ describe('the confirmation prompt of rates import on a terminal', () => {
       expect(await batchPosts()).toHaveLength(before)
     })
   }
-})
-
-describe('batches wait during a channel outage, on a terminal', () => {
-  it('shows per batch status, changes pending and settled, the time waited, the stall and the next check; batches list finds the batch again', async () => {
-    const configDir = tempConfigDir()
-    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_CONFIG_DIR: configDir}
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/events', {trigger: 'channel_outage', duration_seconds: 3600})
-    const file = csvFile('outage.csv', ids.slice(10, 12), '181')
-    const submitted = await runPms(['rates', 'import', file, '--yes', '--json'], {env, configDir})
-    expect(submitted.code, submitted.stderr).toBe(0)
-    const id = (JSON.parse(submitted.stdout) as {batches: {id: string}[]}).batches[0]!.id
-
-    const listed = await runPms(['batches', 'list'], {env, configDir})
-    expect(listed.code, listed.stderr).toBe(0)
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\\t(queued|processing)\\n$`))
-
-    // Both widths at once: the stall is said after a minute without progress.
-    const screens = [80, 160].map((columns) => {
-      const screen = openTerminal(['batches', 'wait', id], {columns, env})
-      open.push(screen)
-      return {columns, screen}
-    })
-    for (const {columns, screen} of screens) {
-      const shown = await screen.waitFor(/stalled \d+m\d+s/, {timeoutMs: 180_000})
-      const line = shown.split('\n').find((l) => l.startsWith(id.slice(0, 8)))!
-      expect(line).toMatch(new RegExp(`^${id.slice(0, 8)} processing · \\d+ pending, \\d+ settled · waited \\d+m\\d{2}s · stalled \\d+m\\d{2}s`))
-      expect(line.length).toBeLessThanOrEqual(columns)
-      if (columns === 160) expect(line).toMatch(/Sales Channels unavailable\? the service retries for about 15 min · next check in \d+s$/)
-      screen.keys('C-c')
-      expect(await screen.exitCode()).toBe(130)
-      expect(await screen.waitFor('pms batches wait', {history: true})).toContain(id)
-    }
-  }, 400_000)
 })
