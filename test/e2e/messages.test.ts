@@ -3,6 +3,7 @@ import {mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {inLanes} from './support/lanes.js'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
 import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
@@ -28,22 +29,12 @@ interface Message {
 /** The smallest PNG: a signature and enough bytes to be recognised as one. */
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)])
 
-describe('pms messages against the sandbox', () => {
-  let sandbox: StartedSandbox
-  let env: Record<string, string>
-  let cases: Cases
-  let token: string
-
-  beforeAll(async () => {
-    sandbox = await startSandbox()
-    token = (await connect(sandbox.appUrl)).access_token
-    env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
-    cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: Cases}).cases
-  }, 60_000)
-  afterAll(async () => {
-    await sandbox?.stop()
-  })
-  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
+/** A sandbox, a token to it and its conversation cases, with the helpers the tests read and send with. */
+async function startWorld() {
+  const sandbox: StartedSandbox = await startSandbox()
+  const token = (await connect(sandbox.appUrl)).access_token
+  const env: Record<string, string> = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
+  const cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: Cases}).cases
 
   /** The conversation as the service holds it, read directly (not through the binary under test). */
   async function messagesOf(bookingId: string): Promise<Message[]> {
@@ -53,6 +44,30 @@ describe('pms messages against the sandbox', () => {
   }
 
   const pms = (args: string[], options: {configDir?: string; input?: string} = {}) => runPms(['messages', ...args], {env, ...options})
+  return {sandbox, token, env, cases, messagesOf, pms}
+}
+
+describe('pms messages against the sandbox', () => {
+  let world: Awaited<ReturnType<typeof startWorld>>
+  let sandbox: StartedSandbox
+  let env: Record<string, string>
+  let cases: Cases
+  let token: string
+
+  beforeAll(async () => {
+    world = await startWorld()
+    sandbox = world.sandbox
+    env = world.env
+    cases = world.cases
+    token = world.token
+  }, 60_000)
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+  afterEach(() => clearFaultsAndWindows(sandbox.appUrl))
+
+  const messagesOf = (bookingId: string) => world.messagesOf(bookingId)
+  const pms: typeof world.pms = (...args) => world.pms(...args)
 
   it('threads --json lists each booking once, latest message first; --unread keeps threads with unread messages; --limit cuts', async () => {
     const all = await pms(['threads', '--json'])
@@ -118,64 +133,6 @@ describe('pms messages against the sandbox', () => {
     expect(files.every((f) => !f.endsWith('.part'))).toBe(true)
   })
 
-  it("attachment -o downloads by the attachment's url; a transfer that breaks leaves no file and exits 75", async () => {
-    const {booking_id: booking, message_id: message} = cases.attachments
-    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-'))
-    const ok = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
-    expect(ok.code, ok.stderr).toBe(0)
-    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
-    const broken = await pms(['attachment', booking, message, '6', '-o', join(dir, 'cut.png')])
-    expect(broken.code).toBe(75)
-    expect(readdirSync(dir)).toEqual(['lamp.png'])
-    const missing = await pms(['attachment', booking, message, '1', '-o', join(dir, 'x.pdf')])
-    expect(missing.code).toBe(2)
-    expect(missing.stderr).toContain('has no attachment 1')
-    // An existing file is kept unless --force, and --save-attachments keeps one it finds there.
-    writeFileSync(join(dir, 'lamp.png'), 'mine')
-    const again = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
-    expect(again.code).toBe(2)
-    expect(again.stderr).toContain('exists already; nothing was downloaded')
-    expect(readFileSync(join(dir, 'lamp.png'), 'utf8')).toBe('mine')
-    const forced = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png'), '--force'])
-    expect(forced.code, forced.stderr).toBe(0)
-    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
-    const saved = JSON.parse((await pms(['read', booking, '--save-attachments', dir, '--json'])).stdout) as {attachments: {saved: {file: string}[]}}
-    const first = saved.attachments.saved[0]!.file
-    writeFileSync(first, 'edited')
-    const twice = await pms(['read', booking, '--save-attachments', dir, '--json'])
-    const result = JSON.parse(twice.stdout) as {attachments: {saved: unknown[]; kept: {file: string}[]}}
-    expect(result.attachments.saved).toEqual([])
-    expect(result.attachments.kept.map((k) => k.file)).toContain(first)
-    expect(readFileSync(first, 'utf8')).toBe('edited')
-  })
-
-  it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async () => {
-    const {booking_id: booking, message_id: message} = cases.attachments
-    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-cap-'))
-    const expected = {oversize: /runs past 10 MB/, short: /bytes announced|broke off/, unframed: /without framing/}
-    try {
-      for (const [fault, message_] of Object.entries(expected)) {
-        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: fault})
-        const run = await pms(['attachment', booking, message, '0', '-o', join(dir, `${fault}.png`)])
-        expect(run.code, `${fault}: ${run.stderr}`).toBe(75)
-        expect(run.stderr).toMatch(message_)
-        expect(readdirSync(dir), fault).toEqual([])
-      }
-      // The same with --save-attachments: every photo named as failed, no file kept.
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: 'oversize'})
-      const read = await pms(['read', booking, '--save-attachments', dir, '--json'])
-      expect(read.code, read.stderr).toBe(5)
-      const result = JSON.parse(read.stdout) as {attachments: {saved: unknown[]; failed: Array<{code: string}>}}
-      expect(result.attachments.saved).toEqual([])
-      expect(result.attachments.failed.map((f) => f.code)).toContain('download_too_large')
-      expect(readdirSync(dir)).toEqual([])
-    } finally {
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-    }
-    const whole = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
-    expect(whole.code, whole.stderr).toBe(0)
-  })
-
   it('close and reopen answer the read state; a booking without messages answers closed with nothing unread', async () => {
     const closed = await pms(['close', cases.thread, '--json'])
     expect(closed.code, closed.stderr).toBe(0)
@@ -185,16 +142,6 @@ describe('pms messages against the sandbox', () => {
     expect(reopened.unread_count).toBeGreaterThan(0)
     const empty = await pms(['close', cases.without_messages])
     expect(empty.stdout).toContain('closed, 0 unread')
-  })
-
-  it('close is idempotent (contract), so a lost answer is retried like a read and still ends in an answer', async () => {
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
-    for (let i = 0; i < 4; i++) {
-      const closed = await pms(['close', cases.thread, '--json'])
-      expect(closed.code, closed.stderr).toBe(0)
-    }
-    const posts = (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path.endsWith('/message-thread/close'))
-    expect(posts.length).toBeGreaterThan(5)
   })
 
   describe('reply', () => {
@@ -361,46 +308,131 @@ describe('pms messages against the sandbox', () => {
       expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
     })
 
-    it('a run whose every answer was lost exits 75; running it again resumes under the same Idempotency-Key and the guest gets it once', async () => {
-      const configDir = tempConfigDir()
-      const text = `Lost answers ${Date.now()}`
-      const before = (await sandboxRequests(sandbox.appUrl)).length
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
-      // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: half a minute or so.
-      const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
-      expect(lost.code).toBe(75)
-      expect(lost.stderr).toContain('run the same command again')
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-      const again = await pms(['reply', cases.thread, '--text', text, '--json'], {configDir})
-      expect(again.code, again.stderr).toBe(0)
-      expect(again.stderr).toContain('Resuming the send of this reply')
-      expect(JSON.parse(again.stdout).resumed).toBe(true)
-      expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
-      // The sends of the lost run and the one of the rerun, all under one key.
-      const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
-      expect(posts.length).toBeGreaterThanOrEqual(5)
-      expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
-      // The answer is known: the attempt left the journal.
-      expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
-    }, 200_000)
-
-    it('with answers dropped after sending, 20 replies each reach the guest exactly once', async () => {
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
-      const texts = Array.from({length: 20}, (_, i) => `Reply ${i} ${Date.now()}`)
-      for (const text of texts) {
-        const configDir = tempConfigDir()
-        let result = await pms(['reply', cases.thread, '--text', text], {configDir})
-        for (let run = 0; result.code === 75 && run < 10; run++) {
-          expect(result.stderr).toContain('run the same command again')
-          result = await pms(['reply', cases.thread, '--text', text], {configDir})
-        }
-        expect(result.code, result.stderr).toBe(0)
-        // Keeps the send limit (30 a minute) out of the way.
-        await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 10})
-      }
-      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
-      const messages = await messagesOf(cases.thread)
-      for (const text of texts) expect(messages.filter((m) => m.text === text), text).toHaveLength(1)
-    }, 300_000)
   })
+})
+
+// The longest tests wait out the client's back-off after lost answers or broken downloads, each on a
+// sandbox of its own (faults are sandbox-wide): they run at once.
+describe.concurrent('pms messages against the sandbox, waiting out back-off', () => {
+  it("attachment -o downloads by the attachment's url; a transfer that breaks leaves no file and exits 75", async ({onTestFinished}) => {
+    const {sandbox, cases, pms} = await startWorld()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const {booking_id: booking, message_id: message} = cases.attachments
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-'))
+    const ok = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
+    const broken = await pms(['attachment', booking, message, '6', '-o', join(dir, 'cut.png')])
+    expect(broken.code).toBe(75)
+    expect(readdirSync(dir)).toEqual(['lamp.png'])
+    const missing = await pms(['attachment', booking, message, '1', '-o', join(dir, 'x.pdf')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('has no attachment 1')
+    // An existing file is kept unless --force, and --save-attachments keeps one it finds there.
+    writeFileSync(join(dir, 'lamp.png'), 'mine')
+    const again = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('exists already; nothing was downloaded')
+    expect(readFileSync(join(dir, 'lamp.png'), 'utf8')).toBe('mine')
+    const forced = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png'), '--force'])
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(readFileSync(join(dir, 'lamp.png')).subarray(1, 4).toString()).toBe('PNG')
+    const saved = JSON.parse((await pms(['read', booking, '--save-attachments', dir, '--json'])).stdout) as {attachments: {saved: {file: string}[]}}
+    const first = saved.attachments.saved[0]!.file
+    writeFileSync(first, 'edited')
+    const twice = await pms(['read', booking, '--save-attachments', dir, '--json'])
+    const result = JSON.parse(twice.stdout) as {attachments: {saved: unknown[]; kept: {file: string}[]}}
+    expect(result.attachments.saved).toEqual([])
+    expect(result.attachments.kept.map((k) => k.file)).toContain(first)
+    expect(readFileSync(first, 'utf8')).toBe('edited')
+  }, 120_000)
+
+  it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async ({onTestFinished}) => {
+    const {sandbox, cases, pms} = await startWorld()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const {booking_id: booking, message_id: message} = cases.attachments
+    const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-cap-'))
+    const expected = {oversize: /runs past 10 MB/, short: /bytes announced|broke off/, unframed: /without framing/}
+    try {
+      for (const [fault, message_] of Object.entries(expected)) {
+        await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: fault})
+        const run = await pms(['attachment', booking, message, '0', '-o', join(dir, `${fault}.png`)])
+        expect(run.code, `${fault}: ${run.stderr}`).toBe(75)
+        expect(run.stderr).toMatch(message_)
+        expect(readdirSync(dir), fault).toEqual([])
+      }
+      // The same with --save-attachments: every photo named as failed, no file kept.
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {attachment_body: 'oversize'})
+      const read = await pms(['read', booking, '--save-attachments', dir, '--json'])
+      expect(read.code, read.stderr).toBe(5)
+      const result = JSON.parse(read.stdout) as {attachments: {saved: unknown[]; failed: Array<{code: string}>}}
+      expect(result.attachments.saved).toEqual([])
+      expect(result.attachments.failed.map((f) => f.code)).toContain('download_too_large')
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+    const whole = await pms(['attachment', booking, message, '0', '-o', join(dir, 'lamp.png')])
+    expect(whole.code, whole.stderr).toBe(0)
+  }, 120_000)
+
+  it('close is idempotent (contract), so a lost answer is retried like a read and still ends in an answer', async ({onTestFinished}) => {
+    const {sandbox, cases, pms} = await startWorld()
+    onTestFinished(async () => void (await sandbox.stop()))
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
+    for (let i = 0; i < 4; i++) {
+      const closed = await pms(['close', cases.thread, '--json'])
+      expect(closed.code, closed.stderr).toBe(0)
+    }
+    const posts = (await sandboxRequests(sandbox.appUrl)).filter((r) => r.method === 'POST' && r.path.endsWith('/message-thread/close'))
+    expect(posts.length).toBeGreaterThan(5)
+  }, 120_000)
+
+  it('a run whose every answer was lost exits 75; running it again resumes under the same Idempotency-Key and the guest gets it once', async ({onTestFinished}) => {
+    const {sandbox, env, cases, messagesOf, pms} = await startWorld()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const configDir = tempConfigDir()
+    const text = `Lost answers ${Date.now()}`
+    const before = (await sandboxRequests(sandbox.appUrl)).length
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
+    // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: half a minute or so.
+    const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
+    expect(lost.code).toBe(75)
+    expect(lost.stderr).toContain('run the same command again')
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    const again = await pms(['reply', cases.thread, '--text', text, '--json'], {configDir})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('Resuming the send of this reply')
+    expect(JSON.parse(again.stdout).resumed).toBe(true)
+    expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
+    // The sends of the lost run and the one of the rerun, all under one key.
+    const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
+    expect(posts.length).toBeGreaterThanOrEqual(5)
+    expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
+    // The answer is known: the attempt left the journal.
+    expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
+  }, 200_000)
+
+  it('with answers dropped after sending, 20 replies each reach the guest exactly once', async ({onTestFinished}) => {
+    // Two sandboxes, each the lane of ten of the twenty replies.
+    const lanes = await Promise.all(Array.from({length: 2}, () => startWorld()))
+    onTestFinished(async () => void (await Promise.all(lanes.map(({sandbox}) => sandbox.stop()))))
+    for (const {sandbox} of lanes) await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
+    const texts = Array.from({length: 20}, (_, i) => `Reply ${i} ${Date.now()}`)
+    await inLanes(texts.length, lanes, async (index, {sandbox, cases, pms}) => {
+      const text = texts[index]!
+      const configDir = tempConfigDir()
+      let result = await pms(['reply', cases.thread, '--text', text], {configDir})
+      for (let run = 0; result.code === 75 && run < 10; run++) {
+        expect(result.stderr).toContain('run the same command again')
+        result = await pms(['reply', cases.thread, '--text', text], {configDir})
+      }
+      expect(result.code, result.stderr).toBe(0)
+      // Keeps the send limit (30 a minute) out of the way.
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 10})
+    })
+    for (const {sandbox} of lanes) await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    const messages = (await Promise.all(lanes.map(({cases, messagesOf}) => messagesOf(cases.thread)))).flat()
+    for (const text of texts) expect(messages.filter((m) => m.text === text), text).toHaveLength(1)
+  }, 300_000)
 })
