@@ -114,14 +114,14 @@ describe('credentials go only to the service that issued them', {timeout: 180_00
     expect(recorder.received.map((r) => `${r.method} ${r.url}`)).toEqual([])
   }
 
-  /** Each command of `commands` (every one by default), one after the other. */
+  /** Each command of `commands` (every one by default), all at once: each is refused on its own, before any request. */
   async function runEach(configDir: string, env: Record<string, string>, commands: string[][] = COMMANDS): Promise<Array<[string[], PmsResult]>> {
-    const results: Array<[string[], PmsResult]> = []
-    for (const command of commands) {
-      const args = command.map((arg) => (arg === 'SYNC_FILE' ? join(configDir, 'bookings.sqlite') : arg))
-      results.push([command, await runPms(args, {configDir, env: {...NO_KEYCHAIN, ...env}})])
-    }
-    return results
+    return Promise.all(
+      commands.map(async (command): Promise<[string[], PmsResult]> => {
+        const args = command.map((arg) => (arg === 'SYNC_FILE' ? join(configDir, 'bookings.sqlite') : arg))
+        return [command, await runPms(args, {configDir, env: {...NO_KEYCHAIN, ...env}})]
+      }),
+    )
   }
 
   it('with PMS_APP_URL naming another server, every command refuses before any request (exit 2, both addresses named) and the other server receives nothing', async () => {
