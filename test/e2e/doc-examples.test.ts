@@ -136,17 +136,17 @@ const EXAMPLES: Record<string, Entry> = {
   'pms properties list --profile mountain': {run: true, output: [/^(?:[^\n]*\n){3}$/]},
 
   // Rates and restrictions
-  [`pms rates export --from 2026-12-01 --to 2026-12-07 --property ${BLUE_CABIN} -o december.csv`]: {run: true},
+  [`pms rates export --from 2027-12-01 --to 2027-12-07 --property ${BLUE_CABIN} -o december.csv`]: {run: true},
   'pms rates import december.csv --dry-run': {
     run: true,
     // The edit the docs' comment line describes, made before the dry run.
     before: ({cwd}) => {
       const file = join(cwd, 'december.csv')
-      const edited = readFileSync(file, 'utf8').replace(/^(.*,2026-12-05,2026-12-05,)251\.24,2,/m, '$1275.00,3,')
-      expect(edited).toContain('2026-12-05,2026-12-05,275.00,3,')
+      const edited = readFileSync(file, 'utf8').replace(/^(.*,2027-12-04,2027-12-04,)238\.80,2,/m, '$1275.00,3,')
+      expect(edited).toContain('2027-12-04,2027-12-04,275.00,3,')
       writeFileSync(file, edited)
     },
-    output: [/^Planned 1 batch for 1 Property: 6 entries, 35 nightly values/m, /rate 251\.24 -> 275\.00/, /min_stay 2 -> 3/, /Nothing was written\./],
+    output: [/^Planned 1 batch for 1 Property: 7 entries, 35 nightly values/m, /rate 238\.80 -> 275\.00/, /min_stay 2 -> 3/, /Nothing was written\./],
   },
   'pms rates import december.csv --wait': {
     reason: 'asks first on a terminal; off one, as here, it stops before writing (exit 2, as the README says) and --yes answers',
@@ -158,10 +158,10 @@ const EXAMPLES: Record<string, Entry> = {
     variant: '{command} --yes',
     output: [/^Submitted 1 batch\.$/m, /^Batch [0-9a-f-]{36}: completed$/m],
   },
-  [`pms restrictions set --property ${BLUE_CABIN} --from 2026-12-24 --to 2026-12-26 --rate 320 --min-stay 3 --dry-run`]: {run: true, output: [/Nothing was written/]},
-  [`pms restrictions get --property ${BLUE_CABIN} --from 2026-12-04 --to 2026-12-06`]: {run: true, after: [IMPORT], output: [new RegExp(`^${BLUE_CABIN}\tBlue Cabin Paris 23\t2026-12-05\t275\\.00\t3\t`, 'm')]},
-  'pms restrictions get --all --from 2026-12-01 --to 2027-11-30 --csv > calendar.csv': {run: true},
-  'PMS_PROFILE=seaside pms rates export --from 2026-12-01 --to 2026-12-31 > seaside.csv': {run: true},
+  [`pms restrictions set --property ${BLUE_CABIN} --from 2027-12-24 --to 2027-12-26 --rate 320 --min-stay 3 --dry-run`]: {run: true, output: [/Nothing was written/]},
+  [`pms restrictions get --property ${BLUE_CABIN} --from 2027-12-03 --to 2027-12-05`]: {run: true, after: [IMPORT], output: [new RegExp(`^${BLUE_CABIN}\tBlue Cabin Paris 23\t2027-12-04\t275\\.00\t3\t`, 'm')]},
+  'pms restrictions get --all --from today --to +365d --csv > calendar.csv': {run: true},
+  'PMS_PROFILE=seaside pms rates export --from +7d --to +37d > seaside.csv': {run: true},
 
   // Batches: the README's batch is the one its import above submitted with --yes.
   'pms batches list': {
@@ -217,7 +217,7 @@ const EXAMPLES: Record<string, Entry> = {
     reason: '/var/lib/pms is a system folder made for the service: here one under HOME',
     variant: 'mkdir -p "$HOME/var/lib/pms" && {command|/var/lib/pms=$HOME/var/lib/pms}',
   },
-  'pms bookings list --from 2026-12-01 --to 2026-12-31': {run: true},
+  'pms bookings list --from today --to +30d': {run: true},
   'pms bookings list --property ID --csv > property-bookings.csv': {reason: 'ID stands for a Property of the account', variant: `{command|ID=${BLUE_CABIN}} && head -1 property-bookings.csv`, output: [/^id,/m]},
   'pms bookings list --updated-since 2026-11-22T10:00:00Z --json': {run: true, output: [/^\[/]},
 
@@ -252,9 +252,9 @@ const EXAMPLES: Record<string, Entry> = {
   // Raw calls
   'pms api GET /properties -f limit=2': {run: true, output: [/"data"/]},
   "pms api GET /properties --paginate | jq -r '.[].name'": {run: true, output: [/^Blue Cabin Paris 23$/m]},
-  'pms api POST /restriction-batches --input batch.json --idempotency-key 2026-12-rates': {
+  'pms api POST /restriction-batches --input batch.json --idempotency-key batch-attempt-0001': {
     run: true,
-    before: ({cwd}) => writeFileSync(join(cwd, 'batch.json'), JSON.stringify({entries: [{property_id: BLUE_CABIN, from: '2026-12-10', to: '2026-12-10', values: {min_stay: 2}}]})),
+    before: ({cwd}) => writeFileSync(join(cwd, 'batch.json'), JSON.stringify({entries: [{property_id: BLUE_CABIN, from: '2027-12-10', to: '2027-12-10', values: {min_stay: 2}}]})),
     output: [/"id"/],
   },
   'pms openapi > openapi.json': {run: true},
