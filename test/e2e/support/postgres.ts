@@ -4,7 +4,7 @@
  * run as root, so as root the cluster belongs to the `postgres` user, as Debian's package makes it.
  */
 import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {freePort} from './ports.js'
@@ -51,10 +51,21 @@ export async function startPostgres(): Promise<StartedPostgres> {
   }
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir])
   const data = join(dir, 'data')
-  const port = await freePort()
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
+  let port = 0
   const start = () => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-k ${dir} -p ${port} -h 127.0.0.1 -F`, 'start'])
-  start()
+  // A port free when probed may be taken by another test's listener before the server binds it:
+  // then the server is started again on another one.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort()
+    try {
+      start()
+      break
+    } catch (error) {
+      const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : ''
+      if (attempt >= 5 || !log.includes('Address already in use')) throw error
+    }
+  }
   const psql = (args: string[], database: string) => {
     const result = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', ...args], {encoding: 'utf8', maxBuffer: 512 * 1024 * 1024})
     if (result.status !== 0) throw new Error(`psql: ${result.error?.message ?? result.stderr}`)
