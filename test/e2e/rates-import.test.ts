@@ -4,7 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {renderFixture} from '../fixtures/rates/catalogue.js'
-import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
+import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin} from './support/sandbox.js'
 
@@ -21,7 +22,7 @@ function csv(name: string, text: string): string {
   return file
 }
 
-const fixture = (name: string) => renderFixture(name, {P1: property.id, P1_NAME: property.name, OUT: world.outOfScope, now: Date.now()})
+const fixture = (name: string) => renderFixture(name, {P1: property.id, P1_NAME: property.name, OUT: world.outOfScope})
 const keyedPosts = async () => (await world.batchPosts()).filter((r) => r.idempotency_key !== null)
 let firstBatchId = ''
 /** The first import and its rerun share a config directory, where pms keeps its attempts. */

@@ -6,7 +6,7 @@
  * meanwhile, so that the stored first batch is still in flight when the command is run again.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {dayFromToday} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 

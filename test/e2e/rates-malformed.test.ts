@@ -20,7 +20,7 @@ describe('rates import refuses a malformed file before any write', () => {
   it.each(MALFORMED)('$file exits 2 naming line $line and column $column', async (c) => {
     const p1 = world.inScope[0]!
     const file = join(dir, c.file)
-    writeFileSync(file, renderFixture(c.file, {P1: p1.id, P1_NAME: p1.name, OUT: world.outOfScope, now: Date.now()}))
+    writeFileSync(file, renderFixture(c.file, {P1: p1.id, P1_NAME: p1.name, OUT: world.outOfScope}))
     const before = (await world.batchPosts()).length
     const result = await runPms(['rates', 'import', file, '--yes'], {env: await world.env()})
     expect(result.code, result.stderr).toBe(2)
@@ -34,7 +34,7 @@ describe('rates import refuses a malformed file before any write', () => {
   it('a dry run of a malformed file makes no write call either (dry runs are write calls)', async () => {
     const p1 = world.inScope[0]!
     const file = join(dir, 'dry-run.csv')
-    writeFileSync(file, renderFixture('rates-duplicate-night.csv', {P1: p1.id, P1_NAME: p1.name, OUT: world.outOfScope, now: Date.now()}))
+    writeFileSync(file, renderFixture('rates-duplicate-night.csv', {P1: p1.id, P1_NAME: p1.name, OUT: world.outOfScope}))
     const result = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env: await world.env()})
     expect(result.code).toBe(2)
     const error = JSON.parse(result.stdout) as {error: {code: string; details: {errors: {line: number; column: string}[]}}}

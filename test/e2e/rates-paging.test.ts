@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {dayFromToday} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
 import {runPms} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 

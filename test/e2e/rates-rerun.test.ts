@@ -7,7 +7,8 @@
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it, type TestContext} from 'vitest'
-import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
+import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin, sandboxRequests} from './support/sandbox.js'
 

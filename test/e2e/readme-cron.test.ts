@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {dayFromToday} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
 import {PMS_BIN} from './support/pms.js'
 import {connect, firstAccountPropertyIds, startSandbox, type StartedSandbox} from './support/sandbox.js'
 

@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {dayFromToday, type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
+import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {runPms} from './support/pms.js'
 import {sandboxRequests} from './support/sandbox.js'
 

@@ -7,7 +7,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect} from 'vitest'
-import {dayFromToday} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
 import {deliver, signedEvent} from './support/listen.js'
 import {runPms, tempConfigDir} from './support/pms.js'
 import {freePort} from './support/ports.js'

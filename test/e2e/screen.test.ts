@@ -5,7 +5,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect} from 'vitest'
-import {dayFromToday} from '../fixtures/rates/world.js'
+import {dayFromToday} from '../fixtures/days.js'
 import {tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
 import {connect, firstAccountPropertyIds, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
