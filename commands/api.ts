@@ -11,8 +11,8 @@ The answer is printed as pretty JSON on stdout; an error answer prints its body 
 
   static override examples = [
     '<%= config.bin %> api GET /properties --paginate',
-    "<%= config.bin %> api GET /restrictions -f 'property_id[]=ID' -f from=2026-12-01 -f to=2026-12-31",
-    "<%= config.bin %> api POST /restriction-batches -F dry_run=true -f 'entries[][property_id]=ID' -f 'entries[][from]=2026-12-01' -f 'entries[][to]=2026-12-07' -F 'entries[][values][min_stay]=3'",
+    "<%= config.bin %> api GET /restrictions -f 'property_id[]=ID' -f from=2027-12-01 -f to=2027-12-31",
+    "<%= config.bin %> api POST /restriction-batches -F dry_run=true -f 'entries[][property_id]=ID' -f 'entries[][from]=2027-12-01' -f 'entries[][to]=2027-12-07' -F 'entries[][values][min_stay]=3'",
     '<%= config.bin %> api POST /restriction-batches --input batch.json --idempotency-key batch-attempt-0001',
     '<%= config.bin %> api POST /bookings/ID/messages -f channel=platform -F text=@welcome.txt --idempotency-key k1',
   ]

@@ -7,9 +7,9 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
     'Walks every page of GET /bookings (ordered by last change). --from and --to select the bookings whose stay meets those nights; a range longer than one call takes (366 nights) is read in several calls and each booking listed once. To keep a copy up to date, use pms bookings sync rather than --from/--to: a booking whose dates leave the range is never listed again. A table on a terminal, tab-separated rows in a pipe, CSV with --csv, an array with --json (the records as the service sends them).'
   static override examples = [
     '<%= config.bin %> bookings list --from today --to +7d',
-    '<%= config.bin %> bookings list --from 2026-12-01 --to 2026-12-31',
+    '<%= config.bin %> bookings list --from today --to +30d',
     '<%= config.bin %> bookings list --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --csv > bookings.csv',
-    '<%= config.bin %> bookings list --updated-since 2026-11-22T10:00:00Z --json',
+    '<%= config.bin %> bookings list --updated-since -2h --json',
   ]
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several); every Property of the connection when left out', multiple: true}),

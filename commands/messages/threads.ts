@@ -7,7 +7,7 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
     'Walks every page of GET /message-threads. A table on a terminal, tab-separated rows in a pipe, an array with --json.'
   static override examples = [
     '<%= config.bin %> messages threads --unread',
-    '<%= config.bin %> messages threads --property 0d6c... --since 2026-11-01T00:00:00Z --limit 20',
+    '<%= config.bin %> messages threads --property 0d6c... --since -7d --limit 20',
     '<%= config.bin %> messages threads --since -7d --wide',
   ]
   static override flags = {

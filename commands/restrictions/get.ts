@@ -6,8 +6,8 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   static override description =
     'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table per Property on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json.'
   static override examples = [
-    '<%= config.bin %> restrictions get --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-01 --to 2026-12-31',
-    '<%= config.bin %> restrictions get --all --from 2026-12-01 --to 2027-11-30 --csv > calendar.csv',
+    '<%= config.bin %> restrictions get --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from today --to +30d',
+    '<%= config.bin %> restrictions get --all --from today --to +364d --csv > calendar.csv',
   ]
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, exclusive: ['all']}),

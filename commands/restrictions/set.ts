@@ -8,8 +8,8 @@ export default class RestrictionsSet extends BaseCommand<typeof RestrictionsSet>
 
 ${RERUN_TEXT}`
   static override examples = [
-    '<%= config.bin %> restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2026-12-24 --to 2026-12-26 --rate 180 --min-stay 2 --dry-run',
-    '<%= config.bin %> restrictions set --property ID --property ID2 --from 2027-01-10 --to 2027-01-12 --availability false --yes --wait',
+    '<%= config.bin %> restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2027-12-24 --to 2027-12-26 --rate 180 --min-stay 2 --dry-run',
+    '<%= config.bin %> restrictions set --property ID --property ID2 --from +14d --to +16d --availability false --yes --wait',
   ]
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, required: true}),
