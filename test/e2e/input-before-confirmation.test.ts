@@ -12,7 +12,7 @@ describe('input is checked before the missing confirmation is reported', () => {
   })
 
   it('restrictions set with a value that is not a rate names --rate, not --yes', async () => {
-    const args = ['restrictions', 'set', '--property', '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60', '--from', '2026-12-01', '--to', '2026-12-02']
+    const args = ['restrictions', 'set', '--property', '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60', '--from', '+30d', '--to', '+31d']
     const bad = await runPms([...args, '--rate', 'abc'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--rate: rate "abc" is not a number')
@@ -23,7 +23,7 @@ describe('input is checked before the missing confirmation is reported', () => {
   })
 
   it('good input off a terminal without --yes still stops before any call and names --yes', async () => {
-    const args = ['restrictions', 'set', '--property', '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60', '--from', '2026-12-01', '--to', '2026-12-02', '--rate', '120']
+    const args = ['restrictions', 'set', '--property', '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60', '--from', '+30d', '--to', '+31d', '--rate', '120']
     const result = await runPms(args)
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('pass --yes')
