@@ -8,7 +8,7 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
   static override description =
     'Consecutive nights with the same values become one row (from, to); a Property with nothing set over the range gets one row with empty cells, so every Property of the scope is in the file. Export, edit in a spreadsheet, then `rates import --dry-run` shows exactly the edited cells. Fields the service would refuse on a night (Manual Override, another pricing tool, a linked Property) are left empty so that importing the file unchanged touches nothing; `pms restrictions get` shows them with their reasons. With --json: the same rows as an array of objects keyed by column, every value the CSV cell as a string (an empty string for an empty cell). Lines end with LF; --crlf writes CRLF for older spreadsheet tools. Import reads either, and any mix.'
   static override examples = [
-    '<%= config.bin %> rates export --from today --to +120d -o rates.csv',
+    '<%= config.bin %> rates export --from tomorrow --to +120d -o rates.csv',
     '<%= config.bin %> rates export --from 2027-12-01 --to 2027-12-31 --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60',
   ]
   static override flags = {

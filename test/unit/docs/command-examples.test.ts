@@ -30,7 +30,7 @@ describe('the examples of every command', () => {
   it('are found (the walk reads the commands)', async () => {
     const all = await examples()
     expect(all.length).toBeGreaterThan(40)
-    expect(all.some((e) => e.command === 'rates/export.ts' && e.example.includes('--from today'))).toBe(true)
+    expect(all.some((e) => e.command === 'rates/export.ts' && e.example.includes('--from tomorrow'))).toBe(true)
   })
 
   it('name no fixed night within 90 days (instants, which --since takes in the past, are not nights)', async () => {
