@@ -3,9 +3,16 @@ import {docExamples, scanShellLine} from '../../e2e/support/doc-examples.js'
 
 const fence = '```'
 
+/** The examples of a document made of `lines`, which must hold no problem. */
+function examplesOf(file: string, lines: string[]) {
+  const {examples, problems} = docExamples(file, lines.join('\n'))
+  expect(problems).toEqual([])
+  return examples
+}
+
 describe('the shell examples of a Markdown document', () => {
   it('takes each command of sh, bash and shell blocks, without comment lines, trailing comments or blank lines', () => {
-    const markdown = [
+    const examples = examplesOf('README.md', [
       'Some prose with `pms inline` that is not an example.',
       `${fence}sh`,
       '# a comment line',
@@ -19,9 +26,7 @@ describe('the shell examples of a Markdown document', () => {
       `${fence}shell`,
       'pms batches list',
       fence,
-    ].join('\n')
-    const {examples, problems} = docExamples('README.md', markdown)
-    expect(problems).toEqual([])
+    ])
     expect(examples).toEqual([
       {file: 'README.md', line: 4, block: 2, kind: 'shell', command: 'pms properties list', comment: 'sorted by name'},
       {file: 'README.md', line: 6, block: 2, kind: 'shell', command: "pms properties list --json | jq -r '.[].id'"},
@@ -54,7 +59,7 @@ describe('the shell examples of a Markdown document', () => {
   })
 
   it("takes a crontab block's schedule lines with the variables set above each", () => {
-    const markdown = [
+    const examples = examplesOf('README.md', [
       `${fence}crontab`,
       '# every 5 minutes',
       'PATH=/usr/local/bin:/usr/bin:/bin',
@@ -63,9 +68,7 @@ describe('the shell examples of a Markdown document', () => {
       '30 3 * * 1-5 pms bookings sync --full',
       '@reboot pms webhooks listen --port 8787',
       fence,
-    ].join('\n')
-    const {examples, problems} = docExamples('README.md', markdown)
-    expect(problems).toEqual([])
+    ])
     expect(examples).toEqual([
       {file: 'README.md', line: 4, block: 1, kind: 'cron', command: 'mkdir -p $HOME/pms && pms bookings sync 2>>$HOME/pms/sync.log', env: {PATH: '/usr/local/bin:/usr/bin:/bin'}},
       {file: 'README.md', line: 6, block: 1, kind: 'cron', command: 'pms bookings sync --full', env: {PATH: '/usr/local/bin:/usr/bin:/bin', PMS_PROFILE: 'mountain'}},
