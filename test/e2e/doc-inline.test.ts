@@ -15,10 +15,13 @@ interface Manifest {
   commands: Record<string, {aliases?: string[]; flags: Record<string, {name: string; char?: string; allowNo?: boolean}>}>
 }
 
+/** What a topic takes; topics share this one set, which is how they are told from commands. */
+const TOPIC_FLAGS: ReadonlySet<string> = new Set(['--help'])
+
 /** Flags by command id or alias (words joined by spaces), `--help` with each as oclif adds it; a topic (`pms messages`) takes only --help. */
-function commandFlags(): Map<string, Set<string>> {
+function commandFlags(): Map<string, ReadonlySet<string>> {
   const manifests = ['oclif.manifest.json', 'node_modules/@oclif/plugin-help/oclif.manifest.json', 'node_modules/@oclif/plugin-autocomplete/oclif.manifest.json']
-  const commands = new Map<string, Set<string>>()
+  const commands = new Map<string, ReadonlySet<string>>()
   for (const file of manifests) {
     const manifest = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as Manifest
     for (const [id, command] of Object.entries(manifest.commands)) {
@@ -30,7 +33,7 @@ function commandFlags(): Map<string, Set<string>> {
       }
       for (const name of [id, ...(command.aliases ?? [])]) {
         const words = name.split(':')
-        for (let i = 1; i < words.length; i++) if (!commands.has(words.slice(0, i).join(' '))) commands.set(words.slice(0, i).join(' '), new Set(['--help']))
+        for (let i = 1; i < words.length; i++) if (!commands.has(words.slice(0, i).join(' '))) commands.set(words.slice(0, i).join(' '), TOPIC_FLAGS)
         commands.set(words.join(' '), flags)
       }
     }
@@ -56,7 +59,7 @@ function inlineSpans(file: string, markdown: string): {where: string; span: stri
  * What is wrong with one span: a command pms does not have, or a flag its command does not take.
  * Words in capitals, `<...>`, `...` and `…` are placeholders; `a/b` names two commands at once.
  */
-function spanProblems(span: string, commands: Map<string, Set<string>>): string[] {
+function spanProblems(span: string, commands: Map<string, ReadonlySet<string>>): string[] {
   const words = span
     .replace(/\[|\]|\|/g, ' ')
     .split(/\s+/)
@@ -74,6 +77,9 @@ function spanProblems(span: string, commands: Map<string, Set<string>>): string[
   const named = ids(commandWords.slice(0, taken))
   const problems: string[] = []
   if (taken === 0 && commandWords.length > 0 && !commands.has(commandWords[0]!)) problems.push(`no command ${commandWords[0]}`)
+  // A topic (`pms messages`, no command itself) takes no argument: a word after it must have named one of its commands.
+  const next = commandWords[taken]
+  if (next !== undefined) for (const id of named.filter((id) => commands.get(id) === TOPIC_FLAGS)) problems.push(`no command ${id} ${next}`)
   const flags = words.filter((word) => /^--?[a-z]/i.test(word)).map((word) => word.replace(/=.*$/, ''))
   for (const id of named) {
     const known = commands.get(id)!
@@ -98,6 +104,8 @@ describe('commands named in the prose of README.md and docs/*.md', () => {
     expect(spanProblems('pms config get/set/list', commands)).toEqual([])
     expect(spanProblems('pms sync --full', commands)).toEqual([])
     expect(spanProblems('pms messages --json', commands)).toEqual(['pms messages takes no --json'])
+    expect(spanProblems('pms messages forward BOOKING', commands)).toEqual(['no command messages forward'])
+    expect(spanProblems('pms bookings sync', commands)).toEqual([])
     expect(spanProblems('pms rates export -o rates.csv -x', commands)).toEqual(['pms rates export takes no -x'])
   })
 
