@@ -56,6 +56,11 @@ interface Place {
   cwd: string
   home: string
   sandbox: StartedSandbox
+  /**
+   * The end of the last listener started here. A document's listeners share its HOME and folder, so
+   * its inbox: one at a time, as a reader runs them, or the second is rightly refused (inbox_in_use).
+   */
+  listener: Promise<unknown>
 }
 
 /** Prepares what the docs say the reader did first (an edit, a file); may answer variables for the command. */
@@ -448,7 +453,7 @@ describe('the examples of the README and docs', () => {
       const cwd = join(base, 'work')
       mkdirSync(cwd, {recursive: true})
       cpSync(template, join(home, '.config', 'pms'), {recursive: true})
-      return {cwd, home, sandbox}
+      return {cwd, home, sandbox, listener: Promise.resolve()}
     }
 
     /** Runs one example where its document's examples run; `exports` are the document's `export` examples above it, as in one shell. */
@@ -458,10 +463,11 @@ describe('the examples of the README and docs', () => {
       let command = filled('run' in entry ? example.command : variantOf(entry.variant ?? '{command}', example.command), place.sandbox)
       if (command.includes('@port')) command = command.replaceAll('@port', String(await freePort()))
       const variables = ('before' in entry && entry.before ? await entry.before(place) : undefined) ?? {}
-      const result =
-        'listens' in entry
-          ? await untilReady([...exports, command].join('\n'), entry.listens, place)
-          : example.kind === 'cron'
+      const listening = 'listens' in entry ? place.listener.then(() => untilReady([...exports, command].join('\n'), entry.listens, place)) : undefined
+      if (listening) place.listener = listening.catch(() => undefined)
+      const result = listening
+        ? await listening
+        : example.kind === 'cron'
             ? await cron(command, example.env ?? {}, place)
             : await bash([...exports, command].join('\n'), place, variables)
       // Soft: one run reports every example that fails, not only the first.
