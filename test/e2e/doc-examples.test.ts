@@ -468,8 +468,8 @@ describe('the examples of the README and docs', () => {
       const result = listening
         ? await listening
         : example.kind === 'cron'
-            ? await cron(command, example.env ?? {}, place)
-            : await bash([...exports, command].join('\n'), place, variables)
+          ? await cron(command, example.env ?? {}, place)
+          : await bash([...exports, command].join('\n'), place, variables)
       // Soft: one run reports every example that fails, not only the first.
       expect.soft(result.code, `${where}\n${command}\n${result.output}`).toBe(entry.code ?? 0)
       for (const pattern of entry.output ?? []) expect.soft(result.output, `${where}\n${command}`).toMatch(pattern)
