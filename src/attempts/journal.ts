@@ -64,6 +64,14 @@ export function attemptsPath(configDir: string, profile: string, area: AttemptAr
   return join(configDir, area, `attempts-${profile}.json`)
 }
 
+/** The lock every process of the profile takes to save this journal. */
+export function journalLockPath(file: string): string {
+  return `${file}.lock`
+}
+
+/** A save waits this long for another process's save (a few milliseconds each); a killed holder's lock is taken over. */
+const SAVE_LOCK_WAIT_MS = 15_000
+
 /** Whether the service still answers this attempt's key with what the attempt did (24 hours). */
 export function keyStillHeld(attempt: Attempt, now: number): boolean {
   return now - attempt.startedAt < IDEMPOTENCY_WINDOW_MS
@@ -177,18 +185,25 @@ export class AttemptJournal {
 
   /**
    * Written whole through a temporary file and a rename, merged with what other runs of the profile
-   * wrote meanwhile (theirs are kept; ours win for our own keys).
+   * wrote meanwhile (theirs are kept; ours win for our own keys). The read and the write are one
+   * step under the file's lock: two processes of a profile (the MCP server and a command) that
+   * read before either wrote would each write back without the other's new attempt.
    */
   private async save(): Promise<void> {
-    if (!this.file) return
+    const file = this.file
+    if (!file) return
     try {
-      const merged = await readAttempts(this.file, this.now, this.options)
-      for (const key of this.removed) merged.delete(key)
-      // A process that runs for weeks (a server using pms/client) drops what a new run would not read.
-      for (const [key, attempt] of this.attempts) if (kept(attempt, this.now, this.options)) merged.set(key, attempt)
-      await mkdir(dirname(this.file), {recursive: true, mode: 0o700})
-      const entries = [...merged].map(([key, attempt]) => [key, onDisk(attempt)])
-      await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(entries), null, 1))
+      await mkdir(dirname(file), {recursive: true, mode: 0o700})
+      // Loaded on the first save, not on import: pms/client's import stays cheap.
+      const {withFileLock} = await import('../fs/file-lock.js')
+      await withFileLock(journalLockPath(file), async () => {
+        const merged = await readAttempts(file, this.now, this.options)
+        for (const key of this.removed) merged.delete(key)
+        // A process that runs for weeks (a server using pms/client) drops what a new run would not read.
+        for (const [key, attempt] of this.attempts) if (kept(attempt, this.now, this.options)) merged.set(key, attempt)
+        const entries = [...merged].map(([key, attempt]) => [key, onDisk(attempt)])
+        await writeFileAtomic(file, JSON.stringify(Object.fromEntries(entries), null, 1))
+      }, {timeoutMs: SAVE_LOCK_WAIT_MS})
       this.removed.clear()
     } catch (error) {
       if (this.unsavedSaid) return

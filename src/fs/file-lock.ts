@@ -93,3 +93,30 @@ export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined
     await release().catch(() => undefined)
   }
 }
+
+export class LockWaitError extends Error {
+  constructor(readonly path: string, waitedMs: number) {
+    super(`The lock ${path} is still held by another process after ${Math.round(waitedMs / 1000)} s`)
+  }
+}
+
+/**
+ * Runs `task` while holding the lock at `path`, waiting for it while another process (or another
+ * task of this one) holds it: at most `timeoutMs`, then LockWaitError.
+ */
+export async function withFileLock<T>(path: string, task: () => Promise<T>, options: {timeoutMs?: number} = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const started = Date.now()
+  let pause = 5
+  let release: ReleaseLock | undefined
+  while (!(release = await tryHoldLock(path))) {
+    if (Date.now() - started >= timeoutMs) throw new LockWaitError(path, Date.now() - started)
+    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause))
+    pause = Math.min(pause * 2, 100)
+  }
+  try {
+    return await task()
+  } finally {
+    await release()
+  }
+}

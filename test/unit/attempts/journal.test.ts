@@ -1,8 +1,8 @@
-import {mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {AttemptJournal, attemptsPath, HOLD_UNRESOLVED_MS, IDEMPOTENCY_WINDOW_MS} from '../../../src/attempts/journal.js'
+import {AttemptJournal, attemptsPath, HOLD_UNRESOLVED_MS, IDEMPOTENCY_WINDOW_MS, journalLockPath} from '../../../src/attempts/journal.js'
 
 const NOW = Date.parse('2026-06-01T12:00:00Z')
 
@@ -63,5 +63,17 @@ describe('the journal of attempts', () => {
     const written = Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object)
     expect(written).not.toContain(old.key)
     expect(written).toHaveLength(1)
+  })
+})
+
+describe('two processes of one profile saving the journal at once (the MCP server and a command)', () => {
+  it('keeps every attempt either began: each save reads, merges and writes under the journal lock', async () => {
+    const path = journalFile({})
+    const server = await AttemptJournal.open(path, NOW, {holdUnresolved: true})
+    const command = await AttemptJournal.open(path, NOW, {holdUnresolved: true})
+    const begun = await Promise.all(Array.from({length: 20}, (_, i) => (i % 2 ? server : command).begin(`reply-${i}`, NOW + i, 'pms-message')))
+    const written = Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).sort()
+    expect(written).toEqual(begun.map((attempt) => attempt.key).sort())
+    expect(existsSync(journalLockPath(path))).toBe(false)
   })
 })
