@@ -112,6 +112,13 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Answers without the OAuth shape that a proxy in front of the service gives, by status. */
+const GATEWAY_FAILURES: Partial<Record<number, string>> = {
+  502: 'a gateway got no valid answer from the service',
+  503: 'the service was unavailable at a gateway',
+  504: 'the gateway timed out waiting for the answer',
+}
+
 /**
  * A failed call to an OAuth endpoint, told by what it means for a refresh: refused (nothing was
  * done, the refresh token still holds) or lost (it may have been rotated, never send it again).
@@ -122,9 +129,10 @@ function oauthFailure(error: unknown, during: string): unknown {
     const message = error.neverSent ? `${during} failed: ${error.message}` : `${during} failed: ${error.message}; the request may have arrived and its answer was lost`
     return new OAuthTransportError(message, {cause: error, mayHaveArrived: !error.neverSent})
   }
-  // A gateway that timed out had passed the request on: the service may have acted on it.
-  if (error instanceof ApiError && error.status === 504) {
-    return new OAuthTransportError(`${during}: the gateway timed out (HTTP 504) waiting for the answer`, {cause: error, mayHaveArrived: true})
+  // A gateway's own page (502, 503, 504) in place of the endpoint's answer cannot say whether it
+  // passed the request on before failing: the service may have acted on it.
+  if (error instanceof ApiError && GATEWAY_FAILURES[error.status]) {
+    return new OAuthTransportError(`${during}: ${GATEWAY_FAILURES[error.status]} (HTTP ${error.status}) instead of the token endpoint's answer`, {cause: error, mayHaveArrived: true})
   }
   if (error instanceof ApiError && error.status >= 500) return new OAuthError({error: 'server_error', description: `HTTP ${error.status}`, status: error.status, during})
   // A refusal, however odd its shape, rotated nothing.

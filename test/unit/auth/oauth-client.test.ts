@@ -69,6 +69,26 @@ describe('refresh at the token endpoint', () => {
     expect(endpoint.bodies).toHaveLength(1)
   })
 
+  for (const [status, page] of [
+    [502, '<h1>Bad Gateway</h1>'],
+    [503, '<h1>Service Unavailable</h1>'],
+  ] as const) {
+    it(`a ${status} page of a gateway counts as a lost answer like a 504: the gateway may have passed the refresh on before failing`, async () => {
+      const endpoint = await tokenEndpoint((_body, response) => response.writeHead(status, {'content-type': 'text/html'}).end(page))
+      const error = await refreshTokens({http: http(endpoint.appUrl), client}, 'rt_secret').catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(OAuthTransportError)
+      expect(error).toMatchObject({mayHaveArrived: true, exitCode: ExitCode.tempFailure})
+      expect(endpoint.bodies).toHaveLength(1)
+    })
+  }
+
+  it('a 503 with the OAuth shape is the endpoint\'s own refusal: nothing was rotated', async () => {
+    const endpoint = await tokenEndpoint((_body, response) => response.writeHead(503, {'content-type': 'application/json'}).end(JSON.stringify({error: 'temporarily_unavailable'})))
+    const error = await refreshTokens({http: http(endpoint.appUrl), client}, 'rt_secret').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OAuthError)
+    expect(error).toMatchObject({code: 'temporarily_unavailable', exitCode: ExitCode.tempFailure})
+  })
+
   it('the --debug trace of a token request names the fields sent, never their values', async () => {
     const endpoint = await tokenEndpoint((_body, response) =>
       response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({access_token: 'at_new', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt_new'})),
