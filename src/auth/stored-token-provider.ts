@@ -69,7 +69,11 @@ export class StoredTokenProvider implements TokenProvider {
     return expiresSoon(credentials, this.options.now(), this.options.marginMs)
   }
 
-  private async readOrFail(): Promise<StoredCredentials> {
+  /**
+   * `held`: the caller already holds the entry's lock (a refresh), so an entry of an earlier
+   * version is bound within it; taking the lock again would wait for itself until it times out.
+   */
+  private async readOrFail(held = false): Promise<StoredCredentials> {
     const credentials = await this.options.store.read()
     if (!credentials?.refresh_token && !credentials?.access_token) {
       throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
@@ -79,21 +83,19 @@ export class StoredTokenProvider implements TokenProvider {
       const issuer = issuerOf(credentials, binding.profileAppUrl)
       assertIssuer(this.options.profile, issuer, binding.requested)
       // An entry of an earlier version is bound now, so that a later change of the profile's app_url cannot carry it along.
-      if (credentials.app_url === undefined && issuer !== undefined) return this.bind(issuer)
+      if (credentials.app_url === undefined && issuer !== undefined) return held ? this.bindHeld(issuer) : this.options.lock(() => this.bindHeld(issuer))
     }
     return credentials
   }
 
   /** Writes the issuer into the entry, under the lock, into what is stored then (a refresh may have written meanwhile). */
-  private bind(issuer: string): Promise<StoredCredentials> {
-    return this.options.lock(async () => {
-      const stored = await this.options.store.read()
-      if (!stored?.refresh_token && !stored?.access_token) throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
-      if (stored.app_url !== undefined) return stored
-      const bound = {...stored, app_url: issuer}
-      await this.options.store.write(bound)
-      return bound
-    })
+  private async bindHeld(issuer: string): Promise<StoredCredentials> {
+    const stored = await this.options.store.read()
+    if (!stored?.refresh_token && !stored?.access_token) throw new LoginRequiredError(`No login is stored for profile "${this.options.profile}"`, {code: 'not_logged_in', profile: this.options.profile})
+    if (stored.app_url !== undefined) return stored
+    const bound = {...stored, app_url: issuer}
+    await this.options.store.write(bound)
+    return bound
   }
 
   /** The issuer the entry is bound to from now on: its own, else the address it was just used with. */
@@ -110,7 +112,7 @@ export class StoredTokenProvider implements TokenProvider {
    */
   private refreshUnderLock(rejected: string | undefined): Promise<string> {
     return this.options.lock(async () => {
-      const stored = await this.readOrFail()
+      const stored = await this.readOrFail(true)
       const refreshedElsewhere = rejected === undefined || stored.access_token !== rejected
       if (stored.access_token && refreshedElsewhere && !this.expiring(stored)) {
         this.current = stored

@@ -106,3 +106,30 @@ describe('a login whose issuing service is unknown', () => {
     expect((await store.read())?.app_url).toBe(HOME)
   })
 })
+
+describe('an entry rewritten by an earlier version while this run holds the login', () => {
+  it('is bound within the refresh that holds the lock: no second wait for the same lock (it would last until the lock timed out)', async () => {
+    const lockDir = mkdtempSync(join(tmpdir(), 'pms-lock-'))
+    const store = new MemoryTokenStore({access_token: 'at_0', refresh_token: 'rt_0', expires_at: NOW + 3_600_000, client_secret: 'cs', app_url: HOME})
+    const refreshed: string[] = []
+    const shared = new StoredTokenProvider({
+      profile: 'default',
+      store,
+      lock: (task) => withCredentialLock(lockDir, 'default', task),
+      refresh: async (refreshToken): Promise<TokenPair> => {
+        refreshed.push(refreshToken)
+        return {accessToken: 'at_1', refreshToken: 'rt_1', expiresAt: NOW + 3_600_000}
+      },
+      now: () => NOW,
+      binding: {requested: {url: HOME, source: 'PMS_APP_URL'}, profileAppUrl: HOME},
+    })
+    expect(await shared.getToken()).toBe('at_0')
+    // An earlier pms refreshed meanwhile and wrote its pair without the issuer.
+    await store.write({access_token: 'at_old', refresh_token: 'rt_old', expires_at: NOW + 3_600_000, client_secret: 'cs'})
+    const started = Date.now()
+    expect(await shared.refresh('at_old')).toBe('at_1')
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(refreshed).toEqual(['rt_old'])
+    expect(await store.read()).toMatchObject({access_token: 'at_1', refresh_token: 'rt_1', app_url: HOME})
+  }, 15_000)
+})
