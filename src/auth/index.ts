@@ -94,13 +94,19 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
 }
 
 /**
- * For `connection_revoked` answers: the connection is gone for good, so the profile's tokens are
- * dropped (the client secret is kept for the next login). PMS_ACCESS_TOKEN logins have nothing stored.
+ * For `connection_revoked` answers to `refused`: the connection is gone for good, so the profile's
+ * tokens are dropped (the client secret is kept for the next login), but only while the store
+ * still holds the refused token: a login stored since (`pms login` in another terminal) is a new
+ * consent and stays. Without the refused token nothing is dropped; the next call meets the refusal
+ * again with the stored token. PMS_ACCESS_TOKEN logins have nothing stored.
  */
-export async function forgetRevokedConnection(options: TokenProviderOptions): Promise<void> {
-  if (options.env.PMS_ACCESS_TOKEN) return
+export async function forgetRevokedConnection(options: TokenProviderOptions, refused: string | undefined): Promise<void> {
+  if (options.env.PMS_ACCESS_TOKEN || refused === undefined) return
   const profile = loadProfile(options)
   if (!profile.settings.credential_store) return
   const store = await recordedStore(options.configDir, profile)
-  await withCredentialLock(options.configDir, profile.name, () => clearTokens(store))
+  await withCredentialLock(options.configDir, profile.name, async () => {
+    const stored = await store.read()
+    if (stored?.access_token === refused) await clearTokens(store, stored)
+  })
 }

@@ -128,7 +128,7 @@ async function storedLoginStatus(options: TokenProviderOptions & {appUrl: string
       checked = await check(options.http, token)
     } else if (refused) checked = {...checked, detail: `the access token was refused and the refresh failed: ${refused}`}
   }
-  if (checked.connection === 'revoked') await forgetRevokedConnection(options)
+  if (checked.connection === 'revoked') await forgetRevokedConnection(options, token)
   const expires = session.provider.expiresAt
   const status: AuthStatus = {...withStore, token_source: 'store', ...checked, access_token_expires_at: expires ? new Date(expires).toISOString() : null}
   return withConnection(options.http, token, status)

@@ -100,7 +100,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
     if ((error as {code?: unknown}).code === 'connection_revoked') {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
-      await import('./session.js').then((session) => session.forgetRevokedLogin(ctx)).catch(() => undefined)
+      await import('./session.js').then((session) => session.forgetRevokedLogin(ctx, error)).catch(() => undefined)
     }
     const rendered = renderError(error, {debug: ctx.debug, profile: ctx.profile})
     // Ctrl-C or Esc at a prompt is an answer, not a failure: one plain line saying what it left behind.

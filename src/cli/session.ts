@@ -1,4 +1,5 @@
 import {openProfileClient} from '../auth/profile-client.js'
+import {refusedTokenOf} from '../client/errors.js'
 import type {ClientOptions, PmsClient} from '../client/index.js'
 import type {RunContext} from './base-command.js'
 
@@ -13,8 +14,11 @@ export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, '
   return openProfileClient({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock, userAgent: `pms/${ctx.version}`, trace, ...hooks})
 }
 
-/** After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a login at once. */
-export async function forgetRevokedLogin(ctx: RunContext): Promise<void> {
+/**
+ * After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a
+ * login at once, unless a new login was stored since the refused call went out.
+ */
+export async function forgetRevokedLogin(ctx: RunContext, error: unknown): Promise<void> {
   const {forgetRevokedConnection} = await import('../auth/index.js')
-  await forgetRevokedConnection({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io})
+  await forgetRevokedConnection({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io}, refusedTokenOf(error))
 }

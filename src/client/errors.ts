@@ -118,6 +118,21 @@ export class ApiError extends PmsError {
   }
 }
 
+/** The bearer token a 401 refused, kept beside its error, never on it: errors are printed, logged and serialised. */
+const refusedTokens = new WeakMap<ApiError, string>()
+
+export function noteRefusedToken(error: ApiError, token: string): void {
+  refusedTokens.set(error, token)
+}
+
+/**
+ * The access token that the API refused with this error (a 401), so that what is dropped after
+ * `connection_revoked` is that login and not one stored after it.
+ */
+export function refusedTokenOf(error: unknown): string | undefined {
+  return error instanceof ApiError ? refusedTokens.get(error) : undefined
+}
+
 function apiErrorSuggestion(init: ApiErrorInit): string {
   const details = (typeof init.details === 'object' && init.details !== null ? init.details : {}) as Record<string, unknown>
   switch (init.code) {

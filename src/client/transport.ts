@@ -5,6 +5,7 @@ import {systemClock, type Clock} from './clock.js'
 import {
   ApiError,
   NetworkError,
+  noteRefusedToken,
   OAuthError,
   PayloadTooLargeError,
   RateLimitError,
@@ -259,6 +260,7 @@ export class Transport {
     for (;;) {
       const outcome = await this.attempt(call, attempts.token)
       if (outcome.response) return outcome.response
+      if (outcome.error instanceof ApiError && outcome.error.status === 401 && attempts.token !== undefined) noteRefusedToken(outcome.error, attempts.token)
       if (!(await this.mayRetry(call, attempts, outcome.error, outcome.retryAfterMs))) throw outcome.error
     }
   }

@@ -3,12 +3,13 @@
  * run beside login.test.ts.
  */
 import {mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {createServer as createNetServer, type Socket} from 'node:net'
+import {createServer as createHttpServer, request as httpRequest} from 'node:http'
+import {createServer as createNetServer, type AddressInfo, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, tempConfigDir} from './support/pms.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox, type TokenPair} from './support/sandbox.js'
+import {connect, sandboxAccounts, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox, type TokenPair} from './support/sandbox.js'
 
 const NO_KEYCHAIN = {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}
 
@@ -217,6 +218,51 @@ describe('refresh of a stored login', () => {
     expect(result.stderr).toContain('connection_revoked')
     // The client secret stays, with the service it belongs to (the entry was bound at its first use).
     expect(readStored(configDir)).toEqual({version: 1, client_secret: sandbox.clientSecret, app_url: sandbox.appUrl})
+  })
+
+  it('connection_revoked for a token the store no longer holds drops nothing: a login stored while the refused call was under way stays', async () => {
+    // A proxy in front of the sandbox holds the API call until the new login is stored.
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let arrived!: () => void
+    const held = new Promise<void>((resolve) => (arrived = resolve))
+    const proxy = createHttpServer((incoming, outgoing) => {
+      const forward = async () => {
+        if (incoming.url?.startsWith('/api/v1/')) {
+          arrived()
+          await released
+        }
+        const upstream = httpRequest(sandbox.appUrl + incoming.url, {method: incoming.method, headers: incoming.headers}, (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(outgoing)
+        })
+        incoming.pipe(upstream)
+      }
+      void forward()
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const appUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+      const configDir = seedLogin({...sandbox, appUrl}, await connect(sandbox.appUrl), Date.now() + 30 * 60_000)
+      const refused = readStored(configDir)
+      expect((await revokeRefreshToken(refused.refresh_token as string)).status).toBe(200)
+      const run = runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})
+      await held
+      // A login stored meanwhile (pms login in another terminal), here to the owner's other account:
+      // connecting the same account again would make the refused call's token merely outdated.
+      const other = (await sandboxAccounts(sandbox.appUrl))[1]
+      const fresh = await connect(sandbox.appUrl, {account_id: other?.id})
+      writeStored(configDir, {access_token: fresh.access_token, refresh_token: fresh.refresh_token, expires_at: new Date(Date.now() + 30 * 60_000).toISOString(), client_secret: sandbox.clientSecret, app_url: appUrl})
+      release()
+      const result = await run
+      expect(result.code, result.stderr).toBe(3)
+      expect(result.stderr).toContain('connection_revoked')
+      expect(readStored(configDir)).toMatchObject({access_token: fresh.access_token, refresh_token: fresh.refresh_token})
+      expect((await runPms(['properties', 'list'], {configDir, env: NO_KEYCHAIN})).code).toBe(0)
+    } finally {
+      release()
+      await new Promise((resolve) => proxy.close(resolve))
+    }
   })
 
   it('a hung D-Bus (it accepts the connection and never answers) is an error within the keychain timeout, not a frozen command', async () => {
