@@ -175,13 +175,17 @@ export class StoredTokenProvider implements TokenProvider {
     )
   }
 
+  /**
+   * The store is cleared only while it still holds the refused refresh token: a pair stored
+   * meanwhile (another process's refresh, a new login) is used or left alone, never wiped.
+   */
   private async afterInvalidGrant(sent: StoredCredentials, cause: OAuthError): Promise<string> {
     const again = await this.options.store.read()
     if (again?.access_token && again.refresh_token && again.refresh_token !== sent.refresh_token) {
       this.current = again
       return again.access_token
     }
-    await clearTokens(this.options.store, again ?? sent)
+    if (again?.refresh_token === sent.refresh_token) await clearTokens(this.options.store, again)
     throw new LoginRequiredError(
       `The stored login for profile "${this.options.profile}" is no longer valid (invalid_grant): the account owner has to connect pms again`,
       {code: 'invalid_grant', cause, profile: this.options.profile},

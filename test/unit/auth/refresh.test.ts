@@ -107,6 +107,17 @@ describe('invalid_grant', () => {
     expect((await store.read())?.refresh_token).toBe('rt_9')
   })
 
+  it('clears nothing once the store holds another refresh token, even one it cannot use at once: only the refused token is forgotten', async () => {
+    const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
+    const refresh = async (): Promise<TokenPair> => {
+      // Stored meanwhile by whoever keeps the store, without an access token for now.
+      await store.write({refresh_token: 'rt_new', client_secret: 'cs'})
+      throw new OAuthError({error: 'invalid_grant', status: 400, during: 'Refreshing'})
+    }
+    await expect(provider(store, refresh).getToken()).rejects.toMatchObject({code: 'invalid_grant'})
+    expect(await store.read()).toEqual({refresh_token: 'rt_new', client_secret: 'cs'})
+  })
+
   it('a real invalid_grant clears the tokens (keeps the client secret) and asks for pms login with exit 3', async () => {
     const store = new MemoryTokenStore(stored({expires_at: NOW - MINUTE}))
     const refresh = async (): Promise<TokenPair> => {
