@@ -5,6 +5,7 @@
  * shared between them, and nothing lives in module state.
  */
 import {readFileSync} from 'node:fs'
+import {normalizeAppUrl} from '../auth/urls.js'
 import {systemClock, type Clock} from '../client/clock.js'
 import {PmsClient, type TokenProvider} from '../client/index.js'
 import {MemoryPaceStore, Pacer, type PaceStore} from '../client/pacer.js'
@@ -13,7 +14,11 @@ import {PacingFileStore} from '../client/pacing-file.js'
 const PACKAGE = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {version: string}
 
 export interface ConnectionOptions {
-  /** The service root, such as https://pms.example.com (base_url is appUrl + /api/v1). */
+  /**
+   * The service root, such as https://pms.example.com (base_url is appUrl + /api/v1). Plain http
+   * only to this machine (localhost, 127.0.0.0/8, ::1: the sandbox); else a UsageError
+   * (`insecure_app_url`) before anything is sent.
+   */
   appUrl: string
   /** Where the bearer token comes from: `rotatingTokens(...)`, `staticTokens(...)` or your own. */
   tokens: TokenProvider
@@ -35,8 +40,10 @@ export interface ConnectionOptions {
 /** A client of the Partner API v1 for one account connection. Close it when done. */
 export function createClient(options: ConnectionOptions): PmsClient {
   const clock = options.clock ?? systemClock
+  // The bearer token goes with every call: only over https, or plain http to this machine.
+  const appUrl = normalizeAppUrl(options.appUrl, 'appUrl')
   return new PmsClient({
-    appUrl: options.appUrl,
+    appUrl,
     tokens: options.tokens,
     userAgent: options.userAgent ?? `pms-client/${PACKAGE.version}`,
     clock,

@@ -14,7 +14,7 @@ export type {BookingsQuery, RawRequest, RawResponse, TokenProvider} from '../cli
 export type {PaceState, PaceStore} from '../client/pacer.js'
 export {MemoryPaceStore} from '../client/pacer.js'
 export {createClient, filePacing, VERSION, type ConnectionOptions} from './connection.js'
-export {rotatingTokens, staticTokens, type CredentialStore, type Credentials, type RotatingTokensOptions} from './tokens.js'
+export {fileLock, rotatingTokens, staticTokens, type CredentialStore, type Credentials, type RefreshLock, type RotatingTokensOptions} from './tokens.js'
 export {batchJournal, replyJournal, type AttemptJournal} from './journals.js'
 export type {ProfileOptions} from './profile.js'
 export type {PushOptions, PushResult, RatesPlan, RateRow} from './rates.js'

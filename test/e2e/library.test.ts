@@ -4,7 +4,7 @@
  * `pms login` stored, against the sandbox over HTTP.
  * The installed package, type-checked and run as an integrator would, is in package.test.ts.
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -13,7 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type * as Lib from '../../src/library/index.js'
 import {profilesWithLogins} from './support/bookings.js'
 import {runPms} from './support/pms.js'
-import {clearFaultsAndWindows, connect, sandboxAccounts, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {clearFaultsAndWindows, connect, sandboxAccounts, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const LIBRARY = fileURLToPath(new URL('../../dist/src/library/index.js', import.meta.url))
 type Library = typeof Lib
@@ -40,6 +40,33 @@ describe('the library entry', () => {
     // So are node:crypto and node:net, taken with process.getBuiltinModule where first used.
     const deferred = loaded.filter((url) => /node_modules\/(undici|zod)\/|\/dist\/src\/contract\/(bookings|messages|properties|batches|restrictions|oauth|webhooks|registry)\.js$|^node:(crypto|net)$/.test(url))
     expect(deferred).toEqual([])
+  })
+})
+
+describe('where the library sends tokens', () => {
+  it('refuses plain http to any host but this machine before anything is sent: a typed usage error from createClient and rotatingTokens alike', async () => {
+    const lib = (await import(LIBRARY)) as Library
+    const tokens = lib.staticTokens('at_never_sent')
+    const credentials = {appUrl: '', clientId: 'client', clientSecret: 'cs_never_sent', store: {read: async () => undefined, write: async () => undefined}}
+    for (const appUrl of ['http://pms.example.com', 'http://10.0.0.5:8080', 'http://[fe80::1]', 'http://localhost.example.com']) {
+      for (const open of [() => lib.createClient({appUrl, tokens}), () => lib.rotatingTokens({...credentials, appUrl})]) {
+        const error = (() => {
+          try {
+            open()
+          } catch (caught) {
+            return caught
+          }
+          return undefined
+        })()
+        expect(error, appUrl).toBeInstanceOf(lib.UsageError)
+        expect(error, appUrl).toMatchObject({code: 'insecure_app_url', exitCode: lib.ExitCode.usage})
+      }
+    }
+    // https anywhere, and http to this machine (the sandbox): accepted.
+    for (const appUrl of ['https://pms.example.com', 'http://127.0.0.1:4010', 'http://127.8.9.10', 'http://[::1]:4010', 'http://localhost:4010']) {
+      await lib.createClient({appUrl, tokens}).close()
+      expect(() => lib.rotatingTokens({...credentials, appUrl}), appUrl).not.toThrow()
+    }
   })
 })
 
@@ -114,5 +141,91 @@ describe('the library against the sandbox', {timeout: 120_000}, () => {
     const listed = await runPms(['properties', 'list', '--json', '--profile', 'second'], {env: {PMS_CONFIG_DIR: undefined, XDG_CONFIG_HOME: xdg}})
     expect(listed.code, listed.stderr).toBe(0)
     expect((JSON.parse(listed.stdout) as Array<{id: string}>).map((property) => property.id).sort()).toEqual(second)
+  })
+
+  describe('two clients over one token store', () => {
+    /** The refreshes that reached the service since `mark`. */
+    const refreshesSince = async (mark: number) =>
+      (await sandboxRequests(sandbox.appUrl)).slice(mark).filter((request) => request.method === 'POST' && request.path === '/api/oauth/token')
+
+    /** Whether both tokens of `pair` work: the access token reads, the refresh token refreshes (the family was not revoked). */
+    const works = async (pair: Lib.Credentials) => {
+      const read = await fetch(`${sandbox.appUrl}/api/v1/properties?limit=1`, {headers: {authorization: `Bearer ${pair.access_token}`}})
+      const refreshed = await fetch(`${sandbox.appUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: {'content-type': 'application/x-www-form-urlencoded'},
+        body: new URLSearchParams({grant_type: 'refresh_token', refresh_token: pair.refresh_token ?? '', client_id: sandbox.clientId, client_secret: sandbox.clientSecret}),
+      })
+      return {read: read.status, refresh: refreshed.status}
+    }
+
+    /** A consent whose access token the service holds expired (its clock an hour on), stored as expired. */
+    const expiredPair = async (): Promise<Lib.Credentials> => {
+      await clearFaultsAndWindows(sandbox.appUrl)
+      const pair = await connect(sandbox.appUrl)
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/clock', {advance_seconds: 3601})
+      return {access_token: pair.access_token, refresh_token: pair.refresh_token, expires_at: Date.now() - 1000}
+    }
+
+    it('in one process (a client and a store object per request, over one row): two calls at once both succeed, one refresh reaches the service, the row keeps a working pair', async () => {
+      let row = await expiredPair()
+      // A store of a database: each request builds its own object over the same row, and a write takes a moment.
+      const storeOfRequest = (): Lib.CredentialStore => ({
+        read: async () => ({...row}),
+        write: async (next) => {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          row = {...next}
+        },
+      })
+      const clients = [0, 1].map(() =>
+        lib.createClient({appUrl: sandbox.appUrl, tokens: lib.rotatingTokens({appUrl: sandbox.appUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret, store: storeOfRequest()})}),
+      )
+      const mark = (await sandboxRequests(sandbox.appUrl)).length
+      const statuses = await Promise.all(clients.map(async (client) => (await client.request({method: 'GET', path: '/properties'})).status))
+      await Promise.all(clients.map((client) => client.close()))
+      expect(statuses).toEqual([200, 200])
+      expect(await refreshesSince(mark)).toHaveLength(1)
+      expect(row.expires_at).toBeGreaterThan(Date.now())
+      expect(await works(row)).toEqual({read: 200, refresh: 200})
+    })
+
+    it('in two processes with fileLock: two calls at once both succeed, one refresh reaches the service, the file keeps a working pair', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pms-library-store-'))
+      const file = join(dir, 'credentials.json')
+      writeFileSync(file, JSON.stringify(await expiredPair()))
+      const mark = (await sandboxRequests(sandbox.appUrl)).length
+      // Each process loaded and waiting, then both call at the same moment.
+      const startAt = Date.now() + 3000
+      const script = `const lib = await import(${JSON.stringify(LIBRARY)})
+const {readFile, rename, writeFile} = await import('node:fs/promises')
+const file = ${JSON.stringify(file)}
+const store = {
+  read: async () => JSON.parse(await readFile(file, 'utf8')),
+  write: async (next) => {
+    await writeFile(file + '.' + process.pid, JSON.stringify(next))
+    await rename(file + '.' + process.pid, file)
+  },
+}
+const tokens = lib.rotatingTokens({appUrl: ${JSON.stringify(sandbox.appUrl)}, clientId: ${JSON.stringify(sandbox.clientId)}, clientSecret: ${JSON.stringify(sandbox.clientSecret)}, store, lock: lib.fileLock(file + '.lock')})
+const client = lib.createClient({appUrl: ${JSON.stringify(sandbox.appUrl)}, tokens})
+while (Date.now() < ${startAt}) await new Promise((resolve) => setTimeout(resolve, 1))
+const answer = await client.request({method: 'GET', path: '/properties'})
+await client.close()
+process.stdout.write(String(answer.status))`
+      const run = () =>
+        new Promise<string>((resolve) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'pipe']})
+          let out = ''
+          let err = ''
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+          child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+          child.once('exit', (code) => resolve(code === 0 ? out : `exit ${code}: ${err}`))
+        })
+      expect(await Promise.all([run(), run()])).toEqual(['200', '200'])
+      expect(await refreshesSince(mark)).toHaveLength(1)
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as Lib.Credentials
+      expect(stored.expires_at).toBeGreaterThan(Date.now())
+      expect(await works(stored)).toEqual({read: 200, refresh: 200})
+    })
   })
 })
