@@ -170,38 +170,47 @@ export class Worker {
   /** One try of each piece of work, in order, until one fails: whatever breaks is that try's failure. */
   private async attempt(event: StoredEvent): Promise<{done: string[]; failure?: string; retryAfterMs?: number}> {
     const {forwarder, runner, out} = this.options
+    // The event as it came, on one line: the command and the file get every field, known or not.
+    const line = () => JSON.stringify(JSON.parse(event.body.toString('utf8')))
+    type Step = () => Promise<string | {failure: string; retryAfterMs?: number}>
+    const steps: Array<[string, Step | undefined]> = [
+      [
+        'forward',
+        forwarder &&
+          (async () => {
+            const forwarded = await forwarder.forward(event.body, event.headers)
+            return forwarded.ok ? `forwarded ${forwarded.status}` : {failure: forwarded.detail, retryAfterMs: forwarded.retryAfterMs}
+          }),
+      ],
+      [
+        'exec',
+        runner &&
+          (async () => {
+            const ran = await runner.push(line())
+            return ran.code === 0 && ran.timedOutAfterMs === undefined ? 'exec exit 0' : {failure: runEnd(ran)}
+          }),
+      ],
+      // Last: the line is written once the rest is done, so that a retry of the rest never writes it again.
+      [
+        'out',
+        out &&
+          (async () => {
+            await out.append(event.id, line())
+            return 'appended'
+          }),
+      ],
+    ]
     const done: string[] = []
-    const step = async (name: string, work: () => Promise<string | {failure: string; retryAfterMs?: number}>) => {
+    for (const [name, step] of steps) {
+      if (step === undefined) continue
       try {
-        const result = await work()
-        if (typeof result === 'string') {
-          done.push(result)
-          return undefined
-        }
-        return {done, failure: `${name}: ${result.failure}`, retryAfterMs: result.retryAfterMs}
+        const result = await step()
+        if (typeof result !== 'string') return {done, failure: `${name}: ${result.failure}`, retryAfterMs: result.retryAfterMs}
+        done.push(result)
       } catch (error) {
         return {done, failure: `${name}: ${(error as Error).message}`}
       }
     }
-    // The event as it came, on one line: the command and the file get every field, known or not.
-    const line = () => JSON.stringify(JSON.parse(event.body.toString('utf8')))
-    const failed =
-      (forwarder &&
-        (await step('forward', async () => {
-          const forwarded = await forwarder.forward(event.body, event.headers)
-          return forwarded.ok ? `forwarded ${forwarded.status}` : {failure: forwarded.detail, retryAfterMs: forwarded.retryAfterMs}
-        }))) ||
-      (runner &&
-        (await step('exec', async () => {
-          const ran = await runner.push(line())
-          return ran.code === 0 && ran.timedOutAfterMs === undefined ? 'exec exit 0' : {failure: runEnd(ran)}
-        }))) ||
-      // Last: a line is written once the rest of the work is done, so that a retry of the rest does not write it again.
-      (out &&
-        (await step('out', async () => {
-          await out.append(event.id, line())
-          return 'appended'
-        })))
-    return failed || {done}
+    return {done}
   }
 }
