@@ -7,7 +7,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
 The inbox is a SQLite file (--store FILE; default beside --out as FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0 and neither, a folder of the run), one listener per file: a second on a file in use exits 75. With --store postgres://..., any number of listeners, behind a load balancer, share one inbox: each event is stored once and worked by one of them.
 
-The work is done from the inbox after the answer: each new event is appended to --out as one JSON line, given to --exec on stdin (JSON Lines; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once), and POSTed to --forward-to with the same raw body and headers. An event is done only once the target answered 2xx and the command exited 0; else it is tried again after --retry-delay, doubling up to --retry-max-delay, for --retry-for seconds, then it is dead (pms webhooks inbox --status dead; pms webhooks replay). A listener started after a crash finishes what was stored and not done. One line per request and per piece of work on stderr.
+The work is done from the inbox after the answer: each new event is POSTed to --forward-to with the same raw body and headers (sent once per attempt, given up after 10 s or two thirds of --lease, whichever is shorter), given to --exec on stdin (JSON Lines; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once; a run past --exec-timeout is ended with its process group), and appended to --out as one JSON line, written once. An event is done only once the target answered 2xx, the command exited 0 and the line is on the disk; every try is an attempt, whatever ends it, and a failed one is tried again after --retry-delay, doubling up to --retry-max-delay (or after the target's Retry-After), for --retry-for seconds, then the event is dead (pms webhooks inbox --status dead; pms webhooks replay). A listener started after a crash finishes what was stored and not done. Every listener drops done events after 3 days. One line per request and per piece of work on stderr.
 
 SIGINT or SIGTERM stops taking requests and finishes the work under way (pending --exec runs at once). With --json, one line {"url","store"} on stdout once it listens. See docs/webhooks.md.`
 
@@ -27,6 +27,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     out: Flags.string({description: 'Append each new event to this JSONL file'}),
     exec: Flags.string({description: 'Run this shell command with new events on stdin (JSON Lines)'}),
     debounce: Flags.integer({description: 'With --exec: run once after this many quiet seconds for a whole burst', min: 1}),
+    'exec-timeout': Flags.integer({description: 'With --exec: seconds a run may last; then it is ended with every process it started, and fails', default: 60, min: 1}),
     'forward-to': Flags.string({description: 'POST each new event here, same raw body and headers'}),
     store: Flags.string({
       description: 'The inbox: a SQLite file, or postgres://... shared by many listeners (default: --out FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0, a folder of the run)',
@@ -51,6 +52,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
       out: flags.out,
       exec: flags.exec,
       debounceSeconds: flags.debounce,
+      execTimeoutSeconds: flags['exec-timeout'],
       forwardTo: flags['forward-to'],
       store: flags.store,
       retry: {firstDelayMs: flags['retry-delay'] * 1000, maxDelayMs: flags['retry-max-delay'] * 1000, giveUpAfterMs: flags['retry-for'] * 1000},

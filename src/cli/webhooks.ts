@@ -14,7 +14,7 @@ import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
 import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbox.js'
 import type {RequestReport} from '../webhooks/listener.js'
-import type {RunOutcome} from '../webhooks/runner.js'
+import {runEnd, type RunOutcome} from '../webhooks/runner.js'
 import type {WorkReport} from '../webhooks/worker.js'
 import type {RunContext} from './base-command.js'
 import type {Io} from './io.js'
@@ -77,6 +77,8 @@ export interface ListenOptions {
   forwardTo?: string
   exec?: string
   debounceSeconds?: number
+  /** A run of --exec still going after this long is ended (with its process group) and fails. */
+  execTimeoutSeconds: number
   out?: string
   /** A SQLite file or a postgres:// address. */
   store?: string
@@ -112,8 +114,7 @@ export function workLine(at: number, report: WorkReport): string {
 }
 
 export function runLine(at: number, run: RunOutcome): string {
-  const ended = run.error !== undefined ? `could not run: ${run.error}` : run.code !== null ? `exit ${run.code}` : `ended by ${run.signal}`
-  return `${new Date(at).toISOString()}\t-\t-\texec\t${run.events} event${run.events === 1 ? '' : 's'}, ${ended}, ${(run.ms / 1000).toFixed(1)} s\n`
+  return `${new Date(at).toISOString()}\t-\t-\texec\t${run.events} event${run.events === 1 ? '' : 's'}, ${runEnd(run)}, ${(run.ms / 1000).toFixed(1)} s\n`
 }
 
 function checkListenOptions(options: ListenOptions): void {
@@ -177,6 +178,12 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   }
 }
 
+/**
+ * How many lines at the end of --out are read at start for events already written: at least the
+ * events a killed listener can have had under way (Worker's capacity without --forward-to).
+ */
+const OUT_LINES_CHECKED = 1000
+
 /** Names this listener in the claims of a shared inbox: which machine, which process. */
 function ownerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
@@ -186,29 +193,49 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const {startListener} = await import('../webhooks/listener.js')
   const {Forwarder} = await import('../webhooks/forward.js')
   const {CommandRunner} = await import('../webhooks/runner.js')
+  const {OutFile} = await import('../webhooks/out-file.js')
   const {Worker} = await import('../webhooks/worker.js')
   const {io} = ctx
+  const leaseMs = options.leaseSeconds * 1000
   const runner =
     options.exec === undefined
       ? undefined
-      : new CommandRunner({command: options.exec, debounceMs: (options.debounceSeconds ?? 0) * 1000, onRun: (run) => io.err(runLine(ctx.clock.now(), run))})
-  const forwarder = options.forwardTo === undefined ? undefined : new Forwarder(options.forwardTo, {userAgent: `pms/${ctx.version}`, trace: ctx.debug ? (line) => io.err(line + '\n') : undefined})
-  const worker =
-    runner === undefined && forwarder === undefined
-      ? undefined
-      : new Worker({
-          inbox,
-          owner: ownerName(),
-          forwarder,
-          runner,
-          retry: options.retry,
-          leaseMs: options.leaseSeconds * 1000,
-          pollMs: inbox.kind === 'postgres' ? 500 : 1000,
-          report: (report) => io.err(workLine(ctx.clock.now(), report)),
+      : new CommandRunner({
+          command: options.exec,
+          debounceMs: (options.debounceSeconds ?? 0) * 1000,
+          timeoutMs: options.execTimeoutSeconds * 1000,
+          onRun: (run) => io.err(runLine(ctx.clock.now(), run)),
         })
+  // A forward ends well within the claim on its event, so that no other listener takes the event while it is under way.
+  const forwarder =
+    options.forwardTo === undefined
+      ? undefined
+      : new Forwarder(options.forwardTo, {userAgent: `pms/${ctx.version}`, deadlineMs: Math.floor((leaseMs * 2) / 3), trace: ctx.debug ? (line) => io.err(line + '\n') : undefined})
+  let out
+  try {
+    if (options.out !== undefined) {
+      mkdirSync(dirname(resolve(options.out)), {recursive: true})
+      out = await OutFile.open(options.out, OUT_LINES_CHECKED)
+    }
+  } catch (error) {
+    await inbox.close()
+    await forwarder?.close()
+    throw error
+  }
+  // Every listener has one, work or not: it also forgets done events past their retention.
+  const worker = new Worker({
+    inbox,
+    owner: ownerName(),
+    forwarder,
+    runner,
+    out,
+    retry: options.retry,
+    leaseMs,
+    pollMs: inbox.kind === 'postgres' ? 500 : 1000,
+    report: (report) => io.err(workLine(ctx.clock.now(), report)),
+  })
   let listener
   try {
-    if (options.out !== undefined) mkdirSync(dirname(resolve(options.out)), {recursive: true})
     listener = await startListener({
       host: options.host,
       port: options.port,
@@ -216,14 +243,14 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
       secret,
       toleranceSeconds: options.toleranceSeconds,
       inbox,
-      hasWork: worker !== undefined,
-      outPath: options.out,
-      onStored: () => worker?.nudge(),
+      hasWork: runner !== undefined || forwarder !== undefined || out !== undefined,
+      onStored: () => worker.nudge(),
       report: (report) => io.err(reportLine(ctx.clock.now(), report)),
     })
   } catch (error) {
     await inbox.close()
     await forwarder?.close()
+    await out?.close()
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       throw new PmsError(`Port ${options.port} on ${options.host} is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass another --port'})
@@ -232,17 +259,18 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
     throw error
   }
   // What a killed listener stored and did not finish is worked first.
-  worker?.start()
+  worker.start()
   const stopped = untilSignal()
   if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
-  const actions = [options.out && `appended to ${options.out}`, options.exec && `piped to ${options.exec}`, options.forwardTo && `forwarded to ${options.forwardTo}`].filter(Boolean)
+  const actions = [options.forwardTo && `forwarded to ${options.forwardTo}`, options.exec && `piped to ${options.exec}`, options.out && `appended to ${options.out}`].filter(Boolean)
   const kept = store.untilStop ? `in ${store.shown} until it stops (--port 0: --out or --store keeps them across restarts)` : `in ${store.shown}`
   io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; each is stored first ${kept}. Stop with Ctrl+C.\n`)
   const signal = await stopped
   io.err(`${signal}: no new requests; finishing the work under way.\n`)
   await listener.close()
-  await worker?.stop()
+  await worker.stop()
   await forwarder?.close()
+  await out?.close()
   await inbox.close()
 }
 

@@ -2,15 +2,15 @@
  * `pms webhooks listen`: an HTTP receiver of App Events for integrators behind their own HTTPS
  * front. Every request is verified on its raw bytes before anything reads them as JSON; a verified
  * event is stored in the inbox (committed) and only then answered 200, so an event the sender counts
- * as delivered is never lost. Its work (the command, the forward) is done from the inbox, after the
- * answer, so a slow command never makes the sender's 10-second deadline. A duplicate is answered 200
- * too (the sender must stop sending it) and nothing more. When the inbox cannot store (disk full,
- * database down), the answer is 503 and the sender tries again later.
+ * as delivered is never lost. Its work (the forward, the command, the --out line) is done from the
+ * inbox, after the answer, so a slow command or a full disk never makes the sender's 10-second
+ * deadline. A duplicate is answered 200 too (the sender must stop sending it) and nothing more.
+ * When the inbox cannot store (disk full, database down), the answer is 503 and the sender tries
+ * again later.
  *
  * node:http rather than the sandbox's server framework: the receiver is one route whose whole job
  * is the raw body, which a framework's body parsing would only have to be told to leave alone.
  */
-import {closeSync, openSync, writeSync} from 'node:fs'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {WEBHOOK_HEADERS} from '../contract/webhook-signature.js'
@@ -48,10 +48,8 @@ export interface ListenerOptions {
   secret: string
   toleranceSeconds: number
   inbox: Inbox
-  /** Whether stored events have work to wait for (--forward-to, --exec); without, they are stored as done. */
+  /** Whether stored events have work to wait for (--forward-to, --exec, --out); without, they are stored as done. */
   hasWork: boolean
-  /** --out: JSONL file, one line per new event. */
-  outPath?: string
   /** New events were stored (the worker looks for them at once). */
   onStored?(): void
   report(report: RequestReport): void
@@ -87,7 +85,6 @@ interface Waiting {
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const now = options.now ?? Date.now
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES
-  const outFd = options.outPath === undefined ? undefined : openSync(options.outPath, 'a', 0o600)
 
   // Deliveries that come while a commit is under way wait for the next one, all together: one
   // transaction (one fsync, one round trip) for many events. A few commits may be in flight at once,
@@ -97,17 +94,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const flush = async (batch: Waiting[]): Promise<void> => {
     try {
       const added = await options.inbox.add(batch.map((item) => item.event))
-      // The same id twice in one batch: the first is the new one, written once and answered `accepted`.
+      // The same id twice in one batch: the first is the new one, answered `accepted`.
       const answered = new Set<string>()
       const fresh = batch.filter((item) => {
         const first = added.has(item.event.id) && !answered.has(item.event.id)
         answered.add(item.event.id)
         return first
       })
-      if (outFd !== undefined && fresh.length > 0) {
-        // The body as it came, on one line: the event itself, not our reading of it.
-        writeSync(outFd, fresh.map((item) => JSON.stringify(JSON.parse(item.event.body.toString('utf8'))) + '\n').join(''))
-      }
       const accepted = new Set(fresh)
       for (const item of batch) item.stored(accepted.has(item))
       if (added.size > 0) options.onStored?.()
@@ -218,7 +211,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         server.closeIdleConnections()
       })
       while (flushing.size > 0 || waiting.length > 0) await Promise.allSettled([...flushing, new Promise((resolve) => setImmediate(resolve))])
-      if (outFd !== undefined) closeSync(outFd)
     },
   }
 }

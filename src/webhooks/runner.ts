@@ -8,6 +8,9 @@
  * burst of booking events becomes one `pms bookings sync`. Events that come while the command runs
  * wait for the next run. So that a stream that never goes quiet still gets its runs, events never
  * wait more than ten debounce periods after the first of them.
+ *
+ * A run that lasts past its timeout is ended, with every process it started, and fails like an exit
+ * other than 0: one hung command must not hold up every event after it.
  */
 import {spawn} from 'node:child_process'
 
@@ -19,12 +22,24 @@ export interface RunOutcome {
   ms: number
   /** Why the command could not run at all. */
   error?: string
+  /** The timeout it was ended at (ms), when it ran that long. */
+  timedOutAfterMs?: number
 }
 
-export type Launch = (command: string, stdin: string, events: number) => Promise<Omit<RunOutcome, 'events' | 'ms'>>
+/** How a run ended, in a few words: `exit 0`, `exit 3`, `ended by SIGKILL`, `timed out after 60 s`. */
+export function runEnd(run: Omit<RunOutcome, 'events' | 'ms'>): string {
+  if (run.timedOutAfterMs !== undefined) return `timed out after ${run.timedOutAfterMs / 1000} s`
+  if (run.error !== undefined) return `could not run: ${run.error}`
+  return run.code !== null ? `exit ${run.code}` : `ended by ${run.signal}`
+}
 
-/** The command through the shell, stdout and stderr shared with `pms`, the events on stdin. */
-export const launchShell: Launch = (command, stdin, events) =>
+export type Launch = (command: string, stdin: string, events: number, timeoutMs?: number) => Promise<Omit<RunOutcome, 'events' | 'ms'>>
+
+/** Seconds a timed-out command has between SIGTERM and SIGKILL to leave things in order. */
+const KILL_GRACE_MS = 2000
+
+/** The command through the shell, stdout and stderr shared with `pms`, the events on stdin; ended with its process group after `timeoutMs`. */
+export const launchShell: Launch = (command, stdin, events, timeoutMs) =>
   new Promise((resolve) => {
     // The signing secret is the listener's alone: the command gets verified events, never the key.
     const {PMS_WEBHOOK_SECRET: _secret, ...env} = process.env
@@ -35,14 +50,41 @@ export const launchShell: Launch = (command, stdin, events) =>
     // A command that does not read its stdin closes it early: that is no failure.
     child.stdin.on('error', () => undefined)
     child.stdin.end(stdin)
-    child.once('error', (error) => resolve({code: null, signal: null, error: error.message}))
-    child.once('close', (code, signal) => resolve({code, signal}))
+    let timedOut = false
+    let killer: NodeJS.Timeout | undefined
+    // The whole group: a shell's children (a pipeline, a command run in the background) hang as well as it does.
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal)
+      } catch {
+        // Gone already.
+      }
+    }
+    const timer =
+      timeoutMs === undefined || child.pid === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            killGroup('SIGTERM')
+            killer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS)
+          }, timeoutMs)
+    const settle = (outcome: Omit<RunOutcome, 'events' | 'ms'>) => {
+      clearTimeout(timer)
+      // What the shell left behind in its group is ended with it, after the same grace.
+      if (timedOut) setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref()
+      clearTimeout(killer)
+      resolve(timedOut ? {...outcome, timedOutAfterMs: timeoutMs} : outcome)
+    }
+    child.once('error', (error) => settle({code: null, signal: null, error: error.message}))
+    child.once('close', (code, signal) => settle({code, signal}))
   })
 
 export interface RunnerOptions {
   command: string
   /** 0: one run per event. */
   debounceMs: number
+  /** A run still going after this long is ended and fails; none: no limit. */
+  timeoutMs?: number
   launch?: Launch
   onRun(outcome: RunOutcome): void
 }
@@ -118,7 +160,12 @@ export class CommandRunner {
 
   private async execute(batch: Waiting[]): Promise<void> {
     const started = Date.now()
-    const launched = await this.launch(this.options.command, batch.map((waiting) => waiting.line + '\n').join(''), batch.length)
+    let launched: Omit<RunOutcome, 'events' | 'ms'>
+    try {
+      launched = await this.launch(this.options.command, batch.map((waiting) => waiting.line + '\n').join(''), batch.length, this.options.timeoutMs)
+    } catch (error) {
+      launched = {code: null, signal: null, error: (error as Error).message}
+    }
     const outcome = {events: batch.length, ...launched, ms: Date.now() - started}
     this.options.onRun(outcome)
     for (const waiting of batch) waiting.ran(outcome)

@@ -1,8 +1,11 @@
 /**
- * The work of stored events: claims what is due in the inbox, forwards it (--forward-to) and runs
- * the command on it (--exec), and marks it done only once the target answered 2xx and the command
- * exited 0. A failure is tried again later with growing delays; once the retry time has run out
- * the event is dead, until `pms webhooks replay`.
+ * The work of stored events: claims what is due in the inbox, forwards it (--forward-to), runs the
+ * command on it (--exec) and appends it to the file (--out), and marks it done only once the target
+ * answered 2xx, the command exited 0 and the line is on the disk. Each try is one attempt, whatever
+ * breaks (no answer, a broken answer, a timeout, a command that cannot start, a full disk); a failed
+ * attempt is tried again later with growing delays (never sooner than the target's Retry-After);
+ * once the retry time has run out the event is dead, until `pms webhooks replay`. Every listener
+ * also forgets done events past their retention, whether it has work or not.
  *
  * Claims carry a lease, renewed while the work lasts: another listener sharing the inbox never
  * takes an event whose holder is alive, and takes over a killed holder's once its lease expires.
@@ -11,7 +14,8 @@
 import {WEBHOOK_MAX_IN_FLIGHT} from '../contract/limits.js'
 import type {Forwarder} from './forward.js'
 import {DONE_RETENTION_MS, nextAttemptAt, type Inbox, type RetryPolicy, type StoredEvent} from './inbox.js'
-import type {CommandRunner} from './runner.js'
+import type {OutFile} from './out-file.js'
+import {runEnd, type CommandRunner} from './runner.js'
 
 export interface WorkReport {
   id: string
@@ -26,6 +30,7 @@ export interface WorkerOptions {
   owner: string
   forwarder?: Forwarder
   runner?: CommandRunner
+  out?: OutFile
   retry: RetryPolicy
   leaseMs: number
   /** How often the inbox is asked for due work besides the nudges of new events (events of other listeners, retries). */
@@ -52,7 +57,8 @@ export class Worker {
 
   constructor(private readonly options: WorkerOptions) {
     this.now = options.now ?? Date.now
-    this.capacity = options.capacity ?? (options.runner && !options.forwarder ? 1000 : WEBHOOK_MAX_IN_FLIGHT)
+    // Forwards are held to the contract's deliveries in flight; a command or the file takes many events at once.
+    this.capacity = options.capacity ?? (options.forwarder ? WEBHOOK_MAX_IN_FLIGHT : 1000)
   }
 
   start(): void {
@@ -134,37 +140,77 @@ export class Worker {
   }
 
   private async work(event: StoredEvent): Promise<void> {
-    const {forwarder, runner, inbox, owner} = this.options
-    const done: string[] = []
-    let failure: string | undefined
-    if (forwarder) {
-      const forwarded = await forwarder.forward(event.body, event.headers)
-      if (forwarded.ok) done.push(`forwarded ${forwarded.status}`)
-      else failure = `forward: ${forwarded.detail}`
-    }
-    if (failure === undefined && runner) {
-      // The event as it came, on one line: the command gets every field, known or not.
-      const ran = await runner.push(JSON.stringify(JSON.parse(event.body.toString('utf8'))))
-      if (ran.code === 0) done.push('exec exit 0')
-      else failure = `exec: ${ran.error !== undefined ? `could not run: ${ran.error}` : ran.code !== null ? `exit ${ran.code}` : `ended by ${ran.signal}`}`
-    }
+    const {inbox, owner, out} = this.options
+    const tried = await this.attempt(event)
     const attempts = event.attempts + 1
     try {
-      if (failure === undefined) {
+      if (tried.failure === undefined) {
         await inbox.done(owner, event.id, this.now())
-        this.options.report({id: event.id, type: event.type, outcome: 'done', detail: done.join(', ')})
+        out?.recorded(event.id)
+        this.options.report({id: event.id, type: event.type, outcome: 'done', detail: tried.done.join(', ')})
         return
       }
-      const next = nextAttemptAt(this.options.retry, attempts, event.receivedAt, this.now())
-      await inbox.failed(owner, event.id, failure, next)
+      const now = this.now()
+      let next = nextAttemptAt(this.options.retry, attempts, event.receivedAt, now)
+      // The target's Retry-After puts the next attempt off, never past the longest delay: a target asking for a day does not silence the event.
+      if (next !== null && tried.retryAfterMs !== undefined) next = Math.max(next, now + Math.min(tried.retryAfterMs, this.options.retry.maxDelayMs))
+      if (next !== null && next > event.receivedAt + this.options.retry.giveUpAfterMs) next = null
+      await inbox.failed(owner, event.id, tried.failure, next)
       const detail =
         next === null
-          ? `${failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
-          : `${failure}; attempt ${attempts}, next in ${Math.max(1, Math.round((next - this.now()) / 1000))} s`
+          ? `${tried.failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
+          : `${tried.failure}; attempt ${attempts}, next in ${Math.max(1, Math.round((next - this.now()) / 1000))} s`
       this.options.report({id: event.id, type: event.type, outcome: next === null ? 'dead' : 'retry', detail})
     } catch (error) {
       // The work is done or failed, but the inbox did not hear it: once the lease expires the event is worked again.
-      this.options.report({id: event.id, type: event.type, outcome: 'store_failed', detail: `${failure ?? done.join(', ')}; not recorded: ${(error as Error).message}`})
+      this.options.report({id: event.id, type: event.type, outcome: 'store_failed', detail: `${tried.failure ?? tried.done.join(', ')}; not recorded: ${(error as Error).message}`})
     }
+  }
+
+  /** One try of each piece of work, in order, until one fails: whatever breaks is that try's failure. */
+  private async attempt(event: StoredEvent): Promise<{done: string[]; failure?: string; retryAfterMs?: number}> {
+    const {forwarder, runner, out} = this.options
+    // The event as it came, on one line: the command and the file get every field, known or not.
+    const line = () => JSON.stringify(JSON.parse(event.body.toString('utf8')))
+    type Step = () => Promise<string | {failure: string; retryAfterMs?: number}>
+    const steps: Array<[string, Step | undefined]> = [
+      [
+        'forward',
+        forwarder &&
+          (async () => {
+            const forwarded = await forwarder.forward(event.body, event.headers)
+            return forwarded.ok ? `forwarded ${forwarded.status}` : {failure: forwarded.detail, retryAfterMs: forwarded.retryAfterMs}
+          }),
+      ],
+      [
+        'exec',
+        runner &&
+          (async () => {
+            const ran = await runner.push(line())
+            return ran.code === 0 && ran.timedOutAfterMs === undefined ? 'exec exit 0' : {failure: runEnd(ran)}
+          }),
+      ],
+      // Last: the line is written once the rest is done, so that a retry of the rest never writes it again.
+      [
+        'out',
+        out &&
+          (async () => {
+            await out.append(event.id, line())
+            return 'appended'
+          }),
+      ],
+    ]
+    const done: string[] = []
+    for (const [name, step] of steps) {
+      if (step === undefined) continue
+      try {
+        const result = await step()
+        if (typeof result !== 'string') return {done, failure: `${name}: ${result.failure}`, retryAfterMs: result.retryAfterMs}
+        done.push(result)
+      } catch (error) {
+        return {done, failure: `${name}: ${(error as Error).message}`}
+      }
+    }
+    return {done}
   }
 }
