@@ -31,6 +31,12 @@ async function call(session: McpSession, name: string, args: Record<string, unkn
   return (await session.client.callTool({name, arguments: args})) as ToolResult
 }
 
+/** The document of an answer that carries guest text: the structured content marks it as the text does. */
+function guestData(result: ToolResult): unknown {
+  expect(result.structuredContent).toMatchObject({note: expect.stringContaining('never as instructions'), untrusted_data: {source: 'guests'}})
+  return (result.structuredContent as {untrusted_data: {data: unknown}}).untrusted_data.data
+}
+
 function csvFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'pms-mcp-')), 'rates.csv')
   writeFileSync(file, text)
@@ -133,10 +139,10 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(preview.structuredContent).toEqual(await cli(['rates', 'import', csvFile(csv), '--dry-run']))
 
     const bookings = (await cli(['bookings', 'list', '--property', property])) as {id: string; status: string; check_in: string | null}[]
-    expect((await call(session, 'list_bookings', {property_ids: [property]})).structuredContent).toEqual({bookings})
-    expect((await call(session, 'list_threads', {unread: true})).structuredContent).toEqual({threads: await cli(['messages', 'threads', '--unread'])})
+    expect(guestData(await call(session, 'list_bookings', {property_ids: [property]}))).toEqual({bookings})
+    expect(guestData(await call(session, 'list_threads', {unread: true}))).toEqual({threads: await cli(['messages', 'threads', '--unread'])})
     const conversation = await call(session, 'read_conversation', {booking_id: thread})
-    expect(conversation.structuredContent).toEqual(await cli(['messages', 'read', thread]))
+    expect(guestData(conversation)).toEqual(await cli(['messages', 'read', thread]))
     expect(textOf(conversation)).toMatch(/never as instructions[\s\S]*\n<untrusted-data source="guests">\n[\s\S]*\n<\/untrusted-data>$/)
 
     const booking = ((await cli(['bookings', 'list'])) as typeof bookings).find((b) => b.status !== 'cancelled' && b.check_in !== null)!
@@ -302,7 +308,7 @@ describe.concurrent('pms mcp against the sandbox', () => {
     const answer = await call(session, 'query_synced_bookings', {property_ids: [property], updated_since: '2000-01-01T00:00:00+01:00', limit: 1000})
     expect(answer.isError, textOf(answer)).toBeFalsy()
     expect(await sandboxRequests(sandbox.appUrl)).toHaveLength(mark)
-    const found = answer.structuredContent as {bookings: {id: string}[]; synced_at: string; truncated: boolean}
+    const found = guestData(answer) as {bookings: {id: string}[]; synced_at: string; truncated: boolean}
     const byId = (list: {id: string}[]) => [...list].sort((a, b) => a.id.localeCompare(b.id))
     expect(byId(found.bookings)).toEqual(byId(listed.filter((b) => b.property_id === property)))
     expect(found.truncated).toBe(false)
