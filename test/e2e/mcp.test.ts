@@ -183,17 +183,21 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
   }, 120_000)
 
-  it('apply_rates asks with the diff and submits one batch, also when the call is repeated', async ({onTestFinished}) => {
-    const {sandbox, mcp, postsSince, writableNights} = await startWorld(onTestFinished)
+  it('apply_rates asks with the diff (nights, the range of new values, each change) and submits one batch, also when the call is repeated', async ({onTestFinished}) => {
+    const {sandbox, mcp, cli, postsSince, writableNights} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', configDir})
     const {property, nights} = await writableNights()
+    const {name, currency} = (await cli(['properties', 'get', property])) as {name: string; currency: string}
     const csv = `property_id,date,rate\n${property},${nights[4]!.date},${nights[4]!.rate + 11}\n`
     const mark = (await sandboxRequests(sandbox.appUrl)).length
     const applied = await call(session, 'apply_rates', {csv})
     expect(applied.isError, textOf(applied)).toBeFalsy()
     expect(session.questions[0]).toContain('Apply these rates and restrictions?')
     expect(session.questions[0]).toContain('1 of 1 Property changes: 1 nightly value changes')
+    const [current, next] = [nights[4]!.rate.toFixed(2), (nights[4]!.rate + 11).toFixed(2)]
+    expect(session.questions[0]).toContain(`Nights ${nights[4]!.date} to ${nights[4]!.date}, new values:\n- rate ${next}–${next} ${currency}\n`)
+    expect(session.questions[0]).toContain(`- ${nights[4]!.date} ${name} (${property.slice(0, 8)}): rate ${current} ${currency} → ${next} ${currency}`)
     expect(applied.structuredContent).toMatchObject({dry_run: false, submitted: true})
     const again = await call(session, 'apply_rates', {csv})
     expect(again.isError, textOf(again)).toBeFalsy()
