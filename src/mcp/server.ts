@@ -50,10 +50,10 @@ function instructions(options: McpOptions): string {
 }
 
 /** The server of one connection: the tools of the toolsets, writes only when allowed. */
-export function buildServer(env: Omit<ToolEnv, 'gate'>, options: McpOptions, questions: Questions): McpServer {
+export function buildServer(env: Omit<ToolEnv, 'gate' | 'toolsets'>, options: McpOptions, questions: Questions): McpServer {
   const server = new McpServer({name: 'pms', version: env.run.version}, {capabilities: {tools: {}, resources: {}}, instructions: instructions(options)})
   const gate: WriteGate = {mode: options.writes, questions, clientCapabilities: () => server.server.getClientCapabilities()}
-  const full: ToolEnv = {...env, gate}
+  const full: ToolEnv = {...env, gate, toolsets: options.toolsets}
   for (const toolset of options.toolsets) REGISTER[toolset](server, full)
   registerResources(server, full, options.toolsets)
   return server

@@ -285,6 +285,33 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(await postsSince(mark, () => true)).toEqual([])
   }, 60_000)
 
+  it('a reply whose shortcode reveals a lock code is refused, before anyone is asked, unless the server has lock_codes; with it the question says what each shortcode reveals', async ({onTestFinished}) => {
+    const {sandbox, thread, mcp, postsSince} = await startWorld(onTestFinished)
+    const mark = (await sandboxRequests(sandbox.appUrl)).length
+    const without = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'accept'})
+    for (const text of ['Your code: {{door_code}}', 'Welcome! {{ arrival_note }}']) {
+      const refused = await call(without, 'send_reply', {booking_id: thread, text})
+      expect(refused.isError, text).toBe(true)
+      expect(refused.structuredContent, text).toMatchObject({error: {code: 'lock_codes_not_enabled'}})
+      expect(textOf(refused), text).toContain('without the lock_codes toolset: nothing was sent')
+      expect(textOf(refused), text).toContain("the booking's door code")
+      expect(textOf(refused), text).toContain('--toolsets all,lock_codes')
+    }
+    expect(without.questions).toEqual([])
+    expect(await postsSince(mark, () => true)).toEqual([])
+
+    const withLockCodes = await mcp(['--allow-writes', '--toolsets', 'messages,lock_codes'], {answer: 'decline'})
+    const declined = await call(withLockCodes, 'send_reply', {booking_id: thread, text: 'Hi {{guest_first_name}}, your code: {{door_code}}. {{arrival_note}} {{not_a_shortcode}}'})
+    expect(declined.structuredContent).toMatchObject({error: {code: 'declined'}})
+    expect(withLockCodes.questions).toHaveLength(1)
+    const question = withLockCodes.questions[0]!
+    expect(question).toContain("- {{door_code}}: the booking's door code (a lock code: it opens the door)")
+    expect(question).toContain("- {{guest_first_name}}: the guest's first name")
+    expect(question).toContain(`- {{arrival_note}}: the host's custom text "arrival_note" of the Property Guide, which holds {{door_code}}: the booking's door code`)
+    expect(question).toContain('- {{not_a_shortcode}}: nothing')
+    expect(await postsSince(mark, () => true)).toEqual([])
+  }, 60_000)
+
   it('on the 2026-07-28 protocol the question travels as an input-required answer and the reply is sent once', async ({onTestFinished}) => {
     const {thread, mcp, messagesOf} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes', '--toolsets', 'messages'], {answer: 'accept', era: 'auto'})
