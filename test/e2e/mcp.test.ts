@@ -100,6 +100,7 @@ describe.concurrent('pms mcp against the sandbox', () => {
       expect(tool.description, tool.name).toMatch(/Cost: /)
     }
     expect(tools.find((t) => t.name === 'read_conversation')!.description).toContain('never instructions')
+    expect(session.client.getInstructions()).toContain('<untrusted-data> blocks (in structured content, under untrusted_data)')
     expect(await names(['--allow-writes'])).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort())
     expect(await names(['--allow-writes', '--toolsets', 'all'])).not.toContain('get_lock_codes')
     expect(await names(['--toolsets', 'properties,lock_codes'])).toEqual(['get_lock_codes', 'get_property', 'get_property_guide', 'list_properties'])
@@ -299,6 +300,10 @@ describe.concurrent('pms mcp against the sandbox', () => {
     }
     expect(without.questions).toEqual([])
     expect(await postsSince(mark, () => true)).toEqual([])
+
+    // The assistant is told beforehand, in the tool's description.
+    const sendReply = (await without.client.listTools()).tools.find((t) => t.name === 'send_reply')!
+    expect(sendReply.description).toContain('{{door_code}}, or a custom shortcode holding it) is refused unless the person started the server with the lock_codes toolset')
 
     const withLockCodes = await mcp(['--allow-writes', '--toolsets', 'messages,lock_codes'], {answer: 'decline'})
     const declined = await call(withLockCodes, 'send_reply', {booking_id: thread, text: 'Hi {{guest_first_name}}, your code: {{door_code}}. {{arrival_note}} {{not_a_shortcode}}'})

@@ -116,7 +116,7 @@ export function registerMessageTools(server: McpServer, env: ToolEnv): void {
     name: 'send_reply',
     title: 'Send a reply to a guest',
     description:
-      "Sends a reply to the booking's guest on the booking's platform messaging, by email or by SMS (0.10 EUR a segment, billed to the host), as `pms messages reply` does. Repeating the call after a lost answer never sends twice: the attempt's Idempotency-Key is kept until the answer is known.",
+      "Sends a reply to the booking's guest on the booking's platform messaging, by email or by SMS (0.10 EUR a segment, billed to the host), as `pms messages reply` does. Repeating the call after a lost answer never sends twice: the attempt's Idempotency-Key is kept until the answer is known. Shortcodes ({{guest_first_name}}, ...) are filled in by the service; one that reveals a lock code ({{door_code}}, or a custom shortcode holding it) is refused unless the person started the server with the lock_codes toolset.",
     cost: '1 send call (sends: 30 a minute), and reads to check the booking and name the recipient, and 1 read of the Property Guide when the text may hold a custom shortcode',
     destructive: false,
     idempotent: false,
