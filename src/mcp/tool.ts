@@ -10,12 +10,15 @@ import type {PmsClient} from '../client/index.js'
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
 import {errorAnswer, UNTRUSTED_OPEN} from './answer.js'
 import {confirmed, type WriteGate} from './confirm.js'
+import type {Toolset} from './toolsets.js'
 
 /** What every tool works with: the run (stderr only: stdout carries the protocol), the profile's client, the write gate. */
 export interface ToolEnv {
   run: RunContext
   client: PmsClient
   gate: WriteGate
+  /** The toolsets the server was started with: a reply may reveal a lock code only with lock_codes among them. */
+  toolsets: ReadonlySet<Toolset>
   /** A SQLite file kept by `pms bookings sync`, for bookings queries that spend no read. */
   bookingsCopy?: string
 }

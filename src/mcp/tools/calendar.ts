@@ -10,7 +10,8 @@ import {z} from 'zod'
 import {applyCommand} from '../../cli/apply-run.js'
 import type {RunContext} from '../../cli/base-command.js'
 import {readCalendarOf} from '../../cli/views/rates.js'
-import type {RestrictionBatchPreview} from '../../contract/index.js'
+import {RESTRICTION_FIELDS, type PreviewChange, type RestrictionBatchPreview} from '../../contract/index.js'
+import {formatValue} from '../../rates/fields.js'
 import {localToday, parseRange, planFile} from '../../rates/index.js'
 import {plural} from '../../text/words.js'
 import {dataAnswer} from '../answer.js'
@@ -56,6 +57,64 @@ export function previewSummary(preview: RestrictionBatchPreview | undefined): st
   return lines.join('\n')
 }
 
+/** What the question names a Property by, and the currency its rates are in. */
+export interface PropertyLabel {
+  name: string
+  currency: string
+}
+
+/** How many changed nights the question shows one by one. */
+const FIRST_CHANGES = 5
+
+/**
+ * The question before `apply_rates`, from the dry run's changes: the counts, the nights they
+ * span, the lowest and highest new value of each field (rates per currency), and the first
+ * changes one by one. A grid of 1.00 rates then reads as one, not as "41 nightly values change".
+ */
+export function ratesQuestion(preview: RestrictionBatchPreview | undefined, properties: ReadonlyMap<string, PropertyLabel>): string {
+  const lines = ['Apply these rates and restrictions? This changes what guests are offered and pay.', previewSummary(preview)]
+  const changes = (preview?.properties ?? []).flatMap((p) => p.changed.map((change) => ({property: p.property_id, ...change})))
+  if (changes.length === 0) return lines.join('\n')
+  const currency = (property: string) => properties.get(property)?.currency
+  const valueText = (field: string, value: PreviewChange['new'], property: string) => {
+    const text = formatValue(field, value)
+    return field === 'rate' && typeof value === 'number' ? `${text} ${currency(property) ?? '(currency unknown)'}` : text
+  }
+  const dates = changes.map((c) => c.date).sort()
+  lines.push(`Nights ${dates[0]} to ${dates.at(-1)}, new values:`)
+  const fields = [...new Set([...RESTRICTION_FIELDS, ...changes.map((c) => c.field)])]
+  for (const field of fields) {
+    const ofField = changes.filter((c) => c.field === field)
+    if (ofField.length === 0) continue
+    const numbers = ofField.filter((c) => typeof c.new === 'number')
+    // Rates of Properties in different currencies are not one range.
+    const ranges = new Map<string, {low: number; high: number}>()
+    for (const c of numbers) {
+      const unit = field === 'rate' ? (currency(c.property) ?? '(currency unknown)') : ''
+      const value = c.new as number
+      const range = ranges.get(unit)
+      ranges.set(unit, range ? {low: Math.min(range.low, value), high: Math.max(range.high, value)} : {low: value, high: value})
+    }
+    const parts = [...ranges].sort(([a], [b]) => a.localeCompare(b)).map(([unit, {low, high}]) => {
+      const range = `${formatValue(field, low)}–${formatValue(field, high)}`
+      return unit === '' ? range : `${range} ${unit}`
+    })
+    for (const value of [true, false, null]) {
+      const count = ofField.filter((c) => c.new === value).length
+      if (count > 0) parts.push(`${formatValue(field, value)} on ${plural(count, 'night')}`)
+    }
+    lines.push(`- ${field} ${parts.join(', ')}`)
+  }
+  const first = [...changes].sort((a, b) => a.date.localeCompare(b.date)).slice(0, FIRST_CHANGES)
+  lines.push(first.length === changes.length ? 'The changes:' : `The first ${first.length} of ${changes.length} changes:`)
+  for (const c of first) {
+    const name = properties.get(c.property)?.name
+    const property = name === undefined ? c.property : `${name} (${c.property.slice(0, 8)})`
+    lines.push(`- ${c.date} ${property}: ${c.field} ${valueText(c.field, c.current, c.property)} → ${valueText(c.field, c.new, c.property)}`)
+  }
+  return lines.join('\n')
+}
+
 export function registerCalendarTools(server: McpServer, env: ToolEnv): void {
   addReadTool(server, env, {
     name: 'get_restrictions',
@@ -87,13 +146,17 @@ export function registerCalendarTools(server: McpServer, env: ToolEnv): void {
     title: 'Apply a rates import',
     description:
       'Submits the CSV as `pms rates import --yes --json` does: previewed, batches with nothing to change left out, each attempt under an Idempotency-Key kept in the profile\'s journal, so repeating the call after a lost answer recovers the batch instead of submitting it twice. Answers the batches (ids, outcome); follow them with get_batch.',
-    cost: 'reads: the preview shown in the question, then the same preview again before submitting (about 1 read call per 100 Properties and 366 nights each time); writes: 1 submission per batch with something to change',
+    cost: 'reads: the preview shown in the question and the Property listing for its names and currencies, then the same preview again before submitting (about 1 read call per 100 Properties and 366 nights each time); writes: 1 submission per batch with something to change',
     destructive: true,
     idempotent: true,
     input: csvInput,
-    question: async ({csv}, {run}) => {
-      const {document} = await ratesImport(run, csv, true)
-      return `Apply these rates and restrictions? This changes what guests are offered and pay.\n${previewSummary(document as RestrictionBatchPreview)}`
+    question: async ({csv}, {run, client}) => {
+      const preview = (await ratesImport(run, csv, true)).document as RestrictionBatchPreview
+      const properties = new Map<string, PropertyLabel>()
+      if (preview.properties.some((p) => p.changed.length > 0)) {
+        for await (const property of client.properties.list({limit: 100})) properties.set(property.id, {name: property.name, currency: property.currency})
+      }
+      return ratesQuestion(preview, properties)
     },
     run: async ({csv}, {run}) => {
       const {document, talk} = await ratesImport(run, csv, false)

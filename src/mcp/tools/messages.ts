@@ -11,7 +11,11 @@ import {MESSAGE_CHANNELS} from '../../contract/messages.js'
 import {changeThread, conversation, listThreads, readConversation} from '../../messages/service.js'
 import {countSms, describeSms} from '../../messages/sms.js'
 import {checkReply} from '../../messages/compose.js'
+import {mayHoldCustomShortcode, shortcodesIn, type CustomShortcodes, type ShortcodeFinding} from '../../messages/shortcodes.js'
+import {getGuide} from '../../cli/views/properties.js'
+import {PmsError, UsageError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
+import type {Toolset} from '../toolsets.js'
 import {dataAnswer} from '../answer.js'
 import {addReadTool, addWriteTool, type ToolEnv} from '../tool.js'
 import {propertyId} from './properties.js'
@@ -23,14 +27,51 @@ const bookingId = z.uuid().describe('Booking id (uuid), from list_threads or lis
  * (its conversation is read, a booking outside the scope answers not_found), and its thread names
  * the Sales Channel and the Property.
  */
-async function recipient(client: PmsClient, booking: string): Promise<string> {
+async function recipient(client: PmsClient, booking: string): Promise<{text: string; propertyId?: string}> {
   await conversation(client, booking)
   for await (const thread of client.messageThreads.list({limit: 500})) {
     if (thread.booking_id !== booking) continue
     const property = await client.properties.get(thread.property_id).catch(() => undefined)
-    return `the guest of booking ${booking} (${thread.sales_channel.name}${property ? `, ${property.name}` : ''})`
+    return {text: `the guest of booking ${booking} (${thread.sales_channel.name}${property ? `, ${property.name}` : ''})`, propertyId: thread.property_id}
   }
-  return `the guest of booking ${booking} (no conversation yet)`
+  return {text: `the guest of booking ${booking} (no conversation yet)`}
+}
+
+/** The custom shortcodes of the Property's guide, read only when the text may hold one. */
+async function customShortcodes(client: PmsClient, text: string, propertyId: string | undefined): Promise<CustomShortcodes> {
+  if (!mayHoldCustomShortcode(text)) return new Map()
+  if (propertyId === undefined) return 'unknown'
+  try {
+    const guide = await getGuide(client, propertyId)
+    return new Map((guide.custom_shortcodes ?? []).map((entry) => [entry.code, entry.value]))
+  } catch (error) {
+    if (error instanceof PmsError && error.code === 'forbidden_permission') return 'forbidden'
+    throw error
+  }
+}
+
+/**
+ * The lines of the question on the shortcodes of a reply, each with what the guest reads in its
+ * place. A lock code goes out only from a server started with the lock_codes toolset: the
+ * person named it, so an assistant talked into it by a message finds the reply refused.
+ */
+function shortcodeLines(findings: readonly ShortcodeFinding[], toolsets: ReadonlySet<Toolset>): string[] {
+  if (!toolsets.has('lock_codes')) {
+    const opening = findings.filter((found) => found.lockCode === true)
+    const unsure = findings.filter((found) => found.lockCode === 'unknown')
+    if (opening.length > 0 || unsure.length > 0) {
+      const what =
+        opening.length > 0
+          ? `${opening.map((found) => found.shortcode).join(', ')}, which the service fills in with a lock code (${opening.map((found) => `${found.shortcode}: ${found.reveals}`).join('; ')})`
+          : `${unsure.map((found) => found.shortcode).join(', ')}, which may be a custom shortcode of the Property Guide holding a lock code (the guide could not be read to tell)`
+      throw new UsageError(`This reply holds ${what}, and this server was started without the lock_codes toolset: nothing was sent`, {
+        code: 'lock_codes_not_enabled',
+        suggestion: 'leave the shortcode out of the reply; or, to let lock codes go out in replies, start the server with lock_codes among its toolsets: `pms mcp --allow-writes --toolsets all,lock_codes`',
+      })
+    }
+  }
+  if (findings.length === 0) return []
+  return ['Shortcodes: the service fills them in before sending, so the guest reads:', ...findings.map((found) => `- ${found.shortcode}: ${found.reveals}`)]
 }
 
 export function registerMessageTools(server: McpServer, env: ToolEnv): void {
@@ -75,8 +116,8 @@ export function registerMessageTools(server: McpServer, env: ToolEnv): void {
     name: 'send_reply',
     title: 'Send a reply to a guest',
     description:
-      "Sends a reply to the booking's guest on the booking's platform messaging, by email or by SMS (0.10 EUR a segment, billed to the host), as `pms messages reply` does. Repeating the call after a lost answer never sends twice: the attempt's Idempotency-Key is kept until the answer is known.",
-    cost: '1 send call (sends: 30 a minute), and reads to check the booking and name the recipient',
+      "Sends a reply to the booking's guest on the booking's platform messaging, by email or by SMS (0.10 EUR a segment, billed to the host), as `pms messages reply` does. Repeating the call after a lost answer never sends twice: the attempt's Idempotency-Key is kept until the answer is known. Shortcodes ({{guest_first_name}}, ...) are filled in by the service; one that reveals a lock code ({{door_code}}, or a custom shortcode holding it) is refused unless the person started the server with the lock_codes toolset.",
+    cost: '1 send call (sends: 30 a minute), and reads to check the booking and name the recipient, and 1 read of the Property Guide when the text may hold a custom shortcode',
     destructive: false,
     idempotent: false,
     input: z.object({
@@ -85,12 +126,16 @@ export function registerMessageTools(server: McpServer, env: ToolEnv): void {
       channel: z.enum(MESSAGE_CHANNELS).default('platform').describe('platform (the booking channel), email, or sms (billed)'),
       subject: z.string().max(255).optional().describe('Email subject (email only; default: the name of the Property)'),
     }),
-    question: async (args, {client, run}) => {
+    question: async (args, {client, run, toolsets}) => {
       checkReply({channel: args.channel, text: args.text, subject: args.subject, photoPaths: []})
-      const lines = [`Send this reply to ${await recipient(client, args.booking_id)} by ${args.channel}?`]
+      const to = await recipient(client, args.booking_id)
+      // The subject's shortcodes are filled in as the text's are.
+      const written = [args.subject ?? '', args.text].join('\n')
+      const shortcodes = shortcodeLines(shortcodesIn(written, await customShortcodes(client, written, to.propertyId)), toolsets)
+      const lines = [`Send this reply to ${to.text} by ${args.channel}?`]
       if (args.channel === 'sms') lines.push(describeSms(countSms(args.text), args.text) + '.')
       if (args.subject !== undefined) lines.push(`Subject: ${args.subject}`)
-      lines.push('Text:', args.text)
+      lines.push('Text:', args.text, ...shortcodes)
       const earlier = sent.get(JSON.stringify(args))
       if (earlier !== undefined) {
         lines.push(`Note: this same reply was sent to this booking ${Math.round((run.clock.now() - earlier) / 60_000)} minute(s) ago.`)
