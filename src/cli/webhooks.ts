@@ -334,7 +334,7 @@ export async function runReplay(ctx: RunContext, options: ReplayOptions): Promis
   const inbox = await openNamedInbox(ctx, options.store)
   let replayed: string[]
   try {
-    replayed = await inbox.replay(options.dead ? 'dead' : options.ids, ctx.clock.now())
+    replayed = await inbox.replay(options.dead ? 'dead' : options.ids)
   } finally {
     await inbox.close()
   }
