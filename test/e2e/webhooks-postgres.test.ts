@@ -169,4 +169,38 @@ describe('pms webhooks listen: many listeners sharing a PostgreSQL inbox', () =>
     expect(workers).toEqual(new Set([String(onTime.child.pid), String(ahead.child.pid)]))
     for (const listener of [onTime, ahead]) expect(listener.stderr()).not.toMatch(/\ttaken\t/)
   }, 120_000)
+
+  it('a listener that stands still past its lease loses its claim: the one that took it over records the event done, the first records nothing and says taken; each session asks for synchronous_commit = on', async ({onTestFinished}) => {
+    const db = postgres!
+    db.createDatabase('stolen')
+    db.execute(`ALTER DATABASE stolen SET synchronous_commit = off`)
+    db.execute(`ALTER DATABASE stolen SET log_statement = 'all'`)
+    const store = db.url('stolen')
+    const held = await startReceiver(() => 'hold')
+    onTestFinished(() => held.close())
+    const args = ['--port', '0', '--store', store, '--forward-to', held.url, '--lease', '2', '--retry-delay', '1', '--retry-max-delay', '2']
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const first = await startListen(args, {secret})
+    onTestFinished(async () => {
+      first.child.kill('SIGCONT')
+      await first.stop()
+    })
+    const event = signedEvent(secret)
+    expect((await deliver(first.url, event)).status).toBe(200)
+    await until(() => held.received.length === 1, 30_000, 'the first listener forwarding')
+    first.child.kill('SIGSTOP')
+    const second = await startListen(args, {secret})
+    onTestFinished(async () => void (await second.stop()))
+    await until(() => held.received.length === 2, 30_000, 'the second listener taking the claim over once the lease ran out')
+    held.release(200)
+    const row = () => db.query<{status: string; done_by: string | null; attempts: number}>(`SELECT status, done_by, attempts FROM webhook_events`, 'stolen')[0]!
+    await until(() => row().status === 'done', 30_000, 'the event done')
+    first.child.kill('SIGCONT')
+    await until(() => first.stderr().includes(`${event.id}\tbooking.created\ttaken\t`), 30_000, 'the first listener learning its claim was taken')
+    await sleep(1000)
+    expect(first.stderr()).not.toContain('\tdone\t')
+    expect(row()).toMatchObject({status: 'done', attempts: 1, done_by: expect.stringContaining(`:${second.child.pid}:`)})
+    // Every session of both listeners, whatever the database's default.
+    expect(db.log().match(/statement: SET synchronous_commit = on/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
+  }, 120_000)
 })
