@@ -36,7 +36,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     }),
     'retry-delay': Flags.integer({description: 'Seconds before the first retry of failed work; each next delay doubles', default: 1, min: 1}),
     'retry-max-delay': Flags.integer({description: 'Longest delay between two retries, in seconds', default: 300, min: 1}),
-    'retry-for': Flags.integer({description: 'Seconds after its arrival an event is retried before it is dead', default: 86_400, min: 0}),
+    'retry-for': Flags.integer({description: 'Seconds after its arrival (or its last replay) an event is retried before it is dead', default: 86_400, min: 0}),
     lease: Flags.integer({description: 'Seconds a claim on an event lasts without renewal: a killed listener\'s events are taken over after this', default: 30, min: 1}),
   }
 

@@ -3,7 +3,7 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
   static override summary = 'Put events of a webhook inbox back to work'
-  static override description = `Puts the events named (ids from pms webhooks inbox), or with --dead every dead one, back to pending with their attempts started over: a running pms webhooks listen on that inbox forwards them and runs its command again within a second. A done event replayed is worked again.
+  static override description = `Puts the events named (ids from pms webhooks inbox), or with --dead every dead one, back to pending with their attempts and --retry-for time started over: a running pms webhooks listen on that inbox forwards them and runs its command again within a second. A done event replayed is worked again.
 
 Prints the ids put back. Exits 1 when an id is not in the inbox (the others are still put back). See docs/webhooks.md.`
 

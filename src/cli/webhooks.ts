@@ -9,7 +9,7 @@ import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {readInput} from '../client/raw.js'
 import {isPostgresUrl} from '../db/postgres.js'
-import {tryHoldLock} from '../fs/file-lock.js'
+import {tryHoldProcessLock} from '../fs/process-lock.js'
 import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
 import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbox.js'
@@ -161,8 +161,9 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   const scratch = chosen === undefined ? mkdtempSync(join(tmpdir(), 'pms-webhooks-')) : undefined
   const path = chosen ?? join(scratch!, 'inbox.sqlite')
   try {
-    // Two listeners on one file would work the same events twice: one listener per file.
-    const release = await tryHoldLock(`${path}.lock`).catch((error: unknown) => {
+    // Two listeners on one file would work the same events twice: one listener per file. The lock
+    // is the kernel's, dropped the moment its holder dies (reaped or not), so a restart after a kill starts at once.
+    const release = await tryHoldProcessLock(`${path}-lock`).catch((error: unknown) => {
       throw new UsageError(`Cannot use ${path} as the webhook inbox: ${(error as Error).message}`, {suggestion: 'pass --store with a path this user may write'})
     })
     if (!release) throw new InboxInUseError(path)
@@ -362,7 +363,7 @@ export async function runReplay(ctx: RunContext, options: ReplayOptions): Promis
   const inbox = await openNamedInbox(ctx, options.store)
   let replayed: string[]
   try {
-    replayed = await inbox.replay(options.dead ? 'dead' : options.ids, ctx.clock.now())
+    replayed = await inbox.replay(options.dead ? 'dead' : options.ids)
   } finally {
     await inbox.close()
   }

@@ -6,15 +6,21 @@
  * time, and a killed listener's events go back to work once its lease has expired.
  *
  * A pool rather than one session: a connection lost (the server restarted) is replaced on the next
- * query instead of failing every later one. Leases and retry times are the listeners' clocks, so
- * machines sharing an inbox keep their clocks in time (NTP) well within a lease.
+ * query instead of failing every later one.
+ *
+ * Machines share no clock but the database's: every time stored or compared here (arrival, leases,
+ * retry times, pruning) is the server's `now()`, never a listener's, so a listener whose clock is
+ * ahead neither takes live claims nor sees events as due early. A claim is finished (done, failed,
+ * renewed) only by the listener holding it: one whose claim was taken over changes nothing.
+ * Each session asks for synchronous_commit = on, whatever the server's default: an event is
+ * answered 2xx only once its commit is flushed to disk (and to synchronous standbys, if any).
  */
 import {createHash} from 'node:crypto'
 import type {Pool} from 'pg'
 import {displayUrl, isConnectionLoss} from '../db/postgres.js'
-import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
@@ -33,8 +39,13 @@ CREATE TABLE IF NOT EXISTS webhook_events (
   done_at BIGINT,
   done_by TEXT
 );
+-- Version 2: when the retry schedule started, the arrival or the last replay (null: the arrival).
+ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS retry_from BIGINT;
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
 `
+
+/** The database's clock, in epoch milliseconds: the one time every listener sharing the inbox agrees on. */
+const NOW_MS = `(extract(epoch from now()) * 1000)::bigint`
 
 /** The advisory lock that makes two first listeners create the tables one after the other. */
 const SCHEMA_LOCK = createHash('sha256').update('pms webhooks inbox schema').digest().readBigInt64BE(0).toString()
@@ -46,6 +57,9 @@ export async function openPostgresInbox(url: string): Promise<Inbox> {
   const pool = new pg.Pool({connectionString: url, application_name: 'pms webhooks listen', max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000})
   // An idle connection that breaks emits 'error' on the pool; without a listener the process would crash.
   pool.on('error', () => undefined)
+  // Per session rather than per transaction: one round trip per connection, not per commit. Queries
+  // on a client run in order, so this comes before anything the inbox writes on the connection.
+  pool.on('connect', (client) => void client.query('SET synchronous_commit = on').catch(() => undefined))
   try {
     const client = await pool.connect()
     try {
@@ -94,57 +108,62 @@ class PostgresInbox implements Inbox {
     // One statement for every delivery that came together: one commit, one round trip.
     const unique = [...new Map(events.map((event) => [event.id, event])).values()]
     const rows = await this.sql<{webhook_id: string}>(
-      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, next_at, done_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at)
+       SELECT id, type, body, headers, CASE WHEN done THEN 'done' ELSE 'pending' END, ${NOW_MS},
+              CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN ${NOW_MS} END
+       FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::boolean[]) AS e(id, type, body, headers, done)
        ON CONFLICT (webhook_id) DO NOTHING RETURNING webhook_id`,
       [
         unique.map((event) => event.id),
         unique.map((event) => event.type),
         unique.map((event) => event.body),
         unique.map((event) => JSON.stringify(event.headers)),
-        unique.map((event) => (event.done ? 'done' : 'pending')),
-        unique.map((event) => event.receivedAt),
-        unique.map((event) => (event.done ? null : event.receivedAt)),
-        unique.map((event) => (event.done ? event.receivedAt : null)),
+        unique.map((event) => event.done),
       ],
     )
     return new Set(rows.map((row) => row.webhook_id))
   }
 
-  async claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]> {
+  async claim(owner: string, limit: number, leaseMs: number): Promise<StoredEvent[]> {
     const rows = await this.sql<InboxRow>(
-      `UPDATE webhook_events e SET claimed_by = $1, lease_until = $2
+      `UPDATE webhook_events e SET claimed_by = $1, lease_until = ${NOW_MS} + $2::bigint
        FROM (SELECT webhook_id FROM webhook_events
-             WHERE status IN ('pending', 'failed') AND next_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
-             ORDER BY next_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
+             WHERE status IN ('pending', 'failed') AND next_at <= ${NOW_MS} AND (lease_until IS NULL OR lease_until < ${NOW_MS})
+             ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
        WHERE e.webhook_id = due.webhook_id RETURNING e.*`,
-      [owner, now + leaseMs, now, limit],
+      [owner, leaseMs, limit],
     )
     return rows.map(storedEvent).sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0))
   }
 
-  async renew(owner: string, ids: string[], until: number): Promise<void> {
-    await this.sql('UPDATE webhook_events SET lease_until = $1 WHERE webhook_id = ANY($2::text[]) AND claimed_by = $3', [until, ids, owner])
-  }
-
-  async done(owner: string, id: string, now: number): Promise<void> {
-    await this.sql(
-      `UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = $1, done_by = $2, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE webhook_id = $3`,
-      [now, owner, id],
+  async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+    const rows = await this.sql<{webhook_id: string}>(
+      `UPDATE webhook_events SET lease_until = ${NOW_MS} + $1::bigint WHERE webhook_id = ANY($2::text[]) AND claimed_by = $3 RETURNING webhook_id`,
+      [leaseMs, ids, owner],
     )
+    return rows.map((row) => row.webhook_id)
   }
 
-  async failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void> {
-    await this.sql(
-      `UPDATE webhook_events SET status = $1, attempts = attempts + 1, last_error = $2, next_at = $3, claimed_by = NULL, lease_until = NULL WHERE webhook_id = $4 AND claimed_by = $5`,
-      [nextAt === null ? 'dead' : 'failed', error, nextAt, id, owner],
+  async done(owner: string, id: string): Promise<boolean> {
+    const rows = await this.sql(
+      `UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = ${NOW_MS}, done_by = $1, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL
+       WHERE webhook_id = $2 AND claimed_by = $1 RETURNING webhook_id`,
+      [owner, id],
     )
+    return rows.length > 0
   }
 
-  async nextDue(now: number): Promise<number | null> {
-    const rows = await this.sql<{at: string | null}>(`SELECT min(greatest(next_at, coalesce(lease_until, 0))) AS at FROM webhook_events WHERE status IN ('pending', 'failed')`)
-    const at = rows[0]?.at
-    return at === null || at === undefined ? null : Math.max(now, Number(at))
+  async failed(owner: string, id: string, error: string, retry: {delayMs: number; giveUpAfterMs: number}): Promise<Failure> {
+    const next = `${NOW_MS} + $3::bigint`
+    const dead = `${next} > coalesce(retry_from, received_at) + $4::bigint`
+    const rows = await this.sql<{status: InboxStatus}>(
+      `UPDATE webhook_events SET status = CASE WHEN ${dead} THEN 'dead' ELSE 'failed' END, attempts = attempts + 1, last_error = $2,
+              next_at = CASE WHEN ${dead} THEN NULL ELSE ${next} END, claimed_by = NULL, lease_until = NULL
+       WHERE webhook_id = $5 AND claimed_by = $1 RETURNING status`,
+      [owner, error, retry.delayMs, retry.giveUpAfterMs, id],
+    )
+    const status = rows[0]?.status
+    return status === undefined ? {outcome: 'taken'} : status === 'dead' ? {outcome: 'dead'} : {outcome: 'retry', inMs: retry.delayMs}
   }
 
   async list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]> {
@@ -155,17 +174,18 @@ class PostgresInbox implements Inbox {
     return rows.map(entry)
   }
 
-  async replay(ids: string[] | 'dead', now: number): Promise<string[]> {
-    const reset = `status = 'pending', attempts = 0, next_at = $1, last_error = NULL, done_at = NULL, done_by = NULL`
+  async replay(ids: string[] | 'dead'): Promise<string[]> {
+    // A claim under way is left to its holder: replay restarts the schedule, not work in progress.
+    const reset = `status = 'pending', attempts = 0, retry_from = ${NOW_MS}, next_at = ${NOW_MS}, last_error = NULL, done_at = NULL, done_by = NULL`
     const rows =
       ids === 'dead'
-        ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE status = 'dead' RETURNING webhook_id`, [now])
-        : await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($2::text[]) RETURNING webhook_id`, [now, ids])
+        ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE status = 'dead' RETURNING webhook_id`)
+        : await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($1::text[]) RETURNING webhook_id`, [ids])
     return rows.map((row) => row.webhook_id)
   }
 
-  async forget(before: number): Promise<number> {
-    const rows = await this.sql<{webhook_id: string}>(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < $1 RETURNING webhook_id`, [before])
+  async forget(olderThanMs: number): Promise<number> {
+    const rows = await this.sql<{webhook_id: string}>(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < ${NOW_MS} - $1::bigint RETURNING webhook_id`, [olderThanMs])
     return rows.length
   }
 

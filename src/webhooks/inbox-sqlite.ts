@@ -12,9 +12,9 @@
 import {closeSync, fsync, mkdirSync, openSync} from 'node:fs'
 import {dirname} from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_events (
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS webhook_events (
   claimed_by TEXT,
   lease_until INTEGER,
   done_at INTEGER,
-  done_by TEXT
+  done_by TEXT,
+  retry_from INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
 `
@@ -38,8 +39,9 @@ CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at
 /**
  * Opens (and creates) the inbox at `path`. `resetClaims`: the caller is the one listener of this file
  * (it holds its lock), so every claim left in it is a killed listener's and is released at once.
+ * The clock is this machine's (`now`, for tests): the file has no other user.
  */
-export async function openSqliteInbox(path: string, options: {resetClaims: boolean}): Promise<Inbox> {
+export async function openSqliteInbox(path: string, options: {resetClaims: boolean; now?: () => number}): Promise<Inbox> {
   const {default: Database} = await import('better-sqlite3')
   let db: BetterSqlite3.Database
   try {
@@ -57,6 +59,8 @@ export async function openSqliteInbox(path: string, options: {resetClaims: boole
     const version = db.pragma('user_version', {simple: true}) as number
     if (version > SCHEMA_VERSION) throw new InboxInvalidError(`${path} was written by a newer pms (inbox schema ${version})`, 'upgrade pms, or pass another --store')
     db.exec(SCHEMA)
+    // Version 2 (retry_from: when the retry schedule started, the arrival or the last replay; null: the arrival).
+    if (!(db.pragma('table_info(webhook_events)') as Array<{name: string}>).some((column) => column.name === 'retry_from')) db.exec('ALTER TABLE webhook_events ADD COLUMN retry_from INTEGER')
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
     if (options.resetClaims) db.prepare('UPDATE webhook_events SET claimed_by = NULL, lease_until = NULL WHERE claimed_by IS NOT NULL').run()
   } catch (error) {
@@ -64,7 +68,7 @@ export async function openSqliteInbox(path: string, options: {resetClaims: boole
     if (error instanceof InboxInvalidError) throw error
     throw new InboxInvalidError(`${path} is no webhook inbox: ${(error as Error).message}`, 'pass --store with a new file, or the inbox of an earlier listen', error)
   }
-  return new SqliteInbox(db, path)
+  return new SqliteInbox(db, path, options.now ?? Date.now)
 }
 
 class SqliteInbox implements Inbox {
@@ -72,21 +76,23 @@ class SqliteInbox implements Inbox {
   private log: number | undefined
   private readonly insert: BetterSqlite3.Statement
   private readonly addAll: (events: NewEvent[]) => Set<string>
-  private readonly claimAll: (owner: string, limit: number, now: number, leaseMs: number) => StoredEvent[]
+  private readonly claimAll: (owner: string, limit: number, leaseMs: number) => StoredEvent[]
 
   constructor(
     private readonly db: BetterSqlite3.Database,
     readonly location: string,
+    private readonly now: () => number,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, next_at, done_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id) DO NOTHING`,
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id) DO NOTHING`,
     )
     this.addAll = db.transaction((events: NewEvent[]) => {
       const added = new Set<string>()
+      const now = this.now()
       for (const event of events) {
         const status = event.done ? 'done' : 'pending'
-        const result = this.insert.run(event.id, event.type, event.body, JSON.stringify(event.headers), status, event.receivedAt, event.done ? null : event.receivedAt, event.done ? event.receivedAt : null)
+        const result = this.insert.run(event.id, event.type, event.body, JSON.stringify(event.headers), status, now, event.done ? null : now, event.done ? null : now, event.done ? now : null)
         if (result.changes > 0) added.add(event.id)
       }
       return added
@@ -96,7 +102,8 @@ class SqliteInbox implements Inbox {
        ORDER BY next_at LIMIT ?`,
     )
     const take = db.prepare('UPDATE webhook_events SET claimed_by = ?, lease_until = ? WHERE webhook_id = ?')
-    this.claimAll = db.transaction((owner: string, limit: number, now: number, leaseMs: number) => {
+    this.claimAll = db.transaction((owner: string, limit: number, leaseMs: number) => {
+      const now = this.now()
       const rows = due.all(now, now, limit) as Row[]
       for (const row of rows) take.run(owner, now + leaseMs, row.webhook_id)
       return rows.map((row) => ({...storedEvent(row), claimedBy: owner, leaseUntil: now + leaseMs}))
@@ -139,36 +146,37 @@ class SqliteInbox implements Inbox {
     }
   }
 
-  async claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]> {
-    return this.write(() => this.claimAll(owner, limit, now, leaseMs))
+  async claim(owner: string, limit: number, leaseMs: number): Promise<StoredEvent[]> {
+    return this.write(() => this.claimAll(owner, limit, leaseMs))
   }
 
-  async renew(owner: string, ids: string[], until: number): Promise<void> {
+  async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
     const renew = this.db.prepare('UPDATE webhook_events SET lease_until = ? WHERE webhook_id = ? AND claimed_by = ?')
-    this.write(() => this.db.transaction(() => ids.forEach((id) => renew.run(until, id, owner)))())
+    const until = this.now() + leaseMs
+    return this.write(() => this.db.transaction(() => ids.filter((id) => renew.run(until, id, owner).changes > 0))())
   }
 
-  async done(owner: string, id: string, now: number): Promise<void> {
-    this.write(() =>
+  async done(owner: string, id: string): Promise<boolean> {
+    const result = this.write(() =>
       this.db
-        .prepare(`UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = ?, done_by = ?, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE webhook_id = ?`)
-        .run(now, owner, id),
+        .prepare(`UPDATE webhook_events SET status = 'done', attempts = attempts + 1, done_at = ?, done_by = ?, next_at = NULL, last_error = NULL, claimed_by = NULL, lease_until = NULL WHERE webhook_id = ? AND claimed_by = ?`)
+        .run(this.now(), owner, id, owner),
     )
+    return result.changes > 0
   }
 
-  async failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void> {
-    this.write(() =>
+  async failed(owner: string, id: string, error: string, retry: {delayMs: number; giveUpAfterMs: number}): Promise<Failure> {
+    const next = this.now() + retry.delayMs
+    const row = this.write(() =>
       this.db
-        .prepare(`UPDATE webhook_events SET status = ?, attempts = attempts + 1, last_error = ?, next_at = ?, claimed_by = NULL, lease_until = NULL WHERE webhook_id = ? AND claimed_by = ?`)
-        .run(nextAt === null ? 'dead' : 'failed', error, nextAt, id, owner),
-    )
-  }
-
-  async nextDue(now: number): Promise<number | null> {
-    const row = this.db
-      .prepare(`SELECT min(max(next_at, coalesce(lease_until, 0))) AS at FROM webhook_events WHERE status IN ('pending', 'failed')`)
-      .get() as {at: number | null}
-    return row.at === null ? null : Math.max(now, Number(row.at))
+        .prepare(
+          `UPDATE webhook_events SET status = CASE WHEN ? > coalesce(retry_from, received_at) + ? THEN 'dead' ELSE 'failed' END, attempts = attempts + 1, last_error = ?,
+                  next_at = CASE WHEN ? > coalesce(retry_from, received_at) + ? THEN NULL ELSE ? END, claimed_by = NULL, lease_until = NULL
+           WHERE webhook_id = ? AND claimed_by = ? RETURNING status`,
+        )
+        .get(next, retry.giveUpAfterMs, error, next, retry.giveUpAfterMs, next, id, owner),
+    ) as {status: InboxStatus} | undefined
+    return row === undefined ? {outcome: 'taken'} : row.status === 'dead' ? {outcome: 'dead'} : {outcome: 'retry', inMs: retry.delayMs}
   }
 
   async list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]> {
@@ -180,18 +188,21 @@ class SqliteInbox implements Inbox {
     return rows.map(entry)
   }
 
-  async replay(ids: string[] | 'dead', now: number): Promise<string[]> {
-    const put = this.db.prepare(`UPDATE webhook_events SET status = 'pending', attempts = 0, next_at = ?, last_error = NULL, done_at = NULL, done_by = NULL WHERE webhook_id = ? RETURNING webhook_id`)
+  async replay(ids: string[] | 'dead'): Promise<string[]> {
+    const put = this.db.prepare(
+      `UPDATE webhook_events SET status = 'pending', attempts = 0, retry_from = ?, next_at = ?, last_error = NULL, done_at = NULL, done_by = NULL WHERE webhook_id = ? RETURNING webhook_id`,
+    )
+    const now = this.now()
     return this.write(() =>
       this.db.transaction(() => {
         const chosen = ids === 'dead' ? (this.db.prepare(`SELECT webhook_id FROM webhook_events WHERE status = 'dead'`).all() as Array<{webhook_id: string}>).map((row) => row.webhook_id) : ids
-        return chosen.filter((id) => put.get(now, id) !== undefined)
+        return chosen.filter((id) => put.get(now, now, id) !== undefined)
       })(),
     )
   }
 
-  async forget(before: number): Promise<number> {
-    return this.write(() => this.db.prepare(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < ?`).run(before).changes)
+  async forget(olderThanMs: number): Promise<number> {
+    return this.write(() => this.db.prepare(`DELETE FROM webhook_events WHERE status = 'done' AND done_at < ?`).run(this.now() - olderThanMs).changes)
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,12 @@
  *
  * Two stores keep the same rules: a SQLite file (one listener per file) and a PostgreSQL database
  * shared by any number of listeners. An event's work is claimed with a lease: the claim holds while
- * its holder renews it, and a killed holder's claim is taken over once its lease has expired.
+ * its holder renews it, and a killed holder's claim is taken over once its lease has expired. Only
+ * the holder of a claim finishes it: a holder whose claim was taken over learns so, and records nothing.
+ *
+ * Every time in the inbox (arrival, leases, retry times, pruning) is the store's own clock: the
+ * database's `now()` for PostgreSQL, which every listener sharing it agrees on whatever their own
+ * clocks say; the one machine's clock for a SQLite file. So no method takes a time from its caller.
  */
 import {ExitCode, PmsError} from '../client/errors.js'
 
@@ -23,8 +28,6 @@ export interface NewEvent {
   type: string
   body: Buffer
   headers: Record<string, string>
-  /** Epoch milliseconds. */
-  receivedAt: number
   /** Nothing to do with it (no --forward-to, no --exec): stored as done, for deduplication. */
   done: boolean
 }
@@ -58,23 +61,28 @@ export interface Inbox {
    */
   add(events: NewEvent[]): Promise<Set<string>>
   /**
-   * Claims up to `limit` events due at `now` that no live lease holds, for `owner` until `now + leaseMs`.
+   * Claims up to `limit` due events that no live lease holds, for `owner` until `leaseMs` from now.
    * Across listeners sharing the store, an event is claimed by one at a time.
    */
-  claim(owner: string, limit: number, now: number, leaseMs: number): Promise<StoredEvent[]>
-  /** Extends the leases `owner` holds on `ids`. */
-  renew(owner: string, ids: string[], until: number): Promise<void>
-  /** The work of `id` succeeded. */
-  done(owner: string, id: string, now: number): Promise<void>
-  /** The work of `id` failed: it is tried again at `nextAt`, or, when null, it is dead. */
-  failed(owner: string, id: string, error: string, nextAt: number | null): Promise<void>
-  /** When the next event not claimed by a live lease is due, or null when none waits. */
-  nextDue(now: number): Promise<number | null>
+  claim(owner: string, limit: number, leaseMs: number): Promise<StoredEvent[]>
+  /** Extends to `leaseMs` from now the leases `owner` still holds on `ids`; answers those ids. */
+  renew(owner: string, ids: string[], leaseMs: number): Promise<string[]>
+  /** The work of `id` succeeded: true, or false (nothing recorded) when the claim is no longer `owner`'s. */
+  done(owner: string, id: string): Promise<boolean>
+  /**
+   * The work of `id` failed: it is tried again `retry.delayMs` from now, or it is dead when that comes
+   * more than `retry.giveUpAfterMs` after its retry schedule started (its arrival, or its last replay).
+   * Nothing is recorded when the claim is no longer `owner`'s.
+   */
+  failed(owner: string, id: string, error: string, retry: {delayMs: number; giveUpAfterMs: number}): Promise<Failure>
   list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]>
-  /** Puts the events back to work at `now` (attempts start over): the ids given, or every dead one. Answers the ids put back. */
-  replay(ids: string[] | 'dead', now: number): Promise<string[]>
-  /** Drops done events worked before `before` (their ids stop counting as duplicates). */
-  forget(before: number): Promise<number>
+  /**
+   * Puts the events back to work now, their retry schedule started over (no attempts, the retry time
+   * counted from now): the ids given, or every dead one. Answers the ids put back.
+   */
+  replay(ids: string[] | 'dead'): Promise<string[]>
+  /** Drops done events worked more than `olderThanMs` ago (their ids stop counting as duplicates). */
+  forget(olderThanMs: number): Promise<number>
   close(): Promise<void>
 }
 
@@ -101,19 +109,20 @@ export interface RetryPolicy {
   /** Delay before the second attempt; each next delay doubles. */
   firstDelayMs: number
   maxDelayMs: number
-  /** After this long since the event came, a failure makes it dead instead of retried. */
+  /** After this long since the event came (or was replayed), a failure makes it dead instead of retried. */
   giveUpAfterMs: number
 }
 
+/** What came of a failure: tried again in `inMs`, dead, or nothing at all as the claim had been taken over. */
+export type Failure = {outcome: 'retry'; inMs: number} | {outcome: 'dead'} | {outcome: 'taken'}
+
 /**
- * When the attempt after `attempts` failed attempts is due, or null when it would come after the
- * retry time ran out. Jitter (up to a tenth either way) keeps the events of one outage from
- * coming back all in the same instant.
+ * How long after `attempts` failed attempts the next one comes. Jitter (up to a tenth either way)
+ * keeps the events of one outage from coming back all in the same instant.
  */
-export function nextAttemptAt(policy: RetryPolicy, attempts: number, receivedAt: number, now: number, random: () => number = Math.random): number | null {
+export function retryDelay(policy: Pick<RetryPolicy, 'firstDelayMs' | 'maxDelayMs'>, attempts: number, random: () => number = Math.random): number {
   const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, Math.min(30, attempts - 1)))
-  const at = now + Math.round(base * (0.9 + 0.2 * random()))
-  return at > receivedAt + policy.giveUpAfterMs ? null : at
+  return Math.round(base * (0.9 + 0.2 * random()))
 }
 
 /** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */

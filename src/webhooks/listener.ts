@@ -141,7 +141,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     const {id, event} = checked
     let added: boolean
     try {
-      added = await store({id, type: event.type, body: rawBody, headers: forwardedHeaders(request.headers), receivedAt: now(), done: !options.hasWork})
+      added = await store({id, type: event.type, body: rawBody, headers: forwardedHeaders(request.headers), done: !options.hasWork})
     } catch (error) {
       // Never acknowledge what is not stored: the sender retries a 503.
       answer(response, 503, {error: {code: 'inbox_unavailable', message: 'the event could not be stored; send it again later'}}, {'retry-after': String(UNAVAILABLE_RETRY_SECONDS)})

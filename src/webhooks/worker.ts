@@ -13,14 +13,15 @@
  */
 import {WEBHOOK_MAX_IN_FLIGHT} from '../contract/limits.js'
 import type {Forwarder} from './forward.js'
-import {DONE_RETENTION_MS, nextAttemptAt, type Inbox, type RetryPolicy, type StoredEvent} from './inbox.js'
+import {DONE_RETENTION_MS, retryDelay, type Inbox, type RetryPolicy, type StoredEvent} from './inbox.js'
 import type {OutFile} from './out-file.js'
 import {runEnd, type CommandRunner} from './runner.js'
 
 export interface WorkReport {
   id: string
   type: string
-  outcome: 'done' | 'retry' | 'dead' | 'store_failed' | 'interrupted'
+  /** taken: the claim was taken over by another listener (its lease had run out), which works the event; nothing was recorded. */
+  outcome: 'done' | 'retry' | 'dead' | 'taken' | 'store_failed' | 'interrupted'
   detail: string
 }
 
@@ -106,7 +107,7 @@ export class Worker {
     if (free <= 0) return
     let events: StoredEvent[]
     try {
-      events = await this.options.inbox.claim(this.options.owner, free, this.now(), this.options.leaseMs)
+      events = await this.options.inbox.claim(this.options.owner, free, this.options.leaseMs)
       this.storeDown = false
     } catch (error) {
       if (!this.storeDown) this.options.report({id: '-', type: '-', outcome: 'store_failed', detail: `cannot read the inbox: ${(error as Error).message}`})
@@ -130,37 +131,38 @@ export class Worker {
 
   private async renew(): Promise<void> {
     if (this.held.size === 0) return
-    await this.options.inbox.renew(this.options.owner, [...this.held.keys()], this.now() + this.options.leaseMs).catch(() => undefined)
+    await this.options.inbox.renew(this.options.owner, [...this.held.keys()], this.options.leaseMs).catch(() => undefined)
   }
 
   private async forgetOld(): Promise<void> {
     if (this.now() - this.forgotAt < HOUR_MS) return
     this.forgotAt = this.now()
-    await this.options.inbox.forget(this.now() - DONE_RETENTION_MS).catch(() => undefined)
+    await this.options.inbox.forget(DONE_RETENTION_MS).catch(() => undefined)
   }
 
   private async work(event: StoredEvent): Promise<void> {
     const {inbox, owner, out} = this.options
     const tried = await this.attempt(event)
     const attempts = event.attempts + 1
+    const taken = {id: event.id, type: event.type, outcome: 'taken' as const, detail: `${tried.failure ?? tried.done.join(', ')}; not recorded: the claim was taken over by another listener, which works the event`}
     try {
       if (tried.failure === undefined) {
-        await inbox.done(owner, event.id, this.now())
-        out?.recorded(event.id)
-        this.options.report({id: event.id, type: event.type, outcome: 'done', detail: tried.done.join(', ')})
+        if (await inbox.done(owner, event.id)) {
+          out?.recorded(event.id)
+          this.options.report({id: event.id, type: event.type, outcome: 'done', detail: tried.done.join(', ')})
+        } else this.options.report(taken)
         return
       }
-      const now = this.now()
-      let next = nextAttemptAt(this.options.retry, attempts, event.receivedAt, now)
+      const {retry} = this.options
       // The target's Retry-After puts the next attempt off, never past the longest delay: a target asking for a day does not silence the event.
-      if (next !== null && tried.retryAfterMs !== undefined) next = Math.max(next, now + Math.min(tried.retryAfterMs, this.options.retry.maxDelayMs))
-      if (next !== null && next > event.receivedAt + this.options.retry.giveUpAfterMs) next = null
-      await inbox.failed(owner, event.id, tried.failure, next)
+      const delayMs = Math.max(retryDelay(retry, attempts), Math.min(tried.retryAfterMs ?? 0, retry.maxDelayMs))
+      const result = await inbox.failed(owner, event.id, tried.failure, {delayMs, giveUpAfterMs: retry.giveUpAfterMs})
+      if (result.outcome === 'taken') return this.options.report(taken)
       const detail =
-        next === null
+        result.outcome === 'dead'
           ? `${tried.failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
-          : `${tried.failure}; attempt ${attempts}, next in ${Math.max(1, Math.round((next - this.now()) / 1000))} s`
-      this.options.report({id: event.id, type: event.type, outcome: next === null ? 'dead' : 'retry', detail})
+          : `${tried.failure}; attempt ${attempts}, next in ${Math.max(1, Math.round(result.inMs / 1000))} s`
+      this.options.report({id: event.id, type: event.type, outcome: result.outcome, detail})
     } catch (error) {
       // The work is done or failed, but the inbox did not hear it: once the lease expires the event is worked again.
       this.options.report({id: event.id, type: event.type, outcome: 'store_failed', detail: `${tried.failure ?? tried.done.join(', ')}; not recorded: ${(error as Error).message}`})

@@ -168,8 +168,8 @@ describe.concurrent('pms webhooks listen: every try is an attempt', () => {
     const secret = newSecret()
     const store = join(tempDir(), 'inbox.sqlite')
     const old = Date.now() - 4 * 24 * 60 * 60_000
-    const seeded = await openSqliteInbox(store, {resetClaims: false})
-    await seeded.add([{id: 'old-event', type: 'booking.created', body: Buffer.from('{}'), headers: {}, receivedAt: old, done: true}])
+    const seeded = await openSqliteInbox(store, {resetClaims: false, now: () => old})
+    await seeded.add([{id: 'old-event', type: 'booking.created', body: Buffer.from('{}'), headers: {}, done: true}])
     await seeded.close()
     const listener = keep(await startListen(['--port', '0', '--store', store], {secret}))
     const event = signedEvent(secret)

@@ -3,18 +3,20 @@
  * in a real PostgreSQL server (a throwaway cluster), against the sandbox delivering with duplicates
  * (contract, Delivery rule 3: "The same event can arrive more than once and out of order").
  */
+import {randomBytes} from 'node:crypto'
 import {createServer, request, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect} from 'vitest'
 import {startReceiver, until} from '../unit/sandbox/webhook-receiver.js'
-import {startListen, type StartedListener} from './support/listen.js'
+import {deliver, signedEvent, startListen, type StartedListener} from './support/listen.js'
 import {freePort} from './support/ports.js'
 import {missingPostgres, startPostgres, type StartedPostgres} from './support/postgres.js'
-import {itNeeds} from './support/requirements.js'
+import {itNeeds, libfaketimePath, missingFaketime} from './support/requirements.js'
 import {connect, sandboxAdmin, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const missing = missingPostgres()
 const it = itNeeds(missing)
+const itWithFaketime = itNeeds(missing ?? missingFaketime())
 
 interface Delivery {
   event_id: string
@@ -131,4 +133,74 @@ describe('pms webhooks listen: many listeners sharing a PostgreSQL inbox', () =>
     await sleep(2000)
     expect(target.received.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1)
   }, 240_000)
+
+  itWithFaketime('two listeners, one with its clock 45 s ahead: leases and retry times are the database\'s, so every event reaches the target exactly once and is finished by the listener that worked it', async ({onTestFinished}) => {
+    const db = postgres!
+    db.createDatabase('skew')
+    const store = db.url('skew')
+    // Each forward is answered after a while: long enough for a listener misreading leases to take the claim meanwhile.
+    const slow = await startReceiver(() => 'hold')
+    const answering = setInterval(() => slow.release(200), 700)
+    onTestFinished(async () => {
+      clearInterval(answering)
+      await slow.close()
+    })
+    const args = (port: number) => ['--port', String(port), '--store', store, '--forward-to', slow.url, '--lease', '3', '--retry-delay', '1', '--retry-max-delay', '2']
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const onTime = await startListen(args(await freePort()), {secret})
+    const ahead = await startListen(args(await freePort()), {secret, env: {LD_PRELOAD: libfaketimePath()!, FAKETIME: '+45s', FAKETIME_DONT_FAKE_MONOTONIC: '1'}})
+    onTestFinished(async () => {
+      await onTime.stop()
+      await ahead.stop()
+    })
+    const ids: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const event = signedEvent(secret)
+      ids.push(event.id)
+      expect((await deliver((i % 2 === 0 ? onTime : ahead).url, event)).status).toBe(200)
+    }
+    const rows = () => db.query<{webhook_id: string; status: string; done_by: string | null}>(`SELECT webhook_id, status, done_by FROM webhook_events`, 'skew')
+    await until(() => rows().filter((row) => row.status === 'done').length === ids.length, 60_000, 'every event done')
+    await sleep(3000)
+    const forwarded = counts(slow.received.map((r) => String(r.headers['webhook-id'])))
+    for (const id of ids) expect(forwarded.get(id), id).toBe(1)
+    // Both worked events (the one ahead does not make its arrivals wait 45 s for the other), and no claim was taken from a live holder.
+    const workers = new Set(rows().map((row) => row.done_by!.split(':')[1]))
+    expect(workers).toEqual(new Set([String(onTime.child.pid), String(ahead.child.pid)]))
+    for (const listener of [onTime, ahead]) expect(listener.stderr()).not.toMatch(/\ttaken\t/)
+  }, 120_000)
+
+  it('a listener that stands still past its lease loses its claim: the one that took it over records the event done, the first records nothing and says taken; each session asks for synchronous_commit = on', async ({onTestFinished}) => {
+    const db = postgres!
+    db.createDatabase('stolen')
+    db.execute(`ALTER DATABASE stolen SET synchronous_commit = off`)
+    db.execute(`ALTER DATABASE stolen SET log_statement = 'all'`)
+    const store = db.url('stolen')
+    const held = await startReceiver(() => 'hold')
+    onTestFinished(() => held.close())
+    const args = ['--port', '0', '--store', store, '--forward-to', held.url, '--lease', '2', '--retry-delay', '1', '--retry-max-delay', '2']
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const first = await startListen(args, {secret})
+    onTestFinished(async () => {
+      first.child.kill('SIGCONT')
+      await first.stop()
+    })
+    const event = signedEvent(secret)
+    expect((await deliver(first.url, event)).status).toBe(200)
+    await until(() => held.received.length === 1, 30_000, 'the first listener forwarding')
+    first.child.kill('SIGSTOP')
+    const second = await startListen(args, {secret})
+    onTestFinished(async () => void (await second.stop()))
+    await until(() => held.received.length === 2, 30_000, 'the second listener taking the claim over once the lease ran out')
+    held.release(200)
+    const row = () => db.query<{status: string; done_by: string | null; attempts: number}>(`SELECT status, done_by, attempts FROM webhook_events`, 'stolen')[0]!
+    await until(() => row().status === 'done', 30_000, 'the event done')
+    first.child.kill('SIGCONT')
+    await until(() => first.stderr().includes(`${event.id}\tbooking.created\ttaken\t`), 30_000, 'the first listener learning its claim was taken')
+    await sleep(1000)
+    expect(first.stderr()).not.toContain('\tdone\t')
+    expect(row()).toMatchObject({status: 'done', attempts: 1, done_by: expect.stringContaining(`:${second.child.pid}:`)})
+    // Every session of both listeners, whatever the database's default.
+    expect(db.log().match(/statement: SET synchronous_commit = on/g)?.length ?? 0).toBeGreaterThanOrEqual(2)
+  }, 120_000)
 })

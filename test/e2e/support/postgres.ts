@@ -30,6 +30,10 @@ export interface StartedPostgres {
   /** postgres://postgres@127.0.0.1:PORT/DB of a new, empty database. */
   url(database?: string): string
   createDatabase(name: string): void
+  /** One SQL statement that answers no rows (ALTER, SET ...) through psql. */
+  execute(sql: string, database?: string): void
+  /** The server's log so far (ALTER DATABASE ... SET log_statement = 'all' puts every statement in it). */
+  log(): string
   /** One SQL statement's rows through psql, as JSON. */
   query<T>(sql: string, database?: string): T[]
   /** Stops the server (fast shutdown: sessions are ended) and keeps its data, for resume(). */
@@ -74,7 +78,9 @@ export async function startPostgres(): Promise<StartedPostgres> {
   return {
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     createDatabase: (name) => void psql(['-c', `CREATE DATABASE ${name}`], 'postgres'),
+    execute: (sql, database = 'postgres') => void psql(['-c', sql], database),
     query: <T>(sql: string, database = 'postgres') => JSON.parse(psql(['-c', `SELECT coalesce(json_agg(q), '[]') FROM (${sql}) q`], database)) as T[],
+    log: () => readFileSync(join(dir, 'log'), 'utf8'),
     pause: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     resume: () => void start(),
     stop: () => {

@@ -1,11 +1,11 @@
 /**
  * Pieces of the machine some tests need: Chromium, tmux (screen tests), a Secret Service on a D-Bus session bus,
- * and jq and sqlite3 (the docs' examples).
+ * jq and sqlite3 (the docs' examples), and libfaketime (a listener whose clock is wrong).
  * Where one is missing those tests skip, unless PMS_TEST_REQUIRE=all (set by `.ci/run`): then they
  * fail and say what is missing, so a run that could not test something never passes as if it had.
  */
 import {spawnSync} from 'node:child_process'
-import {accessSync, constants} from 'node:fs'
+import {accessSync, constants, existsSync, readdirSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import {it, type TestFunction} from 'vitest'
 
@@ -41,6 +41,19 @@ export function missingDocTools(): string | undefined {
     return found.error !== undefined || found.status !== 0
   })
   return missing.length === 0 ? undefined : `${missing.join(', ')}: not on PATH, and the docs' examples use them (Debian: apt-get install ${missing.join(' ')})`
+}
+
+/** libfaketime (Debian package faketime): a process started with it in LD_PRELOAD reads its clock moved by FAKETIME, such as +45s. */
+export function libfaketimePath(): string | undefined {
+  const root = '/usr/lib'
+  if (!existsSync(root)) return undefined
+  return readdirSync(root)
+    .map((dir) => join(root, dir, 'faketime', 'libfaketime.so.1'))
+    .find((path) => existsSync(path))
+}
+
+export function missingFaketime(): string | undefined {
+  return libfaketimePath() ? undefined : 'libfaketime: no /usr/lib/*/faketime/libfaketime.so.1 (Debian: apt-get install faketime)'
 }
 
 /** Why no Secret Service can answer on the session bus, or undefined when one owns its name there. */
