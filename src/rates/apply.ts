@@ -306,7 +306,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       return undefined
     }
 
-    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
+    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
     ui.talk(unchangedSentText(counts))
     if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
       ui.talk(`${notSubmitted(false, plan, options)}.\n`)
@@ -449,8 +449,8 @@ async function streamPhase(
       plan,
       async (b) => {
         await ahead.ready(b)
-        await previews.next(b, ahead.current)
-        return decideBatch(client, plan, b, {journal: options.journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
+        const changes = await previews.next(b, ahead.current)
+        return decideBatch(client, plan, b, changes, {journal: options.journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
       },
       {...bar, journal: options.journal, connectionKey: options.connectionKey, clock: options.clock, previewed: true, signal: stop?.signal},
     )

@@ -22,17 +22,19 @@ import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import type {PlannedBatchSummary} from './render.js'
-import {isFinal, type RatesClient, type WriteHooks} from './service.js'
+import {type BatchChanges, isFinal, type RatesClient, type WriteHooks} from './service.js'
 
 export type BatchDecision =
   | {kind: 'follow'; attempt: Attempt & {storedId: string}; report: BatchReport}
-  | {kind: 'recover'; attempt: Attempt}
+  | {kind: 'recover'; attempt: Attempt; changes?: BatchChanges}
   | {kind: 'submit'; superseded?: Attempt}
 
 export interface DecideOptions {
   journal: AttemptJournal
   /** Names the service and profile in the batch digest. */
   connectionKey: string
+  /** What each batch's preview found; undefined with --no-preview. Judges only a recovered batch already final. */
+  changes?: readonly BatchChanges[]
   /** --resubmit: every batch is a new attempt, even where an earlier one is in flight or unknown. */
   resubmit?: boolean
 }
@@ -40,17 +42,23 @@ export interface DecideOptions {
 /** What to do with each batch of the plan. Reads only: a GET per earlier batch that may be in flight. */
 export async function decideBatches(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, options: DecideOptions): Promise<BatchDecision[]> {
   const decisions: BatchDecision[] = []
-  for (let b = 0; b < plan.batchCount; b++) decisions.push(await decideBatch(client, plan, b, options))
+  for (let b = 0; b < plan.batchCount; b++) decisions.push(await decideBatch(client, plan, b, options.changes?.[b], options))
   return decisions
 }
 
-/** What to do with batch `b`. */
-export async function decideBatch(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, b: number, options: DecideOptions): Promise<BatchDecision> {
+/** What to do with batch `b`, whose preview found `changes` (undefined: not previewed). */
+export async function decideBatch(
+  client: Pick<RatesClient, 'restrictionBatches'>,
+  plan: Plan,
+  b: number,
+  changes: BatchChanges | undefined,
+  options: Omit<DecideOptions, 'changes'>,
+): Promise<BatchDecision> {
   const earlier = options.journal.latest(requestDigest(options.connectionKey, batchRequest(plan, b)))
   if (!earlier) return {kind: 'submit'}
   const unfinished = earlier.storedId === undefined ? earlier : undefined
   if (options.resubmit) return {kind: 'submit', superseded: unfinished}
-  if (unfinished) return {kind: 'recover', attempt: unfinished}
+  if (unfinished) return {kind: 'recover', attempt: unfinished, changes}
   return followOrSubmit(client, options.journal, earlier as Attempt & {storedId: string})
 }
 
@@ -189,9 +197,10 @@ export async function submitBatches(
         // status stands in when the read fails: the batch is stored either way).
         const status = (await client.restrictionBatches.get(accepted.id).catch(() => undefined))?.status ?? accepted.status
         await journal.seen(attempt, status)
-        // Already over: every change of it has left, and a batch stored since then (of any machine)
-        // may hold other values or still wait to overwrite them, so this run's intention is sent anew.
-        if (options.previewed && isFinal(status)) summaries.push(await submitNew(b, request))
+        // The recovered batch is this same intention's submission (made by the run that lost its
+        // answer), so it stands for this run, like a followed one. Already over while this run's
+        // preview shows a change: something overwrote it since, and that change is still to make.
+        if (options.previewed && isFinal(status) && (decision.changes === undefined || decision.changes.changed > 0)) summaries.push(await submitNew(b, request))
         else {
           summaries.push({
             ...stats,
