@@ -20,7 +20,7 @@
  */
 import {mkdir, readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {FINAL_BATCH_STATUSES, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
+import {IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
 import {writeFileAtomic} from '../fs/atomic-write.js'
 
 export interface Attempt {
@@ -47,7 +47,6 @@ export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000
  * later is a new intention, not a retry, and a journal nobody reruns must not grow for ever.
  */
 export const HOLD_UNRESOLVED_MS = 30 * 24 * 3_600_000
-const FINAL = new Set<string>(FINAL_BATCH_STATUSES)
 
 /** The digest that recognises the same request in a later run. */
 export function requestDigest(service: string, request: unknown): string {
@@ -115,16 +114,6 @@ export class AttemptJournal {
     let found: Attempt | undefined
     for (const attempt of this.attempts.values()) if (attempt.request === request && (!found || attempt.startedAt >= found.startedAt)) found = attempt
     return found
-  }
-
-  /** Finished attempts whose batch was last seen queued or processing (or never read). */
-  unsettled(): (Attempt & {storedId: string})[] {
-    return this.stored().filter((a) => !FINAL.has(a.status ?? ''))
-  }
-
-  /** Attempts sent (or about to be) whose answer never came: the service may have stored them. */
-  unanswered(): Attempt[] {
-    return [...this.attempts.values()].filter((a) => a.storedId === undefined && a.outcome === undefined)
   }
 
   /** Every write the service stored for this profile within the window, newest first, with its last status seen. */

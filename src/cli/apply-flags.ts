@@ -7,9 +7,10 @@ import type {PreviewMode} from '../rates/index.js'
 
 /** What a rerun does, in the words of every help text that mentions it. */
 export const RERUN_TEXT =
-  'Every run applies what it is given: a batch whose preview changes nothing is not sent ("nothing to change", even where some values are refused), ' +
-  'an identical batch an earlier run left queued or processing is followed instead of sent twice, and the rest is submitted as new batches, ' +
-  'each attempt under an Idempotency-Key of its own. The key is noted in the config directory before the first call, so that a rerun ' +
+  'Every run applies what it is given: every batch is submitted, even where the preview shows nothing changing (a read shows applied values, ' +
+  'not a batch of this or another machine still waiting to overwrite them; the service itself sends nothing for a value already current), ' +
+  'except that an identical batch an earlier run left queued or processing is followed instead of sent twice; ' +
+  'each attempt has an Idempotency-Key of its own. The key is noted in the config directory before the first call, so that a rerun ' +
   'after a crash or lost answers recovers that attempt instead of writing twice.'
 
 export const applyFlags = {
@@ -31,9 +32,9 @@ export const previewFlag = {
     default: 'reads' as const,
     description:
       'Where the preview before submitting comes from: reads of the current values (GET /restrictions, on the read limit), or the service\'s dry runs (each a write call, like a submission). ' +
-      'Either way batches with nothing to change are left out; docs/csv-format.md compares the two',
+      'Either way the preview is shown, never a reason to leave a batch out; docs/csv-format.md compares the two',
   })(),
-  'no-preview': Flags.boolean({description: 'Send every batch without a preview (no diff, nothing left out)', exclusive: ['preview', 'dry-run']}),
+  'no-preview': Flags.boolean({description: 'Send every batch without a preview (no diff)', exclusive: ['preview', 'dry-run']}),
 }
 
 /** Parsed apply flags as the run takes them. */

@@ -3,10 +3,9 @@
  * app_url, and the pacing budget every pms process of the profile shares, so that a script using
  * the library beside `pms` commands in cron spends one budget, not two.
  */
-import {homedir} from 'node:os'
-import {join} from 'node:path'
 import {openProfileClient} from '../auth/profile-client.js'
 import type {PmsClient} from '../client/index.js'
+import {defaultConfigDir} from './config-dir.js'
 import {VERSION} from './connection.js'
 
 export interface ProfileOptions {
@@ -19,12 +18,6 @@ export interface ProfileOptions {
   /** Warnings pms would print on stderr (a keychain that does not answer, say). */
   log?: (line: string) => void
   trace?: (line: string) => void
-}
-
-export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.PMS_CONFIG_DIR) return env.PMS_CONFIG_DIR
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'pms')
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'pms')
 }
 
 /** A client with the stored login of a profile, as `pms --profile NAME` would use it. */

@@ -4,7 +4,10 @@
  * their final status.
  *
  * Without --dry-run the batches are previewed first (unless --no-preview), so that the summary
- * shows what will change before anything is stored, and a batch that changes nothing is not sent.
+ * shows what will change before anything is stored. The preview is what people see, never a reason
+ * to leave a batch out: a read shows applied values only, and a value it shows equal may still be
+ * overwritten by a batch not yet sent (of this machine or another), which only a later submission
+ * supersedes; the service itself drops what is equal when the change leaves.
  * The preview comes from reads of the current values by default (GET /restrictions, on the read
  * limit of 60 per 60 s: see read-preview.ts), so that the 10 writes per 60 s go to submissions
  * alone; `--preview dry-run` asks the service's dry runs instead, each a write call, which doubles
@@ -32,9 +35,8 @@ import {
   waitForBatches,
   type WriteHooks,
 } from './service.js'
-import {anyInFlight, type BatchDecision, decideBatch, decideBatches, submitBatches, writesOf} from './submit.js'
+import {type BatchDecision, decideBatch, decideBatches, submitBatches, writesOf} from './submit.js'
 import {durationText, plural} from '../text/words.js'
-import {parseDay} from '../contract/days.js'
 
 export interface ApplyProgress {
   tick(n?: number): void
@@ -191,30 +193,21 @@ function when(at: string): string {
 }
 
 /**
- * `, except 3 refused values that stay as they are (manual_override 3)`: values a batch would not
- * write anyway, by reason; empty when there are none.
+ * Why values the preview shows unchanged are sent all the same, said wherever a run submits them
+ * (empty when the preview found none): a reader who sees "unchanged" and then a batch deserves it.
  */
-export function refusedText(preview: RestrictionBatchPreview | undefined): string {
-  const byReason = new Map<string, number>()
-  for (const p of preview?.properties ?? []) {
-    for (const r of p.refused_fields) {
-      const from = parseDay(r.from)
-      const to = parseDay(r.to)
-      const nights = typeof from === 'number' && typeof to === 'number' ? to - from + 1 : 1
-      byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + nights)
-    }
-  }
-  const total = [...byReason.values()].reduce((sum, n) => sum + n, 0)
-  if (total === 0) return ''
-  const reasons = [...byReason].map(([reason, n]) => `${reason} ${n}`).join(', ')
-  return `, except ${plural(total, 'refused value', 'refused values')} that stay${total === 1 ? 's' : ''} as ${total === 1 ? 'it is' : 'they are'} (${reasons}; listed under "Refused" above)`
+export function unchangedSentText(counts: {unchanged: number} | undefined): string {
+  if (!counts || counts.unchanged === 0) return ''
+  const n = counts.unchanged
+  return (
+    `${plural(n, 'nightly value', 'nightly values')} ${n === 1 ? 'looks' : 'look'} unchanged and ${n === 1 ? 'is' : 'are'} submitted anyway: ` +
+    'the preview shows applied values only, and a batch not yet sent (of this machine or another on the App Connection) would otherwise overwrite ' +
+    `${n === 1 ? 'it' : 'them'}; the service sends nothing for a value equal to the current one when the change leaves.\n`
+  )
 }
 
-/**
- * What the run did with each batch, in words: submitted, recovered, followed, or nothing to change.
- * `refused`: refusedText of the preview, said when nothing is submitted.
- */
-export function submissionText(batches: readonly PlannedBatchSummary[], refused = ''): string {
+/** What the run did with each batch, in words: submitted, recovered or followed. */
+export function submissionText(batches: readonly PlannedBatchSummary[]): string {
   const numbers = (outcome: PlannedBatchSummary['outcome']) => batches.filter((b) => b.outcome === outcome).map((b) => b.index + 1)
   const earliest = (outcome: PlannedBatchSummary['outcome']) => when(batches.filter((b) => b.outcome === outcome).map((b) => b.earlier_at!).sort()[0]!)
   const capital = (text: string) => text[0]!.toUpperCase() + text.slice(1)
@@ -222,10 +215,6 @@ export function submissionText(batches: readonly PlannedBatchSummary[], refused 
   const submitted = numbers('submitted')
   const recovered = numbers('recovered')
   const followed = numbers('followed')
-  const unchanged = numbers('nothing_to_change')
-  if (submitted.length + recovered.length + followed.length === 0) {
-    return `Nothing to change: every value already is what ${batches.length === 1 ? 'the batch asks' : 'the batches ask'}${refused}; no batch was submitted.\n`
-  }
   if (submitted.length > 0) lines.push(`Submitted ${plural(submitted.length, 'batch', 'batches')}${submitted.length < batches.length ? ` (${batchList(submitted)})` : ''}.`)
   if (recovered.length > 0) {
     lines.push(
@@ -239,7 +228,6 @@ export function submissionText(batches: readonly PlannedBatchSummary[], refused 
         'following it instead of submitting it again.',
     )
   }
-  if (unchanged.length > 0) lines.push(`${capital(batchList(unchanged))}: nothing to change, not submitted.`)
   return lines.join('\n') + '\n'
 }
 
@@ -264,11 +252,9 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   let counts: {changed: number; unchanged: number; refused: number} | undefined
   const journal = options.journal ?? AttemptJournal.memory()
   const mode = previewMode(options)
-  // Asked before the preview: a batch of an earlier run finishing during it would make it stale.
-  const quietBeforePreview = !options.dryRun && mode !== 'none' && !(await anyInFlight(client, journal))
   let submitted: PlannedBatchSummary[]
   if (!options.dryRun && mode === 'reads' && options.confirmed === true) {
-    const streamed = await streamPhase(client, plan, names, {...options, journal}, ui, window, quietBeforePreview)
+    const streamed = await streamPhase(client, plan, names, {...options, journal}, ui, window)
     result.preview = streamed.preview
     result.preview_calls = streamed.calls
     changes = streamed.batches
@@ -281,7 +267,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
   if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, ui.width))
-  ui.talk(submissionText(result.batches, refusedText(result.preview)))
+  ui.talk(submissionText(result.batches))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
   if (ids.length === 0) return result
@@ -313,13 +299,15 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       const found = counts ? ` ${changesText(counts)}.` : ''
       ui.talk(
         counts?.changed === 0
-          ? `Dry run:${found} Nothing was written, and submitting this file would change nothing.\n`
+          ? `Dry run:${found} Nothing was written. Without --dry-run the same command submits every value all the same ` +
+              '(a read shows applied values only: a batch not yet sent could still overwrite them).\n'
           : `Dry run:${found} Nothing was written. Run the same command without --dry-run to submit.\n`,
       )
       return undefined
     }
 
-    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, quietBeforePreview, resubmit: options.resubmit})
+    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
+    ui.talk(unchangedSentText(counts))
     if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
       ui.talk(`${notSubmitted(false, plan, options)}.\n`)
       return undefined
@@ -447,7 +435,6 @@ async function streamPhase(
   options: ApplyOptions & {journal: AttemptJournal},
   ui: ApplyUi,
   window: WriteWindow,
-  quietBeforePreview: boolean,
 ) {
   const calls = readCallsOf(plan)
   const ahead = new ReadAhead(client, plan, calls)
@@ -463,7 +450,7 @@ async function streamPhase(
       async (b) => {
         await ahead.ready(b)
         const changes = await previews.next(b, ahead.current)
-        return decideBatch(client, plan, b, changes, {journal: options.journal, connectionKey: options.connectionKey, quietBeforePreview, resubmit: options.resubmit})
+        return decideBatch(client, plan, b, changes, {journal: options.journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
       },
       {...bar, journal: options.journal, connectionKey: options.connectionKey, clock: options.clock, previewed: true, signal: stop?.signal},
     )
@@ -472,7 +459,7 @@ async function streamPhase(
     bar.done()
   }
   const previewed = previews.merged()
-  showDiff(previewed, true, names, options, ui, runs)
+  ui.talk(unchangedSentText(showDiff(previewed, true, names, options, ui, runs)))
   return {...previewed, submitted, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
 }
 
@@ -504,10 +491,8 @@ function notSubmitted(cancelled: boolean, plan: Plan, options: ApplyOptions): st
 /** The question before anything is stored: what will be sent, and which batches will not be and why. */
 function confirmQuestion(plan: Plan, decisions: readonly BatchDecision[], counts?: {changed: number; unchanged: number; refused: number}): string {
   const sent = writesOf(decisions)
-  const skipped = decisions.filter((d) => d.kind === 'nothing_to_change').length
   const followed = decisions.filter((d) => d.kind === 'follow').length
-  const notSent = [...(skipped > 0 ? [`${skipped} with nothing to change`] : []), ...(followed > 0 ? [`${followed} still in flight from an earlier run, followed`] : [])]
-  const subject = `Submit ${plural(sent, 'batch', 'batches')}${notSent.length > 0 ? ` (not sent: ${notSent.join('; ')})` : ''}`
+  const subject = `Submit ${plural(sent, 'batch', 'batches')}${followed > 0 ? ` (not sent: ${followed} still in flight from an earlier run, followed)` : ''}`
   return counts ? `${subject}: ${changesText(counts)}?` : `${subject} (${nightlyValues(plan.totals.changes)})?`
 }
 

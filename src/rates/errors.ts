@@ -153,7 +153,7 @@ export class SubmitInterruptedError extends PmsError {
     const rerun =
       submitted.length === 0
         ? 'run the same command again'
-        : 'run the same command again: it follows the stored batches still in flight and submits only what is still to change (nothing is written twice)'
+        : 'run the same command again: it follows the stored batches still in flight and submits the others again as new batches (nothing is written twice)'
     // Some batches are stored: "nothing was sent" (2) would be wrong, so a refusal becomes a partial
     // outcome (5); login, permission and temporary failures keep their own code, the fix is theirs.
     const causeExit = cause instanceof PmsError ? cause.exitCode : ExitCode.failure

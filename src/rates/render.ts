@@ -348,7 +348,7 @@ export interface PlannedBatchSummary extends BatchLoad {
   /**
    * What this run did with the batch: `submitted` (a new attempt), `recovered` (an earlier run's
    * attempt whose answer was lost, sent again under its key), `followed` (an identical batch of an
-   * earlier run still queued or processing) or `nothing_to_change` (not sent: its preview changes nothing).
+   * earlier run still queued or processing).
    */
   outcome?: BatchOutcome
   /** For `recovered` and `followed`: when the earlier run made its attempt. */
@@ -357,16 +357,16 @@ export interface PlannedBatchSummary extends BatchLoad {
   changed?: number
 }
 
-export type BatchOutcome = 'submitted' | 'recovered' | 'followed' | 'nothing_to_change'
+export type BatchOutcome = 'submitted' | 'recovered' | 'followed'
 
-const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)', nothing_to_change: ''}
+const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)'}
 
 /**
  * The batches in numbers, one line each: `values` are the nightly values a batch sends, `changes`
  * (when dry runs told) those that change, the same number the question before submitting gives.
  */
 export function renderPlanSummary(batches: readonly PlannedBatchSummary[], width?: number): string {
-  const status = (b: PlannedBatchSummary) => (b.outcome === 'nothing_to_change' ? 'nothing to change' : `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`)
+  const status = (b: PlannedBatchSummary) => `${b.status ?? ''}${OUTCOME_NOTES[b.outcome ?? 'submitted']}`
   const shown = batches.some((b) => b.outcome)
   const changed = batches.some((b) => b.changed !== undefined)
   const rows = batches.map((b) => [

@@ -52,15 +52,6 @@ export interface BatchChanges {
   refused: number
 }
 
-/**
- * Nothing would change: submitting the batch would change no value. Refused values stay as they
- * are whether it is sent or not (the service never forces them), so they are no reason to spend a
- * write on it; the preview lists them.
- */
-export function nothingToChange(changes: BatchChanges): boolean {
-  return changes.changed === 0
-}
-
 /** Reads the current values of every night the plan writes (see readCallsOf); `onRead` after each call. */
 export async function readCurrent(
   client: CalendarClient,

@@ -1,18 +1,19 @@
 /**
  * Submitting a plan so that every run applies what its file says, and nothing is written twice.
  *
- * Per batch, before the confirmation (reads only; with --yes just before the batch would leave),
- * `decideBatch` chooses:
- * - nothing to change: its preview changes no value (refused values stay refused either way), so
- *   it is not sent;
- * - follow: an identical batch an earlier run stored is still queued or processing (one GET tells),
- *   so this run follows it instead of doubling it;
+ * A read shows what has been applied, not what waits in a queue: a value that GET /restrictions
+ * shows equal may still be overwritten by a batch not yet sent, this machine's or another's, and
+ * only a later submission supersedes it (rule 9; the service drops what is equal when the change
+ * leaves). So no batch is left out because its preview changes nothing. Per batch, just before the
+ * confirmation (with --yes just before the batch would leave), `decideBatch` chooses:
+ * - follow: an identical batch an earlier run of this profile stored is still queued or processing
+ *   (one GET tells), so this run follows it instead of doubling it;
  * - recover: an earlier run's attempt at the identical batch has an unknown outcome (killed after
  *   sending, every answer lost), so it is sent again under that attempt's Idempotency-Key: the
  *   service answers the batch it created, or creates it now;
  * - submit: a new attempt under a new key, written to the journal before its first POST.
- * Once a batch id is known its attempt is finished, and a later run makes a new attempt wherever
- * the preview still shows a change: a replayed key would answer the old batch and drop the new intention.
+ * Once a batch id is known its attempt is finished, and a later run makes a new attempt: a replayed
+ * key would answer the old batch and drop the new intention.
  */
 import type {BatchReport, RestrictionBatchAccepted, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
@@ -21,10 +22,9 @@ import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import type {PlannedBatchSummary} from './render.js'
-import {type BatchChanges, isFinal, nothingToChange, type RatesClient, type WriteHooks} from './service.js'
+import {type BatchChanges, isFinal, type RatesClient, type WriteHooks} from './service.js'
 
 export type BatchDecision =
-  | {kind: 'nothing_to_change'; unfinished?: Attempt}
   | {kind: 'follow'; attempt: Attempt & {storedId: string}; report: BatchReport}
   | {kind: 'recover'; attempt: Attempt; changes?: BatchChanges}
   | {kind: 'submit'; superseded?: Attempt}
@@ -33,13 +33,8 @@ export interface DecideOptions {
   journal: AttemptJournal
   /** Names the service and profile in the batch digest. */
   connectionKey: string
-  /** What each batch's preview found; undefined with --no-preview (nothing to judge by). */
+  /** What each batch's preview found; undefined with --no-preview. Judges only a recovered batch already final. */
   changes?: readonly BatchChanges[]
-  /**
-   * No batch of the profile was (or may have been) in flight when the preview began, so the preview
-   * saw every earlier batch's values: only then may "nothing to change" leave a batch out.
-   */
-  quietBeforePreview?: boolean
   /** --resubmit: every batch is a new attempt, even where an earlier one is in flight or unknown. */
   resubmit?: boolean
 }
@@ -59,32 +54,12 @@ export async function decideBatch(
   changes: BatchChanges | undefined,
   options: Omit<DecideOptions, 'changes'>,
 ): Promise<BatchDecision> {
-  // While another batch of the profile is still queued or processing, a preview shows the values
-  // before it: "nothing to change" could then leave that batch's values in place of this run's.
-  const quiet = options.quietBeforePreview === true
   const earlier = options.journal.latest(requestDigest(options.connectionKey, batchRequest(plan, b)))
-  const unfinished = earlier && earlier.storedId === undefined ? earlier : undefined
-  if (quiet && changes && nothingToChange(changes)) return {kind: 'nothing_to_change', unfinished}
   if (!earlier) return {kind: 'submit'}
+  const unfinished = earlier.storedId === undefined ? earlier : undefined
   if (options.resubmit) return {kind: 'submit', superseded: unfinished}
   if (unfinished) return {kind: 'recover', attempt: unfinished, changes}
   return followOrSubmit(client, options.journal, earlier as Attempt & {storedId: string})
-}
-
-/**
- * Whether a batch of an earlier run may still be queued or processing: one is read so, or one was
- * sent and its answer never came (it may be stored and waiting). Asked before the preview, whose
- * values a batch finishing during it would make stale.
- */
-export async function anyInFlight(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal): Promise<boolean> {
-  if (journal.unanswered().length > 0) return true
-  for (const attempt of journal.unsettled()) {
-    const status = (await reportOf(client, attempt.storedId))?.status
-    if (status === undefined) await journal.forget(attempt)
-    else await journal.seen(attempt, status)
-    if (status !== undefined && !isFinal(status)) return true
-  }
-  return false
 }
 
 /** The current report of a batch; undefined when it is gone (reports are kept 30 days) or another connection's. */
@@ -205,11 +180,6 @@ export async function submitBatches(
     const request = batchRequest(plan, b) as RestrictionBatchRequest
     const stats = {index: b, ...batchStats(plan, b)}
     switch (decision.kind) {
-      case 'nothing_to_change':
-        // Whatever that attempt did, the values already are what the file says: its key is not needed.
-        if (decision.unfinished) await journal.forget(decision.unfinished)
-        summaries.push({...stats, outcome: 'nothing_to_change'})
-        break
       case 'follow':
         summaries.push({
           ...stats,
@@ -227,8 +197,9 @@ export async function submitBatches(
         // status stands in when the read fails: the batch is stored either way).
         const status = (await client.restrictionBatches.get(accepted.id).catch(() => undefined))?.status ?? accepted.status
         await journal.seen(attempt, status)
-        // Already over before this run's preview showed a change: that change is still to make. A
-        // preview that showed none found the values as asked (that batch's doing): nothing to resend.
+        // The recovered batch is this same intention's submission (made by the run that lost its
+        // answer), so it stands for this run, like a followed one. Already over while this run's
+        // preview shows a change: something overwrote it since, and that change is still to make.
         if (options.previewed && isFinal(status) && (decision.changes === undefined || decision.changes.changed > 0)) summaries.push(await submitNew(b, request))
         else {
           summaries.push({

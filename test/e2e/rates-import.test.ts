@@ -65,7 +65,7 @@ describe('rates import against the sandbox', () => {
     expect(await keyedPosts()).toHaveLength(1)
   })
 
-  it('running the same import again after it was applied makes reads only: nothing to change, no batch submitted, no dry run', async () => {
+  it('running the same import again after it was applied submits it again under a new key, no dry run: the diff says nothing changes and the run says why it sends it anyway', async () => {
     const file = join(dir, 'base.csv')
     const result = await runPms(['rates', 'import', file, '--yes', '--json'], {env: await world.env(), configDir})
     expect(result.code, result.stderr).toBe(0)
@@ -74,16 +74,21 @@ describe('rates import against the sandbox', () => {
       batches: {id?: string; outcome: string}[]
       preview: {properties: {changes: {changed: number}}[]}
     }
-    expect(body.submitted).toBe(false)
-    expect(body.batches.map((b) => [b.outcome, b.id])).toEqual([['nothing_to_change', undefined]])
-    expect(result.stderr).toContain('Nothing to change: every value already is what the batch asks; no batch was submitted.')
+    // A read shows applied values only: a batch not yet sent (another machine's) could overwrite them.
+    expect(body.submitted).toBe(true)
+    expect(body.batches.map((b) => b.outcome)).toEqual(['submitted'])
+    expect(body.batches[0]!.id).not.toBe(firstBatchId)
+    expect(result.stderr).toMatch(/\d+ nightly values look unchanged and are submitted anyway: the preview shows applied values only/)
     expect(body.preview.properties[0]!.changes.changed).toBe(0)
-    expect(await world.batchPosts()).toHaveLength(1)
+    const posts = await world.batchPosts()
+    expect(posts).toHaveLength(2)
+    expect(new Set(posts.map((p) => p.idempotency_key)).size).toBe(2)
   })
 
   it('--dry-run of a spreadsheet file (BOM, CRLF, semicolons, aliases, decimal comma) shows the summary and the changes as runs of nights, and stores nothing', async () => {
     const file = csv('edit.csv', fixture('good/rates-spreadsheet-edit.csv'))
     const before = (await world.batchPosts()).length
+    const keyed = (await keyedPosts()).length
     const result = await runPms(['rates', 'import', file, '--dry-run'], {env: await world.env()})
     expect(result.code, result.stderr).toBe(0)
     const summary = result.stdout.split('\n').find((line) => line.startsWith(property.name))!
@@ -93,7 +98,7 @@ describe('rates import against the sandbox', () => {
     expect(result.stderr).toMatch(/Dry run: \d+ nightly values?, .*\. Nothing was written\./)
     // The preview reads the current values: no write call, not even a dry run.
     expect(await world.batchPosts()).toHaveLength(before)
-    expect(await keyedPosts()).toHaveLength(1)
+    expect(await keyedPosts()).toHaveLength(keyed)
   })
 
   it('export, then import --dry-run of the exported file, shows zero changes', async () => {

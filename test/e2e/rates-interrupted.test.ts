@@ -60,7 +60,7 @@ describe('a batch refused after earlier batches of the same import were stored',
     expect(result.stderr).toContain('Submitted (stored by the service, they will be applied): batch 1')
     expect(result.stderr).toContain('Not submitted: batch 2')
     expect(result.stderr).toContain(removed)
-    expect(result.stderr).toContain('run the same command again: it follows the stored batches still in flight and submits only what is still to change')
+    expect(result.stderr).toContain('run the same command again: it follows the stored batches still in flight and submits the others again as new batches')
 
     // The same file again: the removed Property is now caught before any write.
     const same = await runPms(command, {env: await env(), input: file(first200), configDir})

@@ -143,7 +143,7 @@ describe('the preview from reads equals the dry run of the service', () => {
 })
 
 describe('the rerun of an applied file with refused values', () => {
-  it('submits nothing and makes reads only; it says once that nothing changes, and which values stay refused', async () => {
+  it('submits the file again, with no dry run; it says once that nothing changes, why it is sent anyway, and which values stay refused', async () => {
     const configDir = tempConfigDir()
     const path = file('applied.csv', DIALECTS[1]![1]())
     const applied = await runPms(['rates', 'import', path, '--yes', '--wait'], {env: await world.env(), configDir, timeoutMs: 120_000})
@@ -154,15 +154,17 @@ describe('the rerun of an applied file with refused values', () => {
     const rerun = await runPms(['rates', 'import', path, '--yes', '--wait', '--json'], {env: await world.env(), configDir, timeoutMs: 120_000})
     expect(rerun.code, rerun.stderr).toBe(0)
     const calls = (await sandboxRequests(world.appUrl)).slice(mark).filter((r) => r.path.startsWith('/api/v1/'))
-    expect(calls.filter((c) => c.method !== 'GET')).toEqual([])
+    // One write, the submission itself (keyed): the preview came from reads, not from a dry run.
+    expect(calls.filter((c) => c.method !== 'GET').map((c) => [c.path, c.idempotency_key !== null])).toEqual([['/api/v1/restriction-batches', true]])
     expect(calls.some((c) => c.path === '/api/v1/restrictions')).toBe(true)
     const body = JSON.parse(rerun.stdout) as {submitted: boolean; batches: {outcome: string}[]; preview: Preview}
-    expect(body.submitted).toBe(false)
-    expect(body.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
+    expect(body.submitted).toBe(true)
+    expect(body.batches.map((b) => b.outcome)).toEqual(['submitted'])
     expect(body.preview.properties.some((p) => p.changes.refused > 0)).toBe(true)
-    expect(rerun.stderr).toMatch(/Nothing to change: every value already is what the batch asks, except \d+ refused values that stay as they are \(.*manual_override \d+.*\); no batch was submitted\./)
+    expect(body.preview.properties.every((p) => p.changes.changed === 0)).toBe(true)
+    expect(rerun.stderr).toMatch(/\d+ nightly values look unchanged and are submitted anyway/)
     expect(rerun.stderr).toContain('Refused (not written)')
     expect(rerun.stderr, rerun.stderr).not.toContain('No changes')
-    expect(rerun.stderr).not.toContain('Submitted')
+    expect(rerun.stderr).toContain('Submitted 1 batch.')
   }, 200_000)
 })

@@ -114,7 +114,7 @@ describe.concurrent('a rerun applies what its input says', () => {
     expect(await rates([10, 11])).toEqual([111, 111])
   }, 150_000)
 
-  it('rates import a, b, a leaves the values of a; a rerun of the applied file then sends no POST at all: its preview reads', async ({onTestFinished}) => {
+  it('rates import a, b, a leaves the values of a; a rerun of the applied file is submitted again as a new attempt and its preview makes no dry run', async ({onTestFinished}) => {
     const {world, csv, rates} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const a = csv('a.csv', [
@@ -134,10 +134,11 @@ describe.concurrent('a rerun applies what its input says', () => {
     const mark = (await world.batchPosts()).length
     const rerun = await runPms(['rates', 'import', a, '--yes', '--wait', '--json'], {env: await world.env(), configDir})
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(rerun.stderr).toContain('Nothing to change: every value already is what the batch asks; no batch was submitted.')
-    expect(JSON.parse(rerun.stdout)).toMatchObject({submitted: false, batches: [{outcome: 'nothing_to_change'}]})
+    expect(rerun.stderr).toContain('2 nightly values look unchanged and are submitted anyway')
+    expect(JSON.parse(rerun.stdout)).toMatchObject({submitted: true, batches: [{outcome: 'submitted'}]})
     const posts = (await world.batchPosts()).slice(mark)
-    expect(posts).toEqual([])
+    expect(posts.map((p) => p.idempotency_key !== null)).toEqual([true])
+    expect(await rates([20, 21])).toEqual([101, 102])
   }, 200_000)
 
   it('every answer lost: the import fails; the same command without faults recovers that attempt under its key: one stored batch, values applied', async ({onTestFinished}) => {

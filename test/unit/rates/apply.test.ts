@@ -92,7 +92,7 @@ describe('applying a plan', () => {
     expect(again.calls[1]!.key).not.toBe(calls[1]!.key)
   })
 
-  it('a batch whose preview changes nothing is not submitted and nothing is asked: the run says "nothing to change"', async () => {
+  it('a batch whose preview changes nothing is still asked about and submitted: the run says why it sends values that look unchanged', async () => {
     const {client, calls} = fakeClient()
     client.restrictionBatches.preview = async (request) => ({
       dry_run: true,
@@ -106,12 +106,11 @@ describe('applying a plan', () => {
     const talked: string[] = []
     const u = {...ui(), talk: (text: string) => void talked.push(text)}
     const result = await applyPlan(client, plan(), names, options({wait: true}), u)
-    expect(calls.map((c) => c.kind)).toEqual([])
-    expect(u.asked).toEqual([])
-    expect(result.submitted).toBe(false)
-    expect(result.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
-    expect(talked.join('')).toContain('Nothing to change: every value already is what the batch asks; no batch was submitted.')
-    expect(u.stdout).toEqual([])
+    expect(calls.map((c) => c.kind)).toEqual(['create'])
+    expect(u.asked).toEqual(['Submit 1 batch: 12 nightly values, none of them changes?'])
+    expect(result.submitted).toBe(true)
+    expect(result.batches.map((b) => b.outcome)).toEqual(['submitted'])
+    expect(talked.join('')).toContain('12 nightly values look unchanged and are submitted anyway: the preview shows applied values only')
   })
 
   it('the plan line counts one Property and one entry in the singular', async () => {

@@ -372,20 +372,18 @@ describe('a long diff on a terminal', () => {
 })
 
 describe('the plan summary after submitting', () => {
-  it('says per batch what the run did: a batch followed or recovered from an earlier run says so, a batch with nothing to change has no id', () => {
+  it('says per batch what the run did: a batch followed or recovered from an earlier run says so', () => {
     const text = renderPlanSummary(
       [
         {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'processing', outcome: 'followed'},
         {index: 1, properties: 1, entries: 2, changes: 4, id: '2c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'submitted'},
-        {index: 2, properties: 1, entries: 2, changes: 4, outcome: 'nothing_to_change'},
-        {index: 3, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
+        {index: 2, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
       ],
     )
     const lines = text.split('\n')
     expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing (earlier run)'])
     expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
-    expect(lines[3]!.split(/\s{2,}/).slice(-2)).toEqual(['-', 'nothing to change'])
-    expect(lines[4]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
+    expect(lines[3]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
     expect(lines[0]!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'id', 'status'])
     expect(text).not.toContain('allow')
   })

@@ -107,13 +107,18 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
     expect(u.asked).toEqual(['Submit 2 batches: 150 nightly values, 150 of them change?'])
   })
 
-  it('a batch whose reads show nothing to change is not sent, in the stream as before the question', async () => {
+  it('a batch whose reads show nothing to change is sent all the same, and the run says why: a batch not yet sent may still overwrite what the reads show', async () => {
     const {client, log} = service()
     const store = new NightStore([{id: id(0), name: 'P0', timezone: 'UTC'}], NOW)
     store.nightsOf(0).values[10 * 5] = 10_000
-    const result = await applyPlan(client, planBatches(store), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, ui())
-    expect(log).toEqual(['read 1'])
-    expect(result.batches.map((b) => b.outcome)).toEqual(['nothing_to_change'])
+    const talked: string[] = []
+    const result = await applyPlan(client, planBatches(store), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, {
+      ...ui(),
+      talk: (text) => void talked.push(text),
+    })
+    expect(log).toEqual(['read 1', 'submit'])
+    expect(result.batches.map((b) => b.outcome)).toEqual(['submitted'])
+    expect(talked.join('')).toContain('1 nightly value looks unchanged and is submitted anyway: the preview shows applied values only')
   })
 })
 

@@ -12,7 +12,7 @@ import {WriteWindow} from '../../../src/rates/pace.js'
 import {type Plan, planBatches} from '../../../src/rates/planner.js'
 import type {RatesClient} from '../../../src/rates/service.js'
 import {waitForBatches} from '../../../src/rates/service.js'
-import {anyInFlight, decideBatches, submitBatches} from '../../../src/rates/submit.js'
+import {decideBatches, submitBatches} from '../../../src/rates/submit.js'
 import {NightStore, type PropertyInfo} from '../../../src/rates/store.js'
 import {NOW} from './helpers.js'
 
@@ -77,9 +77,7 @@ async function run(
   options: {plan?: Plan; changes?: {changed: number; refused: number}[]; resubmit?: boolean; signal?: AbortSignal} = {},
 ) {
   const plan = options.plan ?? fiveBatchPlan()
-  // As a run does: whether an earlier batch may be in flight is asked before the preview.
-  const quietBeforePreview = options.changes !== undefined && !(await anyInFlight(service.client, journal))
-  const decisions = await decideBatches(service.client, plan, {journal, connectionKey: 'conn', changes: options.changes, quietBeforePreview, resubmit: options.resubmit})
+  const decisions = await decideBatches(service.client, plan, {journal, connectionKey: 'conn', changes: options.changes, resubmit: options.resubmit})
   return submitBatches(service.client, plan, decisions, {journal, connectionKey: 'conn', clock, previewed: options.changes !== undefined, signal: options.signal})
 }
 
@@ -101,7 +99,7 @@ describe('a batch refused after earlier batches were stored', () => {
     expect(e.message).toContain(`batch 1: ${[...service.stored.values()][0]}`)
     expect(e.message).toContain('Not submitted: batch 3-5')
     expect(e.suggestion).toContain(id(2))
-    expect(e.suggestion).toContain('run the same command again: it follows the stored batches still in flight and submits only what is still to change')
+    expect(e.suggestion).toContain('run the same command again: it follows the stored batches still in flight and submits the others again as new batches')
     expect(e.details).toMatchObject({not_submitted: [3, 4, 5], submitted: [{batch: 1, outcome: 'submitted'}, {batch: 2, outcome: 'submitted'}]})
   })
 
@@ -230,7 +228,7 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(service.reads).toEqual([])
   })
 
-  it('a batch whose preview changes nothing is not sent, refused values or not: they stay refused either way', async () => {
+  it('every batch is sent whatever its preview shows (a read shows applied values, not what waits in a queue); refused values are sent and refused as before', async () => {
     const service = keyedService()
     const journal = AttemptJournal.memory()
     await run(service, journal)
@@ -243,11 +241,10 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
       {changed: 0, refused: 0},
     ]
     const batches = await run(service, journal, {changes})
-    expect(batches.map((b) => b.outcome)).toEqual(['nothing_to_change', 'nothing_to_change', 'nothing_to_change', 'submitted', 'nothing_to_change'])
-    expect(batches[0]!.id).toBeUndefined()
-    expect(batches[2]!.id).toBeUndefined()
-    expect(service.posts).toHaveLength(5 + 1)
-    expect(submissionText(batches)).toBe('Submitted 1 batch (batch 4).\nBatch 1, 2, 3, 5: nothing to change, not submitted.\n')
+    expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    expect(batches.every((b) => b.id !== undefined)).toBe(true)
+    expect(service.posts).toHaveLength(5 + 5)
+    expect(submissionText(batches)).toBe('Submitted 5 batches.\n')
   })
 
   it('an earlier attempt whose answer never came may be stored and waiting, so a preview cannot tell: nothing is left out as nothing to change', async () => {
@@ -255,15 +252,15 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     // other content, queued behind a lost answer would otherwise overwrite values this run found equal.
     const service = keyedService({at: 1, error: lost(), lose: true})
     const journal = AttemptJournal.memory()
-    await run(service, journal, {plan: fiveBatchPlan(13_000)}).catch(() => undefined)
-    expect(journal.unanswered()).toHaveLength(1)
+    const e = (await run(service, journal, {plan: fiveBatchPlan(13_000)}).catch((x: unknown) => x)) as SubmitInterruptedError
+    expect(e.details).toMatchObject({unknown: [1], submitted: []})
     service.fail!.at = -1
     const none = Array.from({length: 5}, () => ({changed: 0, refused: 0}))
     const batches = await run(service, journal, {changes: none})
     expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
   })
 
-  it('while another batch of the profile is still in flight, the preview cannot tell: a batch with nothing to change is sent anyway (so a, b, a in quick succession ends on a)', async () => {
+  it('a batch with nothing to change is sent while another batch of the profile is in flight (so a, b, a in quick succession ends on a), and as well once every batch of the profile has settled: another machine\'s may still wait', async () => {
     const service = keyedService()
     const journal = AttemptJournal.memory()
     await run(service, journal, {plan: fiveBatchPlan(13_000)})
@@ -272,13 +269,8 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(pending.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
     service.settle()
     const settled = await run(service, journal, {changes: none})
-    expect(settled.map((b) => b.outcome)).toEqual(Array(5).fill('nothing_to_change'))
-    expect(service.posts).toHaveLength(10)
-  })
-
-  it('says so when nothing at all is to change', () => {
-    const batches = [{index: 0, properties: 1, entries: 1, changes: 1, outcome: 'nothing_to_change' as const}]
-    expect(submissionText(batches)).toBe('Nothing to change: every value already is what the batch asks; no batch was submitted.\n')
+    expect(settled.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    expect(service.posts).toHaveLength(15)
   })
 })
 
@@ -430,7 +422,9 @@ describe('the end of a dry run', () => {
 
   it('says how to submit when something would change, and that nothing would change otherwise', async () => {
     expect(await run(1)).toContain('Dry run: 1 nightly value, it changes. Nothing was written. Run the same command without --dry-run to submit.')
-    expect(await run(0)).toContain('Dry run: 1 nightly value, it does not change. Nothing was written, and submitting this file would change nothing.')
+    expect(await run(0)).toContain(
+      'Dry run: 1 nightly value, it does not change. Nothing was written. Without --dry-run the same command submits every value all the same',
+    )
   })
 })
 
