@@ -4,6 +4,7 @@ import type {Io} from './io.js'
 import {plural} from '../text/words.js'
 import {formulaSafe} from '../text/spreadsheet.js'
 import {wrapText} from '../text/wrap.js'
+import {ELLIPSIS, idPrefix, MIN_ID, uniquePrefixLength} from '../text/id-prefix.js'
 
 export type CellValue = string | number | boolean | null | undefined
 
@@ -37,10 +38,8 @@ function cell(value: CellValue): string {
 }
 
 const GAP = '  '
-const ELLIPSIS = '…'
-/** Free text is never cut below this, nor an id below this many characters of prefix. */
+/** Free text is never cut below this. */
 const MIN_TEXT = 10
-const MIN_ID = 8
 
 /**
  * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart, fitted
@@ -67,7 +66,8 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   const shown = columns.map((_, i) => fitted?.visible[i] ?? true)
   const show = (text: string, i: number) => {
     const width = widths[i]!
-    const cut = text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
+    // An id is cut the one way pms shortens ids (src/text/id-prefix.ts), whatever its column's width.
+    const cut = fitted?.prefix[i] ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
     return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
   }
   const line = (texts: string[]) =>
@@ -96,11 +96,12 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   if (!terminalColumns || total(natural) <= terminalColumns) return undefined
   const widths = [...natural]
   const prefix = columns.map(() => false)
+  const unique = columns.map(() => 0)
   // An id cut to its unique prefix, with `…` to show it is not whole.
   columns.forEach((column, i) => {
     if (!column.id) return
-    const unique = uniquePrefixLength(cells.map((line) => line[i]!))
-    const width = Math.max(unique + 1, MIN_ID + 1, column.header.length)
+    unique[i] = uniquePrefixLength(cells.map((line) => line[i]!))
+    const width = Math.max(unique[i]! + 1, MIN_ID + 1, column.header.length)
     if (width < widths[i]!) {
       widths[i] = width
       prefix[i] = true
@@ -126,27 +127,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   const left = visible.filter((v) => !v).length
   const what = [ids ? 'ids shortened' : '', cut ? 'text cut' : '', left > 0 ? `${plural(left, 'column')} left out` : ''].filter(Boolean).join(', ').replace(/, ([^,]*)$/, ' and $1')
   if (!what) return undefined
-  return {widths: text, prefix, visible, what}
-}
-
-/** An id cut as a fitted table cuts one: its prefix `uniqueLength` long (at least MIN_ID) and `…`. */
-export function idPrefix(id: string, uniqueLength: number): string {
-  const length = Math.max(uniqueLength, MIN_ID)
-  return length >= id.length ? id : id.slice(0, length) + ELLIPSIS
-}
-
-/** Length of the shortest prefix that tells every value of a column apart. */
-export function uniquePrefixLength(values: readonly string[]): number {
-  const sorted = [...new Set(values)].sort()
-  let length = 1
-  for (let i = 1; i < sorted.length; i++) {
-    const a = sorted[i - 1]!
-    const b = sorted[i]!
-    let same = 0
-    while (same < a.length && same < b.length && a[same] === b[same]) same++
-    length = Math.max(length, same + 1)
-  }
-  return length
+  return {widths: text, prefix, unique, visible, what}
 }
 
 /**

@@ -38,6 +38,8 @@ export interface WorkerOptions {
   /** How many events are claimed at most: forwards in flight, or events gathered for the command. */
   capacity?: number
   report(report: WorkReport): void
+  /** The command that puts a dead event back to work, for its report: the listener knows which inbox it uses. */
+  replayCommand(id: string): string
   now?: () => number
 }
 
@@ -158,7 +160,7 @@ export class Worker {
       await inbox.failed(owner, event.id, tried.failure, next)
       const detail =
         next === null
-          ? `${tried.failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
+          ? `${tried.failure}; attempt ${attempts}, no more retries (${this.options.replayCommand(event.id)})`
           : `${tried.failure}; attempt ${attempts}, next in ${Math.max(1, Math.round((next - this.now()) / 1000))} s`
       this.options.report({id: event.id, type: event.type, outcome: next === null ? 'dead' : 'retry', detail})
     } catch (error) {
