@@ -15,6 +15,8 @@ export interface Column<R> {
   align?: 'left' | 'right'
   /** Free text that may be cut (with `…`) on a narrow terminal, widest first. */
   wrap?: boolean
+  /** Free text cut no shorter than this (MIN_TEXT otherwise): droppable columns go first. */
+  min?: number
   /** An id: shortened to the shortest prefix unique in the column when the table does not fit. */
   id?: boolean
   /**
@@ -115,7 +117,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   let text = widths
   for (;;) {
     const kept = columns.map((_, i) => i).filter((i) => visible[i])
-    const fitted = fitWidths(kept.map((i) => widths[i]!), terminalColumns, kept.map((i) => columns[i]!.wrap === true)) ?? kept.map((i) => widths[i]!)
+    const fitted = fitWidths(kept.map((i) => widths[i]!), terminalColumns, kept.map((i) => columns[i]!.wrap === true), kept.map((i) => columns[i]!.min ?? MIN_TEXT)) ?? kept.map((i) => widths[i]!)
     text = [...widths]
     kept.forEach((i, k) => (text[i] = fitted[k]!))
     const next = droppable.shift()
@@ -135,7 +137,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
  * columns, the widest first down to MIN_TEXT, then the next; undefined when the table fits as it is, the width is
  * unknown or no column may be cut. Ids and codes are never cut here.
  */
-export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
+export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = [], mins: number[] = []): number[] | undefined {
   if (!terminalColumns) return undefined
   let excess = natural.reduce((sum, width) => sum + width, 0) + GAP.length * (natural.length - 1) - terminalColumns
   const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
@@ -145,7 +147,7 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
   // cuts its modifiers and keeps the names whole rather than cutting both to half.
   for (const i of [...soft].sort((a, b) => natural[b]! - natural[a]!)) {
     if (excess <= 0) break
-    const take = Math.min(excess, Math.max(0, widths[i]! - MIN_TEXT))
+    const take = Math.min(excess, Math.max(0, widths[i]! - (mins[i] ?? MIN_TEXT)))
     widths[i] = widths[i]! - take
     excess -= take
   }

@@ -342,13 +342,13 @@ export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<
 
 export function renderInbox(io: Io, rows: InboxLine[]): string {
   const columns: Column<InboxLine>[] = [
-    {header: 'ID', value: (e) => e.id, id: true},
-    {header: 'TYPE', value: (e) => e.type},
-    {header: 'STATUS', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
-    {header: 'ATTEMPTS', value: (e) => e.attempts, align: 'right'},
-    {header: 'RECEIVED', value: (e) => e.received_at},
-    {header: 'NEXT', value: (e) => e.next_at},
-    {header: 'LAST ERROR', value: (e) => e.last_error, wrap: true},
+    {header: 'id', value: (e) => e.id, id: true},
+    {header: 'type', value: (e) => e.type, wrap: true},
+    {header: 'status', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
+    {header: 'attempts', value: (e) => e.attempts, align: 'right'},
+    {header: 'received_at', value: (e) => e.received_at, drop: 2},
+    {header: 'next_at', value: (e) => e.next_at, drop: 1},
+    {header: 'last_error', value: (e) => e.last_error, wrap: true, min: 20},
   ]
   return renderTable(io, columns, rows, {noun: ['event', 'events']})
 }

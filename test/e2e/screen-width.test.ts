@@ -5,7 +5,10 @@
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {randomBytes} from 'node:crypto'
 import {describe, expect} from 'vitest'
+import {deliver, signedEvent, startListen} from './support/listen.js'
+import {connect, startSandbox} from './support/sandbox.js'
 import {tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
 import {openTerminal, widestLine} from './support/terminal.js'
@@ -45,4 +48,36 @@ describe.concurrent('help at 80 columns', () => {
     expect(widestLine(shown)).toBeLessThanOrEqual(80)
     expect(shown.replace(/ \\\n +/g, ' ')).toContain('$ pms restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2027-12-24 --to 2027-12-26 --rate 180 --min-stay 2 --dry-run')
   })
+})
+
+describe.concurrent('tables at 80 columns', () => {
+  it('pms webhooks inbox fits, its headings lower-case as every other table', async () => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`
+    const store = join(mkdtempSync(join(tmpdir(), 'pms-inbox-')), 'inbox.sqlite')
+    // Forwards that fail until the events are dead: each row then has a last error to show.
+    const listener = await startListen(['--port', '0', '--store', store, '--forward-to', 'http://127.0.0.1:9/hooks', '--retry-delay', '1', '--retry-for', '2'], {secret})
+    try {
+      for (let i = 0; i < 3; i++) expect((await deliver(listener.url, signedEvent(secret, {type: 'booking.modified'}))).status).toBe(200)
+      const deadline = Date.now() + 30_000
+      while ((listener.stderr().match(/\tdead\t/g) ?? []).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
+    } finally {
+      await listener.stop()
+    }
+    const fitted = await screenOf(['webhooks', 'inbox', '--store', store], {PMS_CONFIG_DIR: tempConfigDir()})
+    expect(widestLine(fitted), fitted).toBeLessThanOrEqual(80)
+    expect(fitted.split('\n')[0]).toMatch(/^id +type +status +attempts/)
+  })
+
+  it('pms messages threads --unread fits and shows at least 30 characters of the latest message', async ({onTestFinished}) => {
+    const sandbox = await startSandbox()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token, PMS_CONFIG_DIR: tempConfigDir()}
+    const shown = await screenOf(['messages', 'threads', '--unread'], env)
+    expect(widestLine(shown), shown).toBeLessThanOrEqual(80)
+    const lines = shown.split('\n')
+    const start = lines[0]!.indexOf('latest')
+    const next = lines[0]!.slice(start + 'latest'.length).search(/\S/)
+    expect(start, shown).toBeGreaterThan(0)
+    expect(next + 'latest'.length, shown).toBeGreaterThanOrEqual(32)
+  }, 120_000)
 })
