@@ -15,13 +15,13 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listLockCodes, lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener, resolveId}] = await Promise.all([
+    const [{createClient}, {listLockCodes, lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
       import('../../src/cli/session.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/ids.js'),
     ])
-    const booking = resolveId(this.ctx, this.args.booking, 'booking', 'copy the id from the first column of pms bookings list')
+    const booking = this.resolveId(this.args.booking, 'booking')
     const client = await createClient(this.ctx)
     try {
       const codes = await listLockCodes(client, booking)

@@ -26,6 +26,7 @@ ${RERUN_TEXT}`
 
   async run(): Promise<void> {
     const [{applyCommand}, rates] = await Promise.all([import('../../src/cli/apply-run.js'), import('../../src/rates/index.js')])
+    const propertyIds = this.flags.property.map((id) => this.resolveId(id, 'Property'))
     const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     const values = {
       rate: this.flags.rate,
@@ -37,7 +38,7 @@ ${RERUN_TEXT}`
     await applyCommand(this.ctx, applyFlagValues(this.flags), {
       // The values alone, before any call: a bad --rate is named even where --yes is missing too.
       check: async () => void rates.storeForSet([], [], range, values, this.ctx.clock.now()),
-      plan: (properties) => rates.planBatches(rates.storeForSet(properties, this.flags.property, range, values, this.ctx.clock.now())),
+      plan: (properties) => rates.planBatches(rates.storeForSet(properties, propertyIds, range, values, this.ctx.clock.now())),
     })
   }
 }

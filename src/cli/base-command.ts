@@ -2,7 +2,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock, type Clock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
 import {PromptCancelledError} from './confirm.js'
-import {ID_HINTS, resolveId, type IdKind} from './ids.js'
+import {idHint, resolveId, type IdKind} from './ids.js'
 import {processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
@@ -80,7 +80,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** An id argument or flag: a whole id, or the start of one a terminal table showed (`3f1c0a9b…`). */
   protected resolveId(text: string, kind: IdKind): string {
-    return resolveId(this.ctx, text, kind, ID_HINTS[kind])
+    return resolveId(this.ctx, text, kind, idHint(kind, this.ctx.profile))
   }
 
   /** Prints a result: the JSON document with --json, else what `render` makes of it. */

@@ -2,10 +2,9 @@ import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {UsageError} from '../client/errors.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
+import {shellQuote} from '../text/shell.js'
 import type {RunContext} from './base-command.js'
-import {idPrefix, uniquePrefixLength} from './output.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import {idPrefix, matchPrefix, uniquePrefixLength, UUID} from '../text/id-prefix.js'
 
 /** Ids of the API are uuids: anything else is refused before it costs a read or a place in the rate limit. */
 export function assertUuid(id: string, what: string, suggestion: string): void {
@@ -24,15 +23,13 @@ export type IdKind = 'booking' | 'Property' | 'batch'
 const SHOWN_FILE = 'shown-ids.json'
 /** Enough for every booking of a large account listed once; older ids drop off. */
 const SHOWN_MAX = 20_000
-/** Where each kind of id is found, for a mistyped one. */
-export const ID_HINTS: Record<IdKind, string> = {
-  booking: 'copy the id from the first column of pms bookings list or pms messages threads',
-  Property: 'copy the id from the first column of pms properties list',
-  batch: 'copy the id printed by pms rates import or pms restrictions set, or shown by pms batches list',
+/** Where each kind of id is found, for a mistyped one: the commands carry the profile in use. */
+export function idHint(kind: IdKind, profile: string | undefined): string {
+  const p = profile === undefined ? '' : ` --profile ${shellQuote(profile)}`
+  if (kind === 'booking') return `copy the id from the first column of pms bookings list${p} or pms messages threads${p}`
+  if (kind === 'Property') return `copy the id from the first column of pms properties list${p}`
+  return `copy the id printed by pms rates import or pms restrictions set, or shown by pms batches list${p}`
 }
-
-/** Shorter prefixes match too much to be a choice. */
-const PREFIX_MIN = 4
 
 type Shown = Record<string, Partial<Record<IdKind, string[]>>>
 
@@ -94,17 +91,27 @@ export function propertyNames(ctx: Pick<RunContext, 'configDir' | 'profile' | 'i
 export function resolveId(ctx: Pick<RunContext, 'configDir' | 'profile'>, text: string, kind: IdKind, suggestion: string): string {
   const given = text.trim().replace(/(…|\.\.\.)$/, '')
   if (UUID.test(given)) return given
-  if (!/^[0-9a-f-]+$/i.test(given) || given.length < PREFIX_MIN || given.length > 36) assertUuid(text, kind, suggestion)
-  const prefix = given.toLowerCase()
-  const matches = (readShown(ctx.configDir)[ctx.profile ?? 'default']?.[kind] ?? []).filter((id) => id.startsWith(prefix))
-  if (matches.length === 1) return matches[0]!
-  if (matches.length === 0) {
-    throw new UsageError(`"${text}" is not a ${kind} id, and no ${kind} id shown on this terminal lately starts with it`, {
-      code: 'invalid_argument',
-      suggestion: `give the whole id (--wide shows ids whole); ${suggestion}`,
-    })
+  return resolvePrefix(text, kind, readShown(ctx.configDir)[ctx.profile ?? 'default']?.[kind] ?? [], {
+    suggestion,
+    unknown: `no ${kind} id shown on this terminal lately starts with it`,
+    whole: 'give the whole id (--wide shows ids whole)',
+    among: 'shown lately',
+  })
+}
+
+/**
+ * The id among `candidates` (the ids pms may have shown) that a prefix stands for; refused as
+ * unknown, or as ambiguous with the candidates named, or as no id at all.
+ */
+function resolvePrefix(text: string, kind: string, candidates: Iterable<string>, words: {suggestion: string; unknown: string; whole: string; among: string}): string {
+  const match = matchPrefix(text, candidates)
+  if ('found' in match) return match.found
+  if ('malformed' in match) {
+    assertUuid(text, kind, words.suggestion)
+    return text
   }
-  throw new UsageError(`"${text}" starts ${matches.length} ${kind} ids shown lately: ${matches.slice(0, 3).join(', ')}${matches.length > 3 ? ', ...' : ''}`, {
+  if ('none' in match) throw new UsageError(`"${text}" is not a ${kind} id, and ${words.unknown}`, {code: 'invalid_argument', suggestion: `${words.whole}; ${words.suggestion}`})
+  throw new UsageError(`"${text}" is ambiguous: it starts ${match.many.length} ${kind} ids ${words.among}: ${match.many.slice(0, 5).join(', ')}${match.many.length > 5 ? ', ...' : ''}`, {
     code: 'invalid_argument',
     suggestion: 'give more characters of the id, or the whole id',
   })

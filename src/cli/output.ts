@@ -4,6 +4,7 @@ import type {Io} from './io.js'
 import {plural} from '../text/words.js'
 import {formulaSafe} from '../text/spreadsheet.js'
 import {wrapText} from '../text/wrap.js'
+import {ELLIPSIS, idPrefix, MIN_ID, uniquePrefixLength} from '../text/id-prefix.js'
 
 export type CellValue = string | number | boolean | null | undefined
 
@@ -14,6 +15,8 @@ export interface Column<R> {
   align?: 'left' | 'right'
   /** Free text that may be cut (with `…`) on a narrow terminal, widest first. */
   wrap?: boolean
+  /** Free text cut no shorter than this (MIN_TEXT otherwise): droppable columns go first. */
+  min?: number
   /** An id: shortened to the shortest prefix unique in the column when the table does not fit. */
   id?: boolean
   /**
@@ -37,10 +40,8 @@ function cell(value: CellValue): string {
 }
 
 const GAP = '  '
-const ELLIPSIS = '…'
-/** Free text is never cut below this, nor an id below this many characters of prefix. */
+/** Free text is never cut below this. */
 const MIN_TEXT = 10
-const MIN_ID = 8
 
 /**
  * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart, fitted
@@ -67,7 +68,8 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   const shown = columns.map((_, i) => fitted?.visible[i] ?? true)
   const show = (text: string, i: number) => {
     const width = widths[i]!
-    const cut = text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
+    // An id is cut the one way pms shortens ids (src/text/id-prefix.ts), whatever its column's width.
+    const cut = fitted?.prefix[i] ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
     return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
   }
   const line = (texts: string[]) =>
@@ -96,11 +98,12 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   if (!terminalColumns || total(natural) <= terminalColumns) return undefined
   const widths = [...natural]
   const prefix = columns.map(() => false)
+  const unique = columns.map(() => 0)
   // An id cut to its unique prefix, with `…` to show it is not whole.
   columns.forEach((column, i) => {
     if (!column.id) return
-    const unique = uniquePrefixLength(cells.map((line) => line[i]!))
-    const width = Math.max(unique + 1, MIN_ID + 1, column.header.length)
+    unique[i] = uniquePrefixLength(cells.map((line) => line[i]!))
+    const width = Math.max(unique[i]! + 1, MIN_ID + 1, column.header.length)
     if (width < widths[i]!) {
       widths[i] = width
       prefix[i] = true
@@ -114,7 +117,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   let text = widths
   for (;;) {
     const kept = columns.map((_, i) => i).filter((i) => visible[i])
-    const fitted = fitWidths(kept.map((i) => widths[i]!), terminalColumns, kept.map((i) => columns[i]!.wrap === true)) ?? kept.map((i) => widths[i]!)
+    const fitted = fitWidths(kept.map((i) => widths[i]!), terminalColumns, kept.map((i) => columns[i]!.wrap === true), kept.map((i) => columns[i]!.min ?? MIN_TEXT)) ?? kept.map((i) => widths[i]!)
     text = [...widths]
     kept.forEach((i, k) => (text[i] = fitted[k]!))
     const next = droppable.shift()
@@ -126,27 +129,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
   const left = visible.filter((v) => !v).length
   const what = [ids ? 'ids shortened' : '', cut ? 'text cut' : '', left > 0 ? `${plural(left, 'column')} left out` : ''].filter(Boolean).join(', ').replace(/, ([^,]*)$/, ' and $1')
   if (!what) return undefined
-  return {widths: text, prefix, visible, what}
-}
-
-/** An id cut as a fitted table cuts one: its prefix `uniqueLength` long (at least MIN_ID) and `…`. */
-export function idPrefix(id: string, uniqueLength: number): string {
-  const length = Math.max(uniqueLength, MIN_ID)
-  return length >= id.length ? id : id.slice(0, length) + ELLIPSIS
-}
-
-/** Length of the shortest prefix that tells every value of a column apart. */
-export function uniquePrefixLength(values: readonly string[]): number {
-  const sorted = [...new Set(values)].sort()
-  let length = 1
-  for (let i = 1; i < sorted.length; i++) {
-    const a = sorted[i - 1]!
-    const b = sorted[i]!
-    let same = 0
-    while (same < a.length && same < b.length && a[same] === b[same]) same++
-    length = Math.max(length, same + 1)
-  }
-  return length
+  return {widths: text, prefix, unique, visible, what}
 }
 
 /**
@@ -154,7 +137,7 @@ export function uniquePrefixLength(values: readonly string[]): number {
  * columns, the widest first down to MIN_TEXT, then the next; undefined when the table fits as it is, the width is
  * unknown or no column may be cut. Ids and codes are never cut here.
  */
-export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = []): number[] | undefined {
+export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = [], mins: number[] = []): number[] | undefined {
   if (!terminalColumns) return undefined
   let excess = natural.reduce((sum, width) => sum + width, 0) + GAP.length * (natural.length - 1) - terminalColumns
   const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
@@ -164,7 +147,7 @@ export function fitWidths(natural: number[], terminalColumns: number | undefined
   // cuts its modifiers and keeps the names whole rather than cutting both to half.
   for (const i of [...soft].sort((a, b) => natural[b]! - natural[a]!)) {
     if (excess <= 0) break
-    const take = Math.min(excess, Math.max(0, widths[i]! - MIN_TEXT))
+    const take = Math.min(excess, Math.max(0, widths[i]! - (mins[i] ?? MIN_TEXT)))
     widths[i] = widths[i]! - take
     excess -= take
   }

@@ -8,7 +8,7 @@ import {hostname, tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {readInput} from '../client/raw.js'
-import {isPostgresUrl} from '../db/postgres.js'
+import {displayUrl, isPostgresUrl} from '../db/postgres.js'
 import {tryHoldProcessLock} from '../fs/process-lock.js'
 import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
@@ -19,6 +19,8 @@ import type {WorkReport} from '../webhooks/worker.js'
 import type {RunContext} from './base-command.js'
 import type {Io} from './io.js'
 import {renderTable, type Column} from './output.js'
+import {matchPrefix, UUID} from '../text/id-prefix.js'
+import {shellCommand} from '../text/shell.js'
 import {untilSignal} from './signals.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
@@ -234,6 +236,7 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
     leaseMs,
     pollMs: inbox.kind === 'postgres' ? 500 : 1000,
     report: (report) => io.err(workLine(ctx.clock.now(), report)),
+    replayCommand: (id) => shellCommand(['pms', 'webhooks', 'replay', id, ...storeWords(store.shown)]),
   })
   let listener
   try {
@@ -279,6 +282,12 @@ export interface InboxOptions {
   store?: string
   status?: InboxStatus
   limit: number
+}
+
+/** `--store` as a printed command needs it to reach the same inbox (a password of a URL hidden); nothing for the default one. */
+function storeWords(store: string | undefined): string[] {
+  if (store === undefined) return []
+  return ['--store', isPostgresUrl(store) ? displayUrl(store) : resolve(store)]
 }
 
 /** Opens the inbox named by --store (or the default one) for `inbox` and `replay`, next to a running listener. */
@@ -334,13 +343,13 @@ export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<
 
 export function renderInbox(io: Io, rows: InboxLine[]): string {
   const columns: Column<InboxLine>[] = [
-    {header: 'ID', value: (e) => e.id, id: true},
-    {header: 'TYPE', value: (e) => e.type},
-    {header: 'STATUS', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
-    {header: 'ATTEMPTS', value: (e) => e.attempts, align: 'right'},
-    {header: 'RECEIVED', value: (e) => e.received_at},
-    {header: 'NEXT', value: (e) => e.next_at},
-    {header: 'LAST ERROR', value: (e) => e.last_error, wrap: true},
+    {header: 'id', value: (e) => e.id, id: true},
+    {header: 'type', value: (e) => e.type, wrap: true},
+    {header: 'status', value: (e) => (e.lease_until !== null && (e.status === 'pending' || e.status === 'failed') ? `${e.status} (claimed)` : e.status)},
+    {header: 'attempts', value: (e) => e.attempts, align: 'right'},
+    {header: 'received_at', value: (e) => e.received_at, drop: 2},
+    {header: 'next_at', value: (e) => e.next_at, drop: 1},
+    {header: 'last_error', value: (e) => e.last_error, wrap: true, min: 20},
   ]
   return renderTable(io, columns, rows, {noun: ['event', 'events']})
 }
@@ -362,15 +371,29 @@ export async function runReplay(ctx: RunContext, options: ReplayOptions): Promis
   }
   const inbox = await openNamedInbox(ctx, options.store)
   let replayed: string[]
+  let ids: string[] = []
   try {
-    replayed = await inbox.replay(options.dead ? 'dead' : options.ids)
+    // A prefix as pms webhooks inbox showed it stands for the one id of the inbox it starts.
+    const held = options.ids.some((id) => !UUID.test(id)) ? (await inbox.list(undefined, Number.MAX_SAFE_INTEGER)).map((e) => e.id) : []
+    ids = options.ids.map((id) => {
+      if (UUID.test(id)) return id
+      const match = matchPrefix(id, held)
+      if ('many' in match) {
+        throw new UsageError(`"${id}" is ambiguous: it starts ${match.many.length} event ids of the inbox: ${match.many.slice(0, 5).join(', ')}${match.many.length > 5 ? ', ...' : ''}`, {
+          code: 'invalid_argument',
+          suggestion: 'give more characters of the id, or the whole id',
+        })
+      }
+      return 'found' in match ? match.found : id
+    })
+    replayed = await inbox.replay(options.dead ? 'dead' : ids)
   } finally {
     await inbox.close()
   }
-  const result = {replayed, not_found: options.ids.filter((id) => !replayed.includes(id))}
+  const result = {replayed, not_found: options.ids.filter((_, i) => !replayed.includes(ids[i]!))}
   if (!ctx.json) ctx.io.err(`${replayed.length} event${replayed.length === 1 ? '' : 's'} put back to work; a running listener takes ${replayed.length === 1 ? 'it' : 'them'} within a second.\n`)
   if (result.not_found.length > 0) {
-    throw new PmsError(`Not in the inbox: ${result.not_found.join(', ')}`, {code: 'not_found', exitCode: ExitCode.failure, suggestion: 'pms webhooks inbox lists the ids it holds', details: result})
+    throw new PmsError(`Not in the inbox: ${result.not_found.join(', ')} (no event id of the inbox starts with ${result.not_found.length === 1 ? 'it' : 'them'})`, {code: 'not_found', exitCode: ExitCode.failure, suggestion: `${shellCommand(['pms', 'webhooks', 'inbox', ...storeWords(options.store)])} lists the ids it holds`, details: result})
   }
   return result
 }

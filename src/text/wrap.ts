@@ -49,3 +49,23 @@ export function wrapText(text: string, width: number | undefined): string {
     })
     .join('\n')
 }
+
+/**
+ * Text such as help, whose example lines (`  $ pms ...`) are commands: those wrap at spaces with a
+ * ` \` at the end of each row but the last, so that the rows pasted into a shell are still one
+ * command; every other line wraps as wrapText wraps it.
+ */
+export function wrapWithCommands(text: string, width: number | undefined): string {
+  if (width === undefined) return text
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      const indent = /^ */.exec(line)![0]
+      const body = line.slice(indent.length)
+      if (!body.startsWith('$ ') || indent.length + visible(body) <= width) return wrapLine(body, indent, width)
+      // Two characters for ` \`, and rows after the first indented four more, as a continuation.
+      const rows = wrapLine(body, '', width - indent.length - 6)
+      return rows.map((row, i) => (i === 0 ? indent : `${indent}    `) + row + (i < rows.length - 1 ? ' \\' : ''))
+    })
+    .join('\n')
+}

@@ -39,6 +39,8 @@ export interface WorkerOptions {
   /** How many events are claimed at most: forwards in flight, or events gathered for the command. */
   capacity?: number
   report(report: WorkReport): void
+  /** The command that puts a dead event back to work, for its report: the listener knows which inbox it uses. */
+  replayCommand(id: string): string
   now?: () => number
 }
 
@@ -160,7 +162,7 @@ export class Worker {
       if (result.outcome === 'taken') return this.options.report(taken)
       const detail =
         result.outcome === 'dead'
-          ? `${tried.failure}; attempt ${attempts}, no more retries (pms webhooks replay ${event.id})`
+          ? `${tried.failure}; attempt ${attempts}, no more retries (${this.options.replayCommand(event.id)})`
           : `${tried.failure}; attempt ${attempts}, next in ${Math.max(1, Math.round(result.inMs / 1000))} s`
       this.options.report({id: event.id, type: event.type, outcome: result.outcome, detail})
     } catch (error) {

@@ -173,6 +173,8 @@ describe.concurrent('pms webhooks listen: the durable inbox', () => {
     const ids = [randomUUID(), randomUUID()]
     for (const id of ids) expect((await deliver(listener.url, signed(secret, JSON.stringify({id, type: 'booking.created', created_at: new Date().toISOString(), data: {}}), id))).status).toBe(200)
     await until(() => (listener.stderr().match(/\tdead\t/g) ?? []).length === 2, 20_000, 'both dead')
+    // The command the dead line names reaches this inbox, not the default one.
+    for (const id of ids) expect(listener.stderr()).toContain(`no more retries (pms webhooks replay ${id} --store ${store})`)
     const dead = await runPms(['webhooks', 'inbox', '--store', store, '--status', 'dead', '--json'])
     expect(dead.code, dead.stderr).toBe(0)
     const entries = JSON.parse(dead.stdout) as Array<{id: string; status: string; attempts: number; last_error: string}>

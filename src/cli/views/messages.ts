@@ -7,12 +7,15 @@ import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {renderTable, utcMinute, type Column} from '../output.js'
 import {plural} from '../../text/words.js'
 
+/** What a person reads of a thread: its latest message keeps this much before other columns are left out. */
+const LATEST_MIN = 30
+
 export const threadColumns: Column<MessageThread>[] = [
   {header: 'booking_id', value: (t) => t.booking_id, id: true},
   {header: 'property_id', value: (t) => t.property_id, id: true, drop: 1},
   {header: 'sales_channel', value: (t) => t.sales_channel.name, drop: 4},
   {header: 'from', value: (t) => authorName(t.latest_message.author)},
-  {header: 'latest', value: (t) => previewLine(t.latest_message.preview, 200) + (t.latest_message.attachments_count > 0 ? ` [${plural(t.latest_message.attachments_count, 'file')}]` : ''), wrap: true},
+  {header: 'latest', value: (t) => previewLine(t.latest_message.preview, 200) + (t.latest_message.attachments_count > 0 ? ` [${plural(t.latest_message.attachments_count, 'file')}]` : ''), wrap: true, min: LATEST_MIN},
   {header: 'unread', value: (t) => t.unread_count, align: 'right'},
   {header: 'closed', value: (t) => (t.is_closed ? 'yes' : 'no'), drop: 2},
   {header: 'updated', value: (t) => utcMinute(t.updated_at), drop: 3},

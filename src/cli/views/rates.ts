@@ -9,7 +9,7 @@ import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
-import {assertUuid, ID_HINTS, propertyNames} from '../ids.js'
+import {assertUuid, idHint, propertyNames} from '../ids.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
@@ -48,7 +48,7 @@ export async function readCalendarOf(
  */
 
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
-  for (const id of ids) assertUuid(id, 'batch', ID_HINTS.batch)
+  for (const id of ids) assertUuid(id, 'batch', idHint('batch', ctx.profile))
   const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
   const {io} = ctx
   const client = await createClient(ctx)

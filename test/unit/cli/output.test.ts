@@ -8,7 +8,8 @@ vi.hoisted(() => {
 })
 import {processIo} from '../../../src/cli/io.js'
 import {shownText} from '../../../src/text/spreadsheet.js'
-import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, uniquePrefixLength, type Column} from '../../../src/cli/output.js'
+import {csvField, fitWidths, keyColumns, paint, renderTable, toCsv, type Column} from '../../../src/cli/output.js'
+import {uniquePrefixLength} from '../../../src/text/id-prefix.js'
 
 interface Row {
   id: string

@@ -1,0 +1,83 @@
+/**
+ * No line wider than an 80-column terminal and no word cut at its edge (README, "Made for a
+ * terminal"): read off tmux screens, joined (-J) so that a line the terminal wrapped shows whole.
+ */
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {randomBytes} from 'node:crypto'
+import {describe, expect} from 'vitest'
+import {deliver, signedEvent, startListen} from './support/listen.js'
+import {connect, startSandbox} from './support/sandbox.js'
+import {tempConfigDir} from './support/pms.js'
+import {itNeeds, missingTmux} from './support/requirements.js'
+import {openTerminal, widestLine} from './support/terminal.js'
+
+const it = itNeeds(missingTmux())
+
+/** The screen's text as words, so that a word cut at a line's end shows as two. */
+const words = (text: string) => text.replace(/ \\\n/g, ' ').split(/\s+/).filter(Boolean)
+
+async function screenOf(args: string[], env: Record<string, string>): Promise<string> {
+  const terminal = openTerminal(args, {columns: 80, rows: 60, env})
+  try {
+    await terminal.exitCode()
+    return terminal.history()
+  } finally {
+    terminal.close()
+  }
+}
+
+describe.concurrent('help at 80 columns', () => {
+  for (const [args, sentence] of [
+    [['--help'], 'guest messages (threads, replies, an inbox), App Events (webhooks: verify, a durable listener), raw API calls, and a local sandbox.'],
+    [['restrictions', 'set', '--help'], "Where the preview before submitting comes from: reads of the current values (GET /restrictions, on the read limit), or the service's dry runs"],
+  ] as const) {
+    it(`pms ${args.join(' ')}: no line over 80 columns and no word cut, rendered and again from the help cache`, async () => {
+      const env = {PMS_CONFIG_DIR: tempConfigDir(), PMS_CACHE_DIR: mkdtempSync(join(tmpdir(), 'pms-cache-'))}
+      for (const run of ['rendered', 'cached']) {
+        const shown = await screenOf([...args], env)
+        expect(widestLine(shown), `${run}:\n${shown}`).toBeLessThanOrEqual(80)
+        expect(words(shown).join(' '), run).toContain(sentence)
+      }
+    })
+  }
+
+  it('an example too long for the terminal is continued with ` \\` and pastes as the whole command', async () => {
+    const shown = await screenOf(['restrictions', 'set', '--help'], {PMS_CONFIG_DIR: tempConfigDir(), PMS_CACHE_DIR: mkdtempSync(join(tmpdir(), 'pms-cache-'))})
+    expect(widestLine(shown)).toBeLessThanOrEqual(80)
+    expect(shown.replace(/ \\\n +/g, ' ')).toContain('$ pms restrictions set --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from 2027-12-24 --to 2027-12-26 --rate 180 --min-stay 2 --dry-run')
+  })
+})
+
+describe.concurrent('tables at 80 columns', () => {
+  it('pms webhooks inbox fits, its headings lower-case as every other table', async () => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`
+    const store = join(mkdtempSync(join(tmpdir(), 'pms-inbox-')), 'inbox.sqlite')
+    // Forwards that fail until the events are dead: each row then has a last error to show.
+    const listener = await startListen(['--port', '0', '--store', store, '--forward-to', 'http://127.0.0.1:9/hooks', '--retry-delay', '1', '--retry-for', '2'], {secret})
+    try {
+      for (let i = 0; i < 3; i++) expect((await deliver(listener.url, signedEvent(secret, {type: 'booking.modified'}))).status).toBe(200)
+      const deadline = Date.now() + 30_000
+      while ((listener.stderr().match(/\tdead\t/g) ?? []).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
+    } finally {
+      await listener.stop()
+    }
+    const fitted = await screenOf(['webhooks', 'inbox', '--store', store], {PMS_CONFIG_DIR: tempConfigDir()})
+    expect(widestLine(fitted), fitted).toBeLessThanOrEqual(80)
+    expect(fitted.split('\n')[0]).toMatch(/^id +type +status +attempts/)
+  })
+
+  it('pms messages threads --unread fits and shows at least 30 characters of the latest message', async ({onTestFinished}) => {
+    const sandbox = await startSandbox()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token, PMS_CONFIG_DIR: tempConfigDir()}
+    const shown = await screenOf(['messages', 'threads', '--unread'], env)
+    expect(widestLine(shown), shown).toBeLessThanOrEqual(80)
+    const lines = shown.split('\n')
+    const start = lines[0]!.indexOf('latest')
+    const next = lines[0]!.slice(start + 'latest'.length).search(/\S/)
+    expect(start, shown).toBeGreaterThan(0)
+    expect(next + 'latest'.length, shown).toBeGreaterThanOrEqual(32)
+  }, 120_000)
+})
