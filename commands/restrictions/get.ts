@@ -4,10 +4,11 @@ import {BaseCommand} from '../../src/cli/base-command.js'
 export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet> {
   static override summary = 'Show the calendar: rate, min stay, closures and availability per night, with fields a batch would refuse'
   static override description =
-    'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table per Property on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json.'
+    'Reads GET /restrictions in calls of at most 100 Properties and 366 nights. Unwritable fields are listed with their reason. A table per Property on a terminal, tab-separated rows in a pipe, CSV with --csv, an array of records with --json. -o FILE writes the CSV rows to FILE, or an Excel workbook of them when FILE ends in .xlsx (nights as date cells, rates as numbers, booleans as booleans).'
   static override examples = [
     '<%= config.bin %> restrictions get --property 0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60 --from today --to +30d',
     '<%= config.bin %> restrictions get --all --from today --to +364d --csv > calendar.csv',
+    '<%= config.bin %> restrictions get --all --from today --to +90d -o calendar.xlsx',
   ]
   static override flags = {
     property: Flags.string({description: 'Property id (repeat for several)', multiple: true, exclusive: ['all']}),
@@ -15,6 +16,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     from: Flags.string({description: 'First night: YYYY-MM-DD, today, tomorrow or +Nd (days from today on this machine)', required: true}),
     to: Flags.string({description: 'Last night, inclusive: YYYY-MM-DD, today, tomorrow or +Nd', required: true}),
     csv: Flags.boolean({description: 'Print CSV with a heading line', exclusive: ['json']}),
+    output: Flags.string({char: 'o', description: 'Write the rows to this file: an Excel workbook when it ends in .xlsx, CSV otherwise', exclusive: ['csv']}),
   }
 
   async run(): Promise<void> {
@@ -33,6 +35,19 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     const names = rates.namesOf(properties)
     const rows = rates.calendarRows(records, names)
     const columns = keyColumns(rates.CALENDAR_COLUMNS)
+    const output = this.flags.output
+    if (output) {
+      const [{writeFile}, {isWorkbookPath, keyWorkbookColumns, writeWorkbook}, {plural}] = await Promise.all([
+        import('node:fs/promises'),
+        import('../../src/cli/workbook-output.js'),
+        import('../../src/text/words.js'),
+      ])
+      if (isWorkbookPath(output)) await writeWorkbook(output, 'Calendar', keyWorkbookColumns(rates.CALENDAR_COLUMNS), rows)
+      else await writeFile(output, toCsv(columns, rows))
+      this.ctx.io.err(`Wrote ${plural(rows.length, 'row')} to ${output}.\n`)
+      if (this.ctx.json) this.emit({file: output, rows: rows.length}, () => '')
+      return
+    }
     this.emit(records, () => {
       if (this.flags.csv) return toCsv(columns, rows)
       if (this.ctx.io.stdoutIsTTY) return fitText(this.ctx.io, rates.renderCalendar(records, propertyNames(this.ctx, names), (style, text) => paint(this.ctx.io, style, text), this.ctx.io.columns ?? 80))

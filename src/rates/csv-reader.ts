@@ -158,19 +158,19 @@ class RowChecker {
     this.problems.add(p)
   }
 
-  header(record: string[]): void {
+  header(record: string[], line = 1): void {
     this.headers = record.map((cell) => cell.replace(/^\uFEFF/, '').trim())
     const seen = new Map<Column, number>()
     this.headers.forEach((header, index) => {
       if (header === '') return
       const column = columnOf(header)
       if (!column) {
-        this.problem(1, index, `unknown column "${header}"; known columns: ${Object.keys(COLUMN_ALIASES).join(', ')} (see docs/csv-format.md for aliases)`)
+        this.problem(line, index, `unknown column "${header}"; known columns: ${Object.keys(COLUMN_ALIASES).join(', ')} (see docs/csv-format.md for aliases)`)
         return
       }
       const earlier = seen.get(column)
       if (earlier !== undefined) {
-        this.problem(1, index, `column "${header}" names ${column} again (already column ${earlier + 1}, "${this.headers[earlier]}")`)
+        this.problem(line, index, `column "${header}" names ${column} again (already column ${earlier + 1}, "${this.headers[earlier]}")`)
         return
       }
       seen.set(column, index)
@@ -185,7 +185,7 @@ class RowChecker {
     let missing = false
     const missingColumn = (message: string) => {
       missing = true
-      this.problems.add({line: 1, column: '(missing)', columnIndex: this.headers.length + 1, message})
+      this.problems.add({line, column: '(missing)', columnIndex: this.headers.length + 1, message})
     }
     if (this.idxPropertyId < 0 && this.idxProperty < 0) missingColumn('missing column property_id (or property, a Property name)')
     if (this.idxDate < 0 && (this.idxFrom < 0 || this.idxTo < 0)) {
@@ -525,4 +525,42 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
   if (!headerSeen) problems.add({line: 1, message: 'the file has no header line'})
   else if (checker.rows === 0 && problems.empty) problems.add({line: 2, message: 'the file has a header but no rows'})
   return {store, problems, rows: checker.rows, delimiter}
+}
+
+/** One row of a source other than CSV (a workbook's sheet): its number, its cells as text, and cells that could not be read. */
+export interface SourceRow {
+  line: number
+  cells: string[]
+  problems: readonly {index: number; message: string}[]
+}
+
+/**
+ * Rows read by another reader (a workbook), checked exactly as CSV rows are: the first row with a
+ * value is the header. `decimalComma`: a text cell `120,50` is a rate, since no delimiter is at stake.
+ */
+export async function readRatesRows(rows: AsyncIterable<SourceRow>, options: ReadOptions & {decimalComma: boolean; problems?: ProblemList}): Promise<ReadResult> {
+  const store = new NightStore(options.properties, options.now)
+  const problems = options.problems ?? new ProblemList(options.cap)
+  const checker = new RowChecker(store, problems, options.decimalComma)
+  let headerLine = 0
+  for await (const row of rows) {
+    if (headerLine === 0) {
+      if (row.cells.every((cell) => cell.trim() === '') && row.problems.length === 0) continue
+      headerLine = row.line
+      checker.header(row.cells, row.line)
+      for (const p of row.problems) checker.problem(row.line, p.index, p.message)
+      if (!checker.canReadRows) break
+      continue
+    }
+    if (row.problems.length > 0) {
+      // A cell that cannot be read leaves the row unchecked rather than read with a hole in it.
+      checker.rows++
+      for (const p of row.problems) checker.problem(row.line, p.index, p.message)
+      continue
+    }
+    checker.row(row.cells, row.line)
+  }
+  if (headerLine === 0) problems.add({line: 1, message: 'the sheet is empty: expected a header row such as property_id, date, rate'})
+  else if (checker.rows === 0 && problems.empty) problems.add({line: headerLine + 1, message: 'the sheet has a header but no rows'})
+  return {store, problems, rows: checker.rows, delimiter: ''}
 }

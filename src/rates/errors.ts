@@ -10,11 +10,32 @@ export interface CsvProblem {
   /** 1-based position of the column. */
   columnIndex?: number
   message: string
+  /** The sheet of a workbook: `line` is then its row, and the place is named as a cell (`B14`). */
+  sheet?: string
+}
+
+/** A column's letters in a spreadsheet: 1 is A, 27 is AA. */
+export function columnLetters(index: number): string {
+  let letters = ''
+  for (let n = index; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters
+  return letters
+}
+
+/** Where a problem of a workbook is: `B14`, or undefined for a whole row or a missing column. */
+export function cellOf(problem: CsvProblem): string | undefined {
+  if (problem.sheet === undefined || problem.columnIndex === undefined || problem.column === '(missing)') return undefined
+  return `${columnLetters(problem.columnIndex)}${problem.line}`
 }
 
 export function formatProblem(problem: CsvProblem): string {
   // Line 0: the problem is in a flag, not in a file.
   if (problem.line === 0) return problem.column ? `${problem.column}: ${problem.message}` : problem.message
+  if (problem.sheet !== undefined) {
+    const cell = cellOf(problem)
+    const sheet = `sheet ${JSON.stringify(problem.sheet)}`
+    const where = cell ? `${sheet}, cell ${cell}, column ${problem.column || '(no header)'}` : problem.column ? `${sheet}, row ${problem.line}, column ${problem.column}` : `${sheet}, row ${problem.line}`
+    return `${where}: ${problem.message}`
+  }
   const where =
     problem.column === undefined
       ? `line ${problem.line}`
@@ -28,11 +49,15 @@ export const DEFAULT_PROBLEM_CAP = 50
 export class ProblemList {
   readonly kept: CsvProblem[] = []
   total = 0
-  constructor(readonly cap = DEFAULT_PROBLEM_CAP) {}
+  /** `sheet`: every problem is of that sheet of a workbook. */
+  constructor(
+    readonly cap = DEFAULT_PROBLEM_CAP,
+    readonly sheet?: string,
+  ) {}
 
   add(problem: CsvProblem): void {
     this.total++
-    if (this.kept.length < this.cap) this.kept.push(problem)
+    if (this.kept.length < this.cap) this.kept.push(this.sheet === undefined ? problem : {...problem, sheet: this.sheet})
   }
 
   get empty(): boolean {
@@ -53,7 +78,9 @@ export class CsvInvalidError extends PmsError {
       code,
       exitCode: ExitCode.usage,
       suggestion:
-        code === 'csv_invalid' ? 'fix the lines above and run the command again; docs/csv-format.md describes the format' : 'fix the flags above and run the command again',
+        code === 'csv_invalid'
+          ? `fix the ${problems.sheet === undefined ? 'lines' : 'cells'} above and run the command again; docs/csv-format.md describes the format`
+          : 'fix the flags above and run the command again',
       details: {
         total: problems.total,
         errors: problems.kept.map((problem) => ({
@@ -61,6 +88,7 @@ export class CsvInvalidError extends PmsError {
           column: problem.column ?? null,
           column_index: problem.columnIndex ?? null,
           message: problem.message,
+          ...(problem.sheet === undefined ? {} : {sheet: problem.sheet, cell: cellOf(problem) ?? null}),
         })),
       },
     })

@@ -2,8 +2,8 @@
 import {createReadStream} from 'node:fs'
 import {access, constants} from 'node:fs/promises'
 import {UsageError} from '../client/errors.js'
-import {readRatesCsv} from './csv-reader.js'
-import {CsvInvalidError} from './errors.js'
+import {type ReadResult, readRatesCsv} from './csv-reader.js'
+import {CsvInvalidError, ProblemList} from './errors.js'
 import {type Plan, planBatches} from './planner.js'
 import type {PropertyInfo} from './store.js'
 
@@ -13,7 +13,7 @@ export async function checkReadable(file: string): Promise<void> {
   try {
     await access(file, constants.R_OK)
   } catch {
-    throw new UsageError(`cannot read ${file}`, {suggestion: 'pass the path of a CSV file, or - to read standard input'})
+    throw new UsageError(`cannot read ${file}`, {suggestion: 'pass the path of a CSV file or an Excel workbook (.xlsx), or - to read CSV from standard input'})
   }
 }
 
@@ -23,10 +23,77 @@ export interface LoadedPlan {
   delimiter: string
 }
 
-/** Reads, validates and plans. Any problem throws CsvInvalidError (exit 2) listing every problem found. */
-export async function planFile(file: string, properties: readonly PropertyInfo[], now: number, stdin: NodeJS.ReadableStream = process.stdin): Promise<LoadedPlan> {
-  const input = file === '-' ? (stdin as AsyncIterable<Buffer>) : createReadStream(file)
-  const read = await readRatesCsv(input, {properties, now})
+export interface FileOptions {
+  /** The sheet of a workbook to read; its first sheet when left out. */
+  sheet?: string
+}
+
+const WORKBOOK_NAME = /\.(xlsx|xlsm)$/i
+
+/**
+ * Reads, validates and plans a CSV file or an Excel workbook, told apart by their content (a
+ * workbook is a zip archive). Any problem throws CsvInvalidError (exit 2) listing every problem found.
+ */
+export async function planFile(
+  file: string,
+  properties: readonly PropertyInfo[],
+  now: number,
+  stdin: NodeJS.ReadableStream = process.stdin,
+  options: FileOptions = {},
+): Promise<LoadedPlan> {
+  const read = file === '-' ? await readStdin(stdin, properties, now, options) : await readPath(file, properties, now, options)
   if (!read.problems.empty) throw new CsvInvalidError(file === '-' ? 'standard input' : file, read.problems)
   return {plan: planBatches(read.store), rows: read.rows, delimiter: read.delimiter}
+}
+
+async function readPath(file: string, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
+  const {fileKind} = await import('./workbook-reader.js')
+  const kind = await fileKind(file)
+  if (kind === 'xls') {
+    throw new UsageError(`${file} is an Excel 97-2003 workbook (.xls), which pms does not read`, {suggestion: 'save it as an Excel workbook (.xlsx) or as CSV'})
+  }
+  if (kind === 'text') {
+    if (WORKBOOK_NAME.test(file)) {
+      throw new UsageError(`${file} is named as a workbook but holds text (CSV?), not an Excel workbook`, {suggestion: 'rename it to .csv, or save it from the spreadsheet as an Excel workbook (.xlsx)'})
+    }
+    if (options.sheet !== undefined) throw new UsageError(`--sheet names a sheet of a workbook, but ${file} is a text file (CSV)`, {suggestion: 'leave out --sheet'})
+    return readRatesCsv(createReadStream(file), {properties, now})
+  }
+  if (/\.(csv|tsv|txt)$/i.test(file)) {
+    throw new UsageError(`${file} is named as CSV but is an Excel workbook (.xlsx)`, {suggestion: `rename it to ${file.replace(/\.[^.]+$/, '.xlsx')}, or save it from the spreadsheet as CSV`})
+  }
+  return readWorkbook(file, properties, now, options)
+}
+
+async function readWorkbook(file: string, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
+  const [{readSheetRows, WorkbookError}, {readRatesRows}] = await Promise.all([import('./workbook-reader.js'), import('./csv-reader.js')])
+  let sheet
+  try {
+    sheet = await readSheetRows(file, options.sheet)
+  } catch (error) {
+    if (error instanceof WorkbookError) {
+      throw new UsageError(`${file}: ${error.message}`, {suggestion: options.sheet === undefined ? 'pass an Excel workbook (.xlsx) or a CSV file' : 'pass --sheet with one of the names above'})
+    }
+    throw error
+  }
+  return readRatesRows(sheet.rows, {properties, now, decimalComma: true, problems: new ProblemList(undefined, sheet.sheet)})
+}
+
+async function readStdin(stdin: NodeJS.ReadableStream, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
+  if (options.sheet !== undefined) throw new UsageError('--sheet needs a workbook file, not standard input', {suggestion: 'pass the workbook\'s path instead of -'})
+  const {kindOf} = await import('./workbook-reader.js')
+  const input = stdin as AsyncIterable<Buffer | string>
+  // The first chunk says whether it is a workbook; it is handed on to the CSV reader with the rest.
+  async function* withHead(): AsyncGenerator<Buffer | string> {
+    let first = true
+    for await (const chunk of input) {
+      if (first) {
+        first = false
+        const kind = kindOf(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+        if (kind !== 'text') throw new UsageError('standard input holds a workbook, not CSV', {suggestion: 'pass the workbook\'s path instead of -'})
+      }
+      yield chunk
+    }
+  }
+  return readRatesCsv(withHead(), {properties, now})
 }

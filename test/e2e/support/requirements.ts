@@ -1,6 +1,6 @@
 /**
- * Pieces of the machine some tests need: Chromium, tmux (screen tests), a Secret Service on a D-Bus session bus,
- * jq and sqlite3 (the docs' examples), and libfaketime (a listener whose clock is wrong).
+ * Pieces of the machine some tests need: Chromium, tmux (screen tests), LibreOffice (workbook tests), a Secret Service on a
+ * D-Bus session bus, jq and sqlite3 (the docs' examples), and libfaketime (a listener whose clock is wrong).
  * Where one is missing those tests skip, unless PMS_TEST_REQUIRE=all (set by `.ci/run`): then they
  * fail and say what is missing, so a run that could not test something never passes as if it had.
  */
@@ -32,6 +32,12 @@ export function missingChromium(env: NodeJS.ProcessEnv = process.env): string | 
 export function missingTmux(): string | undefined {
   const found = spawnSync('tmux', ['-V'], {encoding: 'utf8'})
   return found.error || found.status !== 0 ? 'tmux: not on PATH (Debian: apt-get install tmux)' : undefined
+}
+
+/** LibreOffice (soffice), the real spreadsheet the workbook tests open pms's files with, or why it cannot run. */
+export function missingLibreOffice(): string | undefined {
+  const found = spawnSync('soffice', ['--version'], {encoding: 'utf8', timeout: 60_000})
+  return found.error || found.status !== 0 ? 'LibreOffice: no `soffice` on PATH (Debian: apt-get install --no-install-recommends libreoffice-calc-nogui)' : undefined
 }
 
 /** The command-line tools the docs' examples use besides pms (jq, sqlite3), or which of them are missing. */

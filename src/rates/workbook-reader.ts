@@ -1,0 +1,195 @@
+/**
+ * Reads one sheet of an Excel workbook (.xlsx) as rows of cell texts, each cell spelled as a
+ * person reading the sheet means it: a date cell `2026-12-24`, a number `120.5`, a boolean
+ * `true`, a formula its cached value. The rows then go through the same checks as CSV rows
+ * (csv-reader.ts), so a workbook and the CSV it was saved from give the same plan and the same
+ * errors, placed by sheet and cell.
+ *
+ * exceljs is loaded here only, and this module only when a workbook is read: its streaming reader
+ * keeps one row at a time (its in-memory model of a 200,000-row sheet would take gigabytes).
+ */
+import {open} from 'node:fs/promises'
+import {dayFromCivil, formatDay} from '../contract/days.js'
+
+/** Every .xlsx is a zip archive, which starts with these bytes. */
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]
+/** An old binary workbook (.xls) is an OLE compound file. */
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0]
+
+export type FileKind = 'zip' | 'xls' | 'text'
+
+/** What a file holds, from its first bytes rather than its name. */
+export function kindOf(head: Uint8Array): FileKind {
+  const starts = (magic: number[]) => magic.every((byte, i) => head[i] === byte)
+  if (starts(ZIP_MAGIC)) return 'zip'
+  if (starts(OLE_MAGIC)) return 'xls'
+  return 'text'
+}
+
+export async function fileKind(path: string): Promise<FileKind> {
+  const handle = await open(path, 'r')
+  try {
+    const head = Buffer.alloc(4)
+    const {bytesRead} = await handle.read(head, 0, 4, 0)
+    return kindOf(head.subarray(0, bytesRead))
+  } finally {
+    await handle.close()
+  }
+}
+
+/** One row of the sheet: its number, its cells as text (index 0 is column A), and cells that cannot be read. */
+export interface SheetRow {
+  line: number
+  cells: string[]
+  problems: {index: number; message: string}[]
+}
+
+export interface SheetRows {
+  /** The sheet's name, as its tab shows it. */
+  sheet: string
+  rows: AsyncIterable<SheetRow>
+}
+
+/** A workbook that cannot be read at all (no such sheet, not a workbook): one sentence. */
+export class WorkbookError extends Error {}
+
+/** Days between the day 0 of each date system and 1970-01-01. */
+const EPOCH_1900 = 25_569
+const EPOCH_1904 = 24_107
+
+/**
+ * A serial date of the workbook's date system as `YYYY-MM-DD`. The 1900 system counts the
+ * 29 February 1900 that never was (a bug Excel kept from Lotus 1-2-3), so serials before 61 are
+ * one day off; no night of the writable window is that old. Time of day is dropped: a night is a date.
+ */
+export function serialDay(serial: number, date1904: boolean): string {
+  const whole = Math.floor(serial + 1e-9)
+  return formatDay(whole - (date1904 ? EPOCH_1904 : EPOCH_1900))
+}
+
+/** A date exceljs made of a serial (UTC midnight of the day, or a moment in it). */
+function dateText(date: Date): string {
+  if (Number.isNaN(date.getTime())) return ''
+  // exceljs rounds to the millisecond; a time of day a hair before midnight is the next day.
+  const shifted = new Date(date.getTime() + 500)
+  return formatDay(dayFromCivil(shifted.getUTCFullYear(), shifted.getUTCMonth() + 1, shifted.getUTCDate()))
+}
+
+/** A number as typed: 15 significant digits, as spreadsheets show them (no `120.49999999999999`). */
+export function numberText(value: number): string {
+  return String(Number(value.toPrecision(15)))
+}
+
+/** exceljs's own test for a date format: y, m, d, h or s outside quotes and brackets. */
+function isDateFormat(format: string | undefined): boolean {
+  if (!format) return false
+  return /[ymdhs]/i.test(format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''))
+}
+
+type CellValue = unknown
+
+/**
+ * The text of one cell, or a problem. `numFmt` and `date1904` read a formula's cached number as a
+ * date where the cell is formatted as one (exceljs converts plain date cells itself).
+ */
+export function cellText(value: CellValue, numFmt: string | undefined, date1904: boolean): string | {problem: string} {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : ''
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (value instanceof Date) return dateText(value)
+  if (typeof value === 'object') {
+    const v = value as {formula?: string; sharedFormula?: string; result?: unknown; richText?: {text: string}[]; text?: unknown; error?: string}
+    if (v.formula !== undefined || v.sharedFormula !== undefined) {
+      const formula = v.formula ?? v.sharedFormula
+      const result = v.result
+      if (result === undefined || result === null || (typeof result === 'number' && Number.isNaN(result))) {
+        return {problem: `the formula =${formula} has no saved value (the file was written by a program that does not calculate): open and save it in a spreadsheet, or type the value`}
+      }
+      if (typeof result === 'object' && 'error' in (result as object)) return {problem: `the formula =${formula} gives the error ${(result as {error: string}).error}`}
+      if (typeof result === 'number' && isDateFormat(numFmt)) return serialDay(result, date1904)
+      return cellText(result, undefined, date1904)
+    }
+    if (v.error !== undefined) return {problem: `the cell holds the error ${v.error}`}
+    if (Array.isArray(v.richText)) return v.richText.map((run) => run.text).join('')
+    if (v.text !== undefined) return cellText(v.text, numFmt, date1904)
+  }
+  return String(value)
+}
+
+interface ReaderInternals {
+  model?: {sheets?: {name: string; rId: string}[]}
+  workbookRels?: {Id: string; Target: string}[]
+  properties?: {model?: {date1904?: boolean}}
+}
+
+interface StreamRow {
+  number: number
+  eachCell(options: {includeEmpty: boolean}, callback: (cell: {col: number; value: unknown; numFmt?: string}, col: number) => void): void
+}
+
+/** The names of the sheets in tab order, each with the number of its part (`xl/worksheets/sheetN.xml`). */
+function sheetsOf(reader: ReaderInternals): {name: string; part: string}[] {
+  const rels = new Map((reader.workbookRels ?? []).map((rel) => [rel.Id, rel.Target]))
+  return (reader.model?.sheets ?? []).map((sheet) => ({name: sheet.name, part: /sheet(\d+)\.xml$/.exec(rels.get(sheet.rId) ?? '')?.[1] ?? ''}))
+}
+
+/**
+ * The rows of the named sheet (the first when `sheet` is undefined). A sheet's rows come as the
+ * file is read; the sheet is found by its name once the workbook's own list of sheets is read.
+ */
+export async function readSheetRows(path: string, sheet?: string): Promise<SheetRows> {
+  const {default: ExcelJS} = await import('exceljs')
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore'})
+  const internals = reader as unknown as ReaderInternals
+  const iterator = reader[Symbol.asyncIterator]()
+  // The workbook's list of sheets is read before the first sheet's rows are handed out.
+  let chosen: {name: string; part: string} | undefined
+  let first: {id: string | number; [Symbol.asyncIterator](): AsyncIterator<StreamRow>} | undefined
+  for (;;) {
+    let next
+    try {
+      next = await iterator.next()
+    } catch (error) {
+      throw new WorkbookError(`it is a zip archive but not a readable Excel workbook (${(error as Error).message})`)
+    }
+    if (next.done) break
+    const worksheet = next.value as unknown as {id: string | number; [Symbol.asyncIterator](): AsyncIterator<StreamRow>}
+    const sheets = sheetsOf(internals)
+    if (sheets.length === 0) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    chosen = sheet === undefined ? sheets[0] : sheets.find((s) => s.name === sheet) ?? sheets.find((s) => s.name.toLowerCase() === sheet.toLowerCase())
+    if (!chosen) throw new WorkbookError(`it has no sheet named "${sheet}"; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(', ')}`)
+    if (String(worksheet.id) === chosen.part) {
+      first = worksheet
+      break
+    }
+    // Another sheet: its rows must be read through to reach the next one.
+    for await (const row of worksheet as AsyncIterable<unknown>) void row
+  }
+  if (!first || !chosen) {
+    const sheets = sheetsOf(internals)
+    if (sheets.length === 0) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    throw new WorkbookError(sheet === undefined ? 'its first sheet could not be found' : `it has no sheet named "${sheet}"; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(', ')}`)
+  }
+  const worksheet = first
+  const date1904 = internals.properties?.model?.date1904 === true
+  async function* rows(): AsyncGenerator<SheetRow> {
+    for await (const row of worksheet as AsyncIterable<StreamRow>) {
+      const cells: string[] = []
+      const problems: SheetRow['problems'] = []
+      row.eachCell({includeEmpty: true}, (cell, col) => {
+        const text = cellText(cell.value, cell.numFmt, date1904)
+        while (cells.length < col - 1) cells.push('')
+        if (typeof text === 'string') cells[col - 1] = text
+        else {
+          cells[col - 1] = ''
+          problems.push({index: col - 1, message: text.problem})
+        }
+      })
+      yield {line: row.number, cells, problems}
+    }
+    // The rest of the file (later sheets) is left unread.
+    await iterator.return?.(undefined)
+  }
+  return {sheet: chosen.name, rows: rows()}
+}

@@ -1,0 +1,166 @@
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import ExcelJS from 'exceljs'
+import {describe, expect, it} from 'vitest'
+import {dayFromCivil} from '../../../src/contract/days.js'
+import {readRatesRows} from '../../../src/rates/csv-reader.js'
+import {formatProblem, ProblemList} from '../../../src/rates/errors.js'
+import {planFile} from '../../../src/rates/import.js'
+import {kindOf, readSheetRows, serialDay} from '../../../src/rates/workbook-reader.js'
+import {A, NOW, PROPERTIES} from './helpers.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'pms-workbook-unit-'))
+let n = 0
+
+/** A workbook written by exceljs (as a program that saves formulas with or without their values does). */
+async function workbook(fill: (sheet: ExcelJS.Worksheet, book: ExcelJS.Workbook) => void, options: {date1904?: boolean} = {}): Promise<string> {
+  const book = new ExcelJS.Workbook()
+  if (options.date1904) book.properties.date1904 = true
+  const sheet = book.addWorksheet('Prices')
+  fill(sheet, book)
+  const path = join(dir, `book-${++n}.xlsx`)
+  await book.xlsx.writeFile(path)
+  return path
+}
+
+async function read(path: string, sheet?: string) {
+  const rows = await readSheetRows(path, sheet)
+  const result = await readRatesRows(rows.rows, {properties: PROPERTIES, now: NOW, decimalComma: true, problems: new ProblemList(undefined, rows.sheet)})
+  return {...result, messages: result.problems.kept.map(formatProblem)}
+}
+
+const day = (text: string) => dayFromCivil(Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10)))
+function valueAt(result: Awaited<ReturnType<typeof read>>, date: string, field: number): number {
+  return result.store.nights[0]!.values[(day(date) - result.store.windowStart[0]!) * 5 + field]!
+}
+
+describe('serial dates', () => {
+  it('are days since 1899-12-30 in the 1900 system and since 1904-01-01 in the 1904 system', () => {
+    expect(serialDay(46357, false)).toBe('2026-12-01')
+    expect(serialDay(46357 - 1462, true)).toBe('2026-12-01')
+    // A time of day is dropped: the night is the date.
+    expect(serialDay(46357.75, false)).toBe('2026-12-01')
+  })
+
+  it.each([
+    ['1900', false, 46357],
+    ['1904', true, 46357 - 1462],
+  ])('a date cell of the %s date system reads as the night a person sees', async (_name, date1904, serial) => {
+    const path = await workbook(
+      (sheet) => {
+        sheet.addRow(['property_id', 'date', 'rate'])
+        sheet.addRow([A, serial, 120])
+        sheet.getCell('B2').numFmt = 'dd.mm.yyyy'
+      },
+      {date1904},
+    )
+    const result = await read(path)
+    expect(result.messages).toEqual([])
+    expect(valueAt(result, '2026-12-01', 0)).toBe(12000)
+  })
+})
+
+describe('formula cells', () => {
+  it('are read by their saved value, a date where the cell is formatted as one', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate', 'availability'])
+      sheet.addRow([A, {formula: 'DATE(2026,12,1)', result: 46357}, {formula: '100+20.5', result: 120.5}, {formula: '1=1', result: true}])
+      sheet.getCell('B2').numFmt = 'yyyy-mm-dd'
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual([])
+    expect(valueAt(result, '2026-12-01', 0)).toBe(12050)
+    expect(valueAt(result, '2026-12-01', 4)).toBe(1)
+  })
+
+  it('without a saved value are refused, naming the sheet, the cell and the column', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate'])
+      sheet.addRow([A, '2026-12-01', {formula: 'D2*2'}])
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual([
+      'sheet "Prices", cell C2, column rate: the formula =D2*2 has no saved value (the file was written by a program that does not calculate): open and save it in a spreadsheet, or type the value',
+    ])
+  })
+})
+
+describe('the shape of a sheet', () => {
+  it('a merged header cell names its first column only: a value under the rest of it is in a column without a header', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate', ''])
+      sheet.mergeCells('C1:D1')
+      sheet.addRow([A, '2026-12-01', 120, 130])
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual(['sheet "Prices", cell D2, column (no header): value "130" in a column without a header'])
+  })
+
+  it('an empty trailing row (formatted, no values) is no row', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate'])
+      sheet.addRow([A, '2026-12-01', 120])
+      sheet.addRow(['', null, ''])
+      sheet.getCell('C3').numFmt = '0.00'
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual([])
+    expect(result.rows).toBe(1)
+  })
+
+  it('a text cell holding 1,5 is the rate 1.50, as a person in a decimal-comma locale means it', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate', 'min_stay', 'closed_to_arrival'])
+      sheet.addRow([A, '2026-12-01', '1,5', '2', 'WAHR'])
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual([])
+    expect(valueAt(result, '2026-12-01', 0)).toBe(150)
+    expect(valueAt(result, '2026-12-01', 1)).toBe(2)
+    expect(valueAt(result, '2026-12-01', 2)).toBe(1)
+  })
+
+  it('numbers, booleans and errors of typed cells', async () => {
+    const path = await workbook((sheet) => {
+      sheet.addRow(['property_id', 'date', 'rate', 'closed_to_arrival', 'min_stay'])
+      sheet.addRow([A, '2026-12-01', 0.1 + 120.2, false, 3])
+      sheet.addRow([A, '2026-12-02', {error: '#N/A'}, true, 2])
+    })
+    const result = await read(path)
+    expect(result.messages).toEqual(['sheet "Prices", cell C3, column rate: the cell holds the error #N/A'])
+    expect(valueAt(result, '2026-12-01', 0)).toBe(12030)
+    expect(valueAt(result, '2026-12-01', 2)).toBe(0)
+  })
+
+  it('--sheet picks a sheet by name; an unknown name lists the sheets', async () => {
+    const path = await workbook((sheet, book) => {
+      sheet.addRow(['notes'])
+      const other = book.addWorksheet('December')
+      other.addRow(['property_id', 'date', 'rate'])
+      other.addRow([A, '2026-12-01', 99])
+    })
+    const result = await read(path, 'December')
+    expect(result.messages).toEqual([])
+    expect(valueAt(result, '2026-12-01', 0)).toBe(9900)
+    await expect(readSheetRows(path, 'Nope')).rejects.toThrow('it has no sheet named "Nope"; its sheets: "Prices", "December"')
+  })
+})
+
+describe('what a file is', () => {
+  it('is told by its first bytes', () => {
+    expect(kindOf(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip')
+    expect(kindOf(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))).toBe('xls')
+    expect(kindOf(Buffer.from('property_id,date'))).toBe('text')
+  })
+
+  it('a workbook named .csv and a CSV named .xlsx get one line saying what they are', async () => {
+    const book = await workbook((sheet) => sheet.addRow(['property_id', 'date', 'rate']))
+    const named = join(dir, 'prices.csv')
+    writeFileSync(named, await import('node:fs').then((fs) => fs.readFileSync(book)))
+    await expect(planFile(named, PROPERTIES, NOW)).rejects.toThrow(`${named} is named as CSV but is an Excel workbook (.xlsx)`)
+    const text = join(dir, 'prices.xlsx')
+    writeFileSync(text, 'property_id,date,rate\n')
+    await expect(planFile(text, PROPERTIES, NOW)).rejects.toThrow(`${text} is named as a workbook but holds text (CSV?), not an Excel workbook`)
+  })
+})
