@@ -72,7 +72,7 @@ async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; p
  * The whole of `rates import` and `restrictions set` after flag parsing: stop before any call
  * when nobody can confirm, list the Properties (scope, names, time zones), let the command turn
  * its input into a plan, then preview, confirm, submit and follow; print the --json document and
- * set exit 5 for a batch that ended partially_failed, failed or cancelled.
+ * set exit 5 for a batch that ended partially_failed, failed or cancelled, or holds refused changes.
  */
 export async function applyCommand(
   ctx: RunContext,

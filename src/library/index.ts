@@ -3,6 +3,8 @@
  * client that the `pms` commands use, without the terminal. docs/library.md tells how to use it
  * and what is stable.
  */
+// First, so that an older Node is refused before any other module runs.
+import './node-version.js'
 import type * as Bookings from './bookings.js'
 import type * as Webhooks from '../webhooks/check.js'
 import type * as Profile from './profile.js'

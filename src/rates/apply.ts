@@ -25,7 +25,8 @@ import type {Plan} from './planner.js'
 import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from './render.js'
 import {
   type BatchChanges,
-  isPartial,
+  notAllApplied,
+  refusedLine,
   PlanPreview,
   previewPlan,
   type RatesClient,
@@ -278,10 +279,10 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   result.reports = await followPhase(client, ids, options, ui)
   await journal.seenReports(result.reports)
   for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint, ui.width)}`)
-  if (result.reports.some((report) => isPartial(report.status))) {
-    result.exit_code = 5
-    ui.talk(RETRY_HINT)
-  }
+  const undone = notAllApplied(result.reports)
+  if (undone.partial || undone.refused > 0) result.exit_code = 5
+  if (undone.refused > 0) ui.talk(refusedLine(undone.refused))
+  if (undone.partial) ui.talk(RETRY_HINT)
   return result
 
   /** Preview every batch, show the diff, decide and ask: the batches as submitted, or undefined when nothing is to be. */

@@ -7,13 +7,17 @@ import {CsvInvalidError, ProblemList} from './errors.js'
 import {type Plan, planBatches} from './planner.js'
 import type {PropertyInfo} from './store.js'
 
+const REASONS: Record<string, string> = {ENOENT: 'no such file', EACCES: 'permission denied', ENOTDIR: 'a folder on the path is a file', ELOOP: 'too many symbolic links'}
+
 /** Fails early (before any call) when the file cannot be read. */
 export async function checkReadable(file: string): Promise<void> {
   if (file === '-') return
   try {
     await access(file, constants.R_OK)
-  } catch {
-    throw new UsageError(`cannot read ${file}`, {suggestion: 'pass the path of a CSV file or an Excel workbook (.xlsx), or - to read CSV from standard input'})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === undefined ? '' : `: ${code}${REASONS[code] ? ` (${REASONS[code]})` : ''}`
+    throw new UsageError(`cannot read ${file}${reason}`, {suggestion: 'pass the path of a CSV file or an Excel workbook (.xlsx), or - to read CSV from standard input'})
   }
 }
 

@@ -175,9 +175,28 @@ export function isFinal(status: string): boolean {
   return FINAL_BATCH_STATUSES.includes(status)
 }
 
-/** A final status that leaves work undone: the command exits 5. */
+/** A final status that leaves work undone. */
 export function isPartial(status: string): boolean {
   return status === 'partially_failed' || status === 'failed' || status === 'cancelled'
+}
+
+/** Changes of a batch the service refused (Manual Override, a field managed by another tool): its own count, else its Properties'. */
+export function refusedCount(report: BatchReport): number {
+  return report.changes?.refused ?? (report.properties ?? []).reduce((sum, p) => sum + p.changes.refused, 0)
+}
+
+/**
+ * Reports that did not all apply, for exit 5: a final status that leaves work undone, or changes
+ * refused (a `completed` batch may hold them). Returns the refused changes counted over all, for
+ * the one line that says so.
+ */
+export function notAllApplied(reports: readonly BatchReport[]): {partial: boolean; refused: number} {
+  return {partial: reports.some((report) => isPartial(report.status)), refused: reports.reduce((sum, report) => sum + refusedCount(report), 0)}
+}
+
+/** The line said when changes were refused: running again does not change them. */
+export function refusedLine(refused: number): string {
+  return `${refused} ${refused === 1 ? 'change was' : 'changes were'} refused (not written; the report above names each field and why): running again refuses ${refused === 1 ? 'it' : 'them'} again.\n`
 }
 
 export interface WaitOptions {

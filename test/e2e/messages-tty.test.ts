@@ -121,7 +121,7 @@ describe('pms messages on a terminal (tmux)', () => {
     const tty = start(['messages', 'inbox'], 'esc', {columns: 80})
     const shown = await tty.waitFor(/unread conversations?: which one\?/, {history: true})
     expect(shown).toMatch(/guest\s+Property\s+stay\s+/)
-    expect(shown).toMatch(/\d\d-\d\d → \d\d-\d\d/)
+    expect(shown).toMatch(/\d{4}-\d\d-\d\d → (\d{4}-)?\d\d-\d\d/)
     for (const line of tty.screen().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
     tty.keys('hello world', true)
     await new Promise((resolve) => setTimeout(resolve, 1500))

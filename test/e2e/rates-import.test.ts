@@ -192,6 +192,24 @@ describe('rates import against the sandbox', () => {
     expect(calendar.stdout).toContain('rate: frozen by the host (Manual Override)')
   })
 
+  it('a batch with refused changes exits 5 from rates import --wait, restrictions set --wait and batches wait, with one line counting them', async () => {
+    await sandboxAdmin(world.appUrl, '/_sandbox/host', {action: 'set_manual_override', property_id: property.id, field: 'rate', from: d(41), to: d(42)})
+    const file = csv('refused.csv', `property_id,from,to,rate\n${property.id},${d(40)},${d(43)},151.00\n`)
+    const imported = await runPms(['rates', 'import', file, '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000})
+    expect(imported.code, imported.stderr).toBe(5)
+    expect(imported.stderr).toContain('2 changes were refused')
+    const id = /Batch ([0-9a-f-]{36}): completed/.exec(imported.stdout)?.[1]
+    expect(id, imported.stdout).toBeDefined()
+
+    const waited = await runPms(['batches', 'wait', id!], {env: await world.env()})
+    expect(waited.code, waited.stderr).toBe(5)
+    expect(waited.stderr).toContain('2 changes were refused')
+
+    const set = await runPms(['restrictions', 'set', '--property', property.id, '--from', d(40), '--to', d(43), '--rate', '152', '--yes', '--wait'], {env: await world.env(), timeoutMs: 120_000})
+    expect(set.code, set.stderr).toBe(5)
+    expect(set.stderr).toContain('2 changes were refused')
+  })
+
   it('off a terminal without --yes the import stops before any call and names --yes', async () => {
     const before = (await world.batchPosts()).length
     const result = await runPms(['rates', 'import', join(dir, 'edit.csv')], {env: await world.env()})

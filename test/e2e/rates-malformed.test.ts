@@ -17,6 +17,14 @@ afterAll(async () => {
 })
 
 describe('rates import refuses a malformed file before any write', () => {
+  it('a file that cannot be read is named with the reason, exit 2, before any call', async () => {
+    const before = (await world.batchPosts()).length
+    const result = await runPms(['rates', 'import', 'nosuch.csv', '--dry-run'], {env: await world.env()})
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('cannot read nosuch.csv: ENOENT (no such file)')
+    expect(await world.batchPosts()).toHaveLength(before)
+  })
+
   it.each(MALFORMED)('$file exits 2 naming line $line and column $column', async (c) => {
     const p1 = world.inScope[0]!
     const file = join(dir, c.file)

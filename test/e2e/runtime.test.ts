@@ -17,6 +17,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}
 const OLDEST_MAJOR = 22
 const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0])
+const REFUSAL = (version: string) =>
+  `pms needs Node.js 22 or newer; this is ${version} (install Node.js 22 or 24, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)`
+
+/** bin/run.js copied alone into a folder of its own: a package with no node_modules, so no newer Node at hand. */
+function runJsAlone(): string {
+  const root = mkdtempSync(join(tmpdir(), 'pms-alone-'))
+  mkdirSync(join(root, 'bin'))
+  copyFileSync(PMS_BIN, join(root, 'bin', 'run.js'))
+  return join(root, 'bin', 'run.js')
+}
 
 /**
  * Runs bin/run.js on the current Node made to report `version` as its own, with every module it
@@ -49,13 +59,14 @@ describe('the Node that runs pms', () => {
     if (process.env.PMS_TEST_NODE_MAJOR) expect(major(process.version)).toBe(Number(process.env.PMS_TEST_NODE_MAJOR))
   })
 
-  it('on a Node older than 22, pms prints one line saying so and exits 1, having loaded nothing but bin/run.js', () => {
-    const run = runAs('20.20.0', ['properties', 'list'])
+  it('on a Node older than 22 with no newer Node at hand, pms prints one line naming the way out and exits 1, having loaded nothing but bin/run.js', () => {
+    const bin = runJsAlone()
+    const run = runAs('20.20.0', ['properties', 'list'], {}, bin)
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
     const lines = run.stderr.trimEnd().split('\n')
-    expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual(['pms needs Node.js 22 or newer; this is 20.20.0'])
-    expect(lines.filter((line) => line.startsWith('resolve '))).toEqual([`resolve ${new URL(`file://${PMS_BIN}`).href}`])
+    expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual([REFUSAL('20.20.0')])
+    expect(lines.filter((line) => line.startsWith('resolve ') && !line.startsWith('resolve node:'))).toEqual([`resolve ${new URL(`file://${bin}`).href}`])
   })
 
   it('pms --version, answered without oclif, prints what oclif would (its user agent)', async () => {
@@ -112,12 +123,35 @@ describe('the Node that runs pms', () => {
     expect(rebuilt.text).toMatch(/^List the Properties \(a newer build\)\n/)
   })
 
+  // The machine's own older Node, as README promises a clone works on: the system's Node 20.
   const older = olderSystemNode()
-  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}), the same one line and exit 1`, () => {
-    const run = spawnSync(older!, [PMS_BIN, 'properties', 'list'], {encoding: 'utf8'})
+  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}), ./bin/run.js in a clone runs on the clone's Node and prints the version`, () => {
+    const run = spawnSync(older!, [PMS_BIN, '--version'], {encoding: 'utf8', cwd: ROOT})
+    expect(run.stderr).toBe('')
+    expect(run.status).toBe(0)
+    const pinned = spawnSync(join(ROOT, 'node_modules', '.bin', 'node'), ['-p', 'process.version'], {encoding: 'utf8'}).stdout.trim()
+    expect(run.stdout).toMatch(new RegExp(`^pms/\\d+\\.\\d+\\.\\d+ \\S+ node-${pinned.replaceAll('.', '\\.')}\\n$`))
+    expect(major(pinned)).toBeGreaterThanOrEqual(OLDEST_MAJOR)
+  })
+
+  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}), the exit code of the command run on the clone's Node comes back`, () => {
+    const run = spawnSync(older!, [PMS_BIN, 'properties', 'list', '--nosuchflag'], {encoding: 'utf8', env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}})
+    expect(run.status).toBe(2)
+    expect(run.stderr).toContain('nosuchflag')
+  })
+
+  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}) with no newer Node at hand, one line naming the way out, exit 1`, () => {
+    const run = spawnSync(older!, [runJsAlone(), 'properties', 'list'], {encoding: 'utf8'})
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toMatch(/^pms needs Node\.js 22 or newer; this is (\d+)\.\d+\.\d+\n$/)
-    expect(major(/this is (\S+)/.exec(run.stderr)![1]!)).toBeLessThan(OLDEST_MAJOR)
+    const version = /this is (\S+) \(/.exec(run.stderr)![1]!
+    expect(run.stderr).toBe(`${REFUSAL(version)}\n`)
+    expect(major(version)).toBeLessThan(OLDEST_MAJOR)
+  })
+
+  it.skipIf(!older)(`on this machine's own older Node (${older ?? 'none found'}), import('pms/client') fails with the same one line`, () => {
+    const run = spawnSync(older!, ['--input-type=module', '-e', "import('pms/client').then(() => console.log('loaded'), (error) => console.log(error.message))"], {encoding: 'utf8', cwd: ROOT})
+    const version = spawnSync(older!, ['-p', 'process.versions.node'], {encoding: 'utf8'}).stdout.trim()
+    expect(run.stdout).toBe(`${REFUSAL(version)}\n`)
   })
 })

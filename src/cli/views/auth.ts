@@ -24,7 +24,7 @@ export function renderAuthStatus(status: AuthStatus, now: number): string {
       ['missing', named(false)],
       ['cannot tell', named(null)],
     ]
-    lines.push(`Permissions:     ${groups.filter(([, list]) => list.length > 0).map(([label, list]) => `${label}: ${list.join(', ')}`).join('; ')} (reads only)`)
+    lines.push(`Permissions:     ${groups.filter(([, list]) => list.length > 0).map(([label, list]) => `${label}: ${list.join(', ')}`).join('; ')} (read Permissions only: write Permissions are not checked, as that would take a write)`)
   }
   lines.push('Profiles:')
   for (const profile of status.profiles) {

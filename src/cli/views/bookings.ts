@@ -35,7 +35,7 @@ export const bookingColumns: Column<BookingFields>[] = [
   {header: 'channel', value: (b) => b.channel_code, drop: 5},
   {header: 'reference', value: (b) => b.channel_reference, drop: 2},
   {header: 'guest_name', value: (b) => b.guest_name, wrap: true},
-  {header: 'total', value: (b) => (b.total !== null ? `${b.total}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
+  {header: 'total', value: (b) => (b.total !== null ? `${amountText(b.total, b.currency)}${b.currency ? ` ${b.currency}` : ''}` : null), align: 'right'},
   {header: 'updated_at', value: (b) => b.updated_at, drop: 1},
 ]
 

@@ -52,10 +52,11 @@ export async function inboxFacts(client: PmsClient, threads: readonly MessageThr
   return facts
 }
 
-/** `11-21 → 12-05`: the stay, short (the year is the one on screen everywhere else). */
-function stayText(booking: {check_in: string | null; check_out: string | null} | undefined): string {
+/** `2026-11-21 → 12-05`: the stay, always with its year (a stay can be next year's); the check-out's only when it differs. */
+export function stayText(booking: {check_in: string | null; check_out: string | null} | undefined): string {
   if (!booking?.check_in || !booking.check_out) return ''
-  return `${booking.check_in.slice(5)} → ${booking.check_out.slice(5)}`
+  const sameYear = booking.check_in.slice(0, 4) === booking.check_out.slice(0, 4)
+  return `${booking.check_in} → ${sameYear ? booking.check_out.slice(5) : booking.check_out}`
 }
 
 const inboxColumns = (facts: InboxFacts): Column<MessageThread>[] => [

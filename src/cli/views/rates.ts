@@ -44,7 +44,7 @@ export async function readCalendarOf(
 /**
  * `batches wait`: follows the batches (a status line on a terminal), stops on --timeout or Ctrl-C
  * with the ids still running, prints the reports and sets exit 5 when one ended partially_failed,
- * failed or cancelled.
+ * failed or cancelled, or holds refused changes.
  */
 
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
@@ -67,8 +67,10 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
       .finally(() => waiting.done())
     await rememberStatuses(ctx, reports)
     io.out(await showReports(ctx, client, reports))
-    if (reports.some((report) => rates.isPartial(report.status))) {
-      process.exitCode = 5
+    const undone = rates.notAllApplied(reports)
+    if (undone.partial || undone.refused > 0) process.exitCode = 5
+    if (undone.refused > 0) io.err(rates.refusedLine(undone.refused))
+    if (undone.partial) {
       io.err('Some changes were not applied (failed or cancelled). To send them again, run the import (or restrictions set) again: it submits what is still to change.\n')
     }
   } finally {
