@@ -9,9 +9,9 @@ import type {PreviewMode} from '../rates/index.js'
 export const RERUN_TEXT =
   'Every run applies what it is given: every batch is submitted, even where the preview shows nothing changing (a read shows applied values, ' +
   'not a batch of this or another machine still waiting to overwrite them; the service itself sends nothing for a value already current), ' +
-  'except that an identical batch an earlier run left queued or processing is followed instead of sent twice; ' +
-  'each attempt has an Idempotency-Key of its own. The key is noted in the config directory before the first call, so that a rerun ' +
-  'after a crash or lost answers recovers that attempt instead of writing twice.'
+  'even where an identical batch of an earlier run is still queued or processing; each attempt has an Idempotency-Key of its own. ' +
+  'The key is noted in the config directory before the first call, so that a rerun after a crash or lost answers recovers that attempt ' +
+  'instead of writing twice (a recovered batch that has already ended is submitted anew).'
 
 export const applyFlags = {
   'dry-run': Flags.boolean({description: 'Show the diff of every batch and write nothing (the preview comes from reads unless --preview dry-run)'}),
@@ -19,7 +19,7 @@ export const applyFlags = {
   wait: Flags.boolean({description: 'Follow every batch to its final status and print the outcome report (Ctrl-C stops following, not the batches)'}),
   resubmit: Flags.boolean({
     description:
-      'Follow or recover nothing from earlier runs: submit a new batch even where an identical one is still queued or processing (say one going to fail or be cancelled) or its answer was lost',
+      'Recover nothing from earlier runs: submit a new batch even where an earlier attempt at it lost its answer (its batch, if stored, would otherwise stand for this run while it waits)',
     exclusive: ['dry-run'],
   }),
   'full-diff': Flags.boolean({description: 'On a terminal, show every change of the diff (it is cut to a screenful otherwise; off a terminal it is always whole)'}),

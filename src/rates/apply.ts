@@ -36,7 +36,7 @@ import {
   waitForBatches,
   type WriteHooks,
 } from './service.js'
-import {type BatchDecision, decideBatch, decideBatches, submitBatches, writesOf} from './submit.js'
+import {type BatchDecision, decideBatch, decideBatches, submitBatches} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
 export interface ApplyProgress {
@@ -85,8 +85,8 @@ export interface ApplyOptions {
   /** --profile of the run, named in the commands it prints (undefined: the default profile). */
   profile?: string
   /**
-   * --resubmit: every batch is a new attempt, even where an identical batch of an earlier run is
-   * still queued or processing (not followed) or its attempt's outcome is unknown (not recovered).
+   * --resubmit: every batch is a new attempt, even where an earlier run's attempt at the identical
+   * batch has an unknown outcome (not recovered).
    */
   resubmit?: boolean
   /**
@@ -97,7 +97,7 @@ export interface ApplyOptions {
   clock: Clock
   /** --json: keep every change of the previews for the document; otherwise only runs are kept. */
   keepChanges?: boolean
-  /** The attempts of this profile: keys written before their first POST, batches followed by later runs. */
+  /** The attempts of this profile: keys written before their first POST, and the batches they stored. */
   journal?: AttemptJournal
   /** --timeout of --wait, in milliseconds. */
   waitTimeoutMs?: number
@@ -207,7 +207,7 @@ export function unchangedSentText(counts: {unchanged: number} | undefined): stri
   )
 }
 
-/** What the run did with each batch, in words: submitted, recovered or followed. */
+/** What the run did with each batch, in words: submitted or recovered. */
 export function submissionText(batches: readonly PlannedBatchSummary[]): string {
   const numbers = (outcome: PlannedBatchSummary['outcome']) => batches.filter((b) => b.outcome === outcome).map((b) => b.index + 1)
   const earliest = (outcome: PlannedBatchSummary['outcome']) => when(batches.filter((b) => b.outcome === outcome).map((b) => b.earlier_at!).sort()[0]!)
@@ -215,18 +215,11 @@ export function submissionText(batches: readonly PlannedBatchSummary[]): string 
   const lines: string[] = []
   const submitted = numbers('submitted')
   const recovered = numbers('recovered')
-  const followed = numbers('followed')
   if (submitted.length > 0) lines.push(`Submitted ${plural(submitted.length, 'batch', 'batches')}${submitted.length < batches.length ? ` (${batchList(submitted)})` : ''}.`)
   if (recovered.length > 0) {
     lines.push(
       `${capital(batchList(recovered))}: recovered the attempt of an earlier run (${earliest('recovered')}) whose answer was lost, under its Idempotency-Key: ` +
         'the service answered the batch it had stored, nothing was written twice.',
-    )
-  }
-  if (followed.length > 0) {
-    lines.push(
-      `${capital(batchList(followed))}: the identical batch submitted by an earlier run (${earliest('followed')}) is still queued or processing: ` +
-        'following it instead of submitting it again.',
     )
   }
   return lines.join('\n') + '\n'
@@ -307,9 +300,9 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
       return undefined
     }
 
-    const decisions = await decideBatches(client, plan, {journal, connectionKey: options.connectionKey, changes, resubmit: options.resubmit})
+    const decisions = decideBatches(plan, {journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
     ui.talk(unchangedSentText(counts))
-    if (writesOf(decisions) > 0 && !(await ui.confirm(confirmQuestion(plan, decisions, counts), notSubmitted(true, plan, options)))) {
+    if (decisions.length > 0 && !(await ui.confirm(confirmQuestion(plan, counts), notSubmitted(true, plan, options)))) {
       ui.talk(`${notSubmitted(false, plan, options)}.\n`)
       return undefined
     }
@@ -450,10 +443,10 @@ async function streamPhase(
       plan,
       async (b) => {
         await ahead.ready(b)
-        const changes = await previews.next(b, ahead.current)
-        return decideBatch(client, plan, b, changes, {journal: options.journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
+        await previews.next(b, ahead.current)
+        return decideBatch(plan, b, {journal: options.journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
       },
-      {...bar, journal: options.journal, connectionKey: options.connectionKey, clock: options.clock, previewed: true, signal: stop?.signal},
+      {...bar, journal: options.journal, connectionKey: options.connectionKey, clock: options.clock, signal: stop?.signal},
     )
   } finally {
     stop?.dispose()
@@ -489,11 +482,9 @@ function notSubmitted(cancelled: boolean, plan: Plan, options: ApplyOptions): st
   return `${cancelled ? 'Cancelled; nothing submitted' : 'Not submitted'}, no value changed${previews}`
 }
 
-/** The question before anything is stored: what will be sent, and which batches will not be and why. */
-function confirmQuestion(plan: Plan, decisions: readonly BatchDecision[], counts?: {changed: number; unchanged: number; refused: number}): string {
-  const sent = writesOf(decisions)
-  const followed = decisions.filter((d) => d.kind === 'follow').length
-  const subject = `Submit ${plural(sent, 'batch', 'batches')}${followed > 0 ? ` (not sent: ${followed} still in flight from an earlier run, followed)` : ''}`
+/** The question before anything is stored: every batch of the plan is sent. */
+function confirmQuestion(plan: Plan, counts?: {changed: number; unchanged: number; refused: number}): string {
+  const subject = `Submit ${plural(plan.batchCount, 'batch', 'batches')}`
   return counts ? `${subject}: ${changesText(counts)}?` : `${subject} (${nightlyValues(plan.totals.changes)})?`
 }
 
@@ -506,7 +497,7 @@ async function submitPhase(
   ui: ApplyUi,
   window: WriteWindow,
 ): Promise<PlannedBatchSummary[]> {
-  const bar = pacedProgress(ui, 'submitting', writesOf(decisions), window, options.clock, options.pacing)
+  const bar = pacedProgress(ui, 'submitting', decisions.length, window, options.clock, options.pacing)
   const stop = options.watchInterrupt?.()
   try {
     return await submitBatches(client, plan, decisions, {
@@ -514,7 +505,6 @@ async function submitPhase(
       journal: options.journal,
       connectionKey: options.connectionKey,
       clock: options.clock,
-      previewed: options.preview !== 'none',
       signal: stop?.signal,
     })
   } finally {

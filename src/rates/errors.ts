@@ -128,11 +128,11 @@ export interface SubmittedBatch {
   /** 1-based, as printed. */
   batch: number
   id: string
-  /** `recovered`: an earlier run's attempt sent again under its key; `followed`: an earlier run's batch still in flight. */
-  outcome: 'submitted' | 'recovered' | 'followed'
+  /** `recovered`: an earlier run's attempt sent again under its key. */
+  outcome: 'submitted' | 'recovered'
 }
 
-const OUTCOME_WORDS = {submitted: '', recovered: ' (recovered from an earlier run)', followed: ' (submitted by an earlier run, still in flight)'}
+const OUTCOME_WORDS = {submitted: '', recovered: ' (recovered from an earlier run)'}
 
 export function batchList(numbers: readonly number[]): string {
   if (numbers.length === 0) return 'none'
@@ -149,8 +149,8 @@ function numberList(numbers: readonly number[]): string {
 /**
  * A batch was refused (or could not be sent) after earlier batches of the same plan were stored.
  * The message says exactly which were and were not submitted, and that running the same command
- * again is safe: it sends only what still changes, follows stored batches still in flight, and
- * recovers under its key a batch whose answer was lost.
+ * again is safe: it submits every batch again as a new one (the latest wins, and the service sends
+ * nothing for a value already current), and recovers under its key a batch whose answer was lost.
  */
 export class SubmitInterruptedError extends PmsError {
   readonly submitted: SubmittedBatch[]
@@ -181,7 +181,7 @@ export class SubmitInterruptedError extends PmsError {
     const rerun =
       submitted.length === 0
         ? 'run the same command again'
-        : 'run the same command again: it follows the stored batches still in flight and submits the others again as new batches (nothing is written twice)'
+        : 'run the same command again: it submits every batch again as a new batch, the stored ones too (the latest batch wins, and the service sends nothing for a value already current)'
     // Some batches are stored: "nothing was sent" (2) would be wrong, so a refusal becomes a partial
     // outcome (5); login, permission and temporary failures keep their own code, the fix is theirs.
     const causeExit = cause instanceof PmsError ? cause.exitCode : ExitCode.failure

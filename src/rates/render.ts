@@ -347,19 +347,18 @@ export interface PlannedBatchSummary extends BatchLoad {
   idempotency_key?: string
   /**
    * What this run did with the batch: `submitted` (a new attempt), `recovered` (an earlier run's
-   * attempt whose answer was lost, sent again under its key), `followed` (an identical batch of an
-   * earlier run still queued or processing).
+   * attempt whose answer was lost, sent again under its key).
    */
   outcome?: BatchOutcome
-  /** For `recovered` and `followed`: when the earlier run made its attempt. */
+  /** For `recovered`: when the earlier run made its attempt. */
   earlier_at?: string
   /** Of the batch's nightly values (`changes`, as the contract counts a batch), those its dry run found to change. */
   changed?: number
 }
 
-export type BatchOutcome = 'submitted' | 'recovered' | 'followed'
+export type BatchOutcome = 'submitted' | 'recovered'
 
-const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)', followed: ' (earlier run)'}
+const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)'}
 
 /**
  * The batches in numbers, one line each: `values` are the nightly values a batch sends, `changes`

@@ -4,10 +4,10 @@
  * A read shows what has been applied, not what waits in a queue: a value that GET /restrictions
  * shows equal may still be overwritten by a batch not yet sent, this machine's or another's, and
  * only a later submission supersedes it (rule 9; the service drops what is equal when the change
- * leaves). So no batch is left out because its preview changes nothing. Per batch, just before the
- * confirmation (with --yes just before the batch would leave), `decideBatch` chooses:
- * - follow: an identical batch an earlier run of this profile stored is still queued or processing
- *   (one GET tells), so this run follows it instead of doubling it;
+ * leaves). So no batch is left out because its preview changes nothing, nor because an identical
+ * batch an earlier run stored is still waiting: another machine may have submitted other values
+ * after it, and this run, the latest, must win over those. Per batch, just before the confirmation
+ * (with --yes just before the batch would leave), `decideBatch` chooses:
  * - recover: an earlier run's attempt at the identical batch has an unknown outcome (killed after
  *   sending, every answer lost), so it is sent again under that attempt's Idempotency-Key: the
  *   service answers the batch it created, or creates it now;
@@ -15,82 +15,45 @@
  * Once a batch id is known its attempt is finished, and a later run makes a new attempt: a replayed
  * key would answer the old batch and drop the new intention.
  */
-import type {BatchReport, RestrictionBatchAccepted, RestrictionBatchRequest} from '../contract/index.js'
+import type {RestrictionBatchAccepted, RestrictionBatchRequest} from '../contract/index.js'
 import type {Clock} from '../client/clock.js'
 import {type Attempt, type AttemptJournal, requestDigest} from '../attempts/journal.js'
 import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
 import type {PlannedBatchSummary} from './render.js'
-import {type BatchChanges, isFinal, type RatesClient, type WriteHooks} from './service.js'
+import {isFinal, type RatesClient, type WriteHooks} from './service.js'
 
-export type BatchDecision =
-  | {kind: 'follow'; attempt: Attempt & {storedId: string}; report: BatchReport}
-  | {kind: 'recover'; attempt: Attempt; changes?: BatchChanges}
-  | {kind: 'submit'; superseded?: Attempt}
+export type BatchDecision = {kind: 'recover'; attempt: Attempt} | {kind: 'submit'; superseded?: Attempt}
 
 export interface DecideOptions {
   journal: AttemptJournal
   /** Names the service and profile in the batch digest. */
   connectionKey: string
-  /** What each batch's preview found; undefined with --no-preview. Judges only a recovered batch already final. */
-  changes?: readonly BatchChanges[]
-  /** --resubmit: every batch is a new attempt, even where an earlier one is in flight or unknown. */
+  /** --resubmit: every batch is a new attempt, even where an earlier one's outcome is unknown. */
   resubmit?: boolean
 }
 
-/** What to do with each batch of the plan. Reads only: a GET per earlier batch that may be in flight. */
-export async function decideBatches(client: Pick<RatesClient, 'restrictionBatches'>, plan: Plan, options: DecideOptions): Promise<BatchDecision[]> {
-  const decisions: BatchDecision[] = []
-  for (let b = 0; b < plan.batchCount; b++) decisions.push(await decideBatch(client, plan, b, options.changes?.[b], options))
-  return decisions
+/** What to do with each batch of the plan, from the journal alone. */
+export function decideBatches(plan: Plan, options: DecideOptions): BatchDecision[] {
+  return Array.from({length: plan.batchCount}, (_, b) => decideBatch(plan, b, options))
 }
 
-/** What to do with batch `b`, whose preview found `changes` (undefined: not previewed). */
-export async function decideBatch(
-  client: Pick<RatesClient, 'restrictionBatches'>,
-  plan: Plan,
-  b: number,
-  changes: BatchChanges | undefined,
-  options: Omit<DecideOptions, 'changes'>,
-): Promise<BatchDecision> {
+/**
+ * What to do with batch `b`. Only an attempt whose outcome is unknown is taken up again: a finished
+ * one (its batch id known) stood for an earlier run, never for this one, whatever its status.
+ */
+export function decideBatch(plan: Plan, b: number, options: DecideOptions): BatchDecision {
   const earlier = options.journal.latest(requestDigest(options.connectionKey, batchRequest(plan, b)))
-  if (!earlier) return {kind: 'submit'}
-  const unfinished = earlier.storedId === undefined ? earlier : undefined
-  if (options.resubmit) return {kind: 'submit', superseded: unfinished}
-  if (unfinished) return {kind: 'recover', attempt: unfinished, changes}
-  return followOrSubmit(client, options.journal, earlier as Attempt & {storedId: string})
-}
-
-/** The current report of a batch; undefined when it is gone (reports are kept 30 days) or another connection's. */
-async function reportOf(client: Pick<RatesClient, 'restrictionBatches'>, id: string): Promise<BatchReport | undefined> {
-  try {
-    return await client.restrictionBatches.get(id)
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined
-    throw error
-  }
-}
-
-async function followOrSubmit(client: Pick<RatesClient, 'restrictionBatches'>, journal: AttemptJournal, earlier: Attempt & {storedId: string}): Promise<BatchDecision> {
-  if (earlier.status !== undefined && isFinal(earlier.status)) return {kind: 'submit'}
-  const report = await reportOf(client, earlier.storedId)
-  if (report === undefined) return {kind: 'submit'}
-  await journal.seen(earlier, report.status)
-  return isFinal(report.status) ? {kind: 'submit'} : {kind: 'follow', attempt: earlier, report}
-}
-
-/** How many writes the decisions make (a recovered batch that turns out final may add one). */
-export function writesOf(decisions: readonly BatchDecision[]): number {
-  return decisions.filter((d) => d.kind === 'submit' || d.kind === 'recover').length
+  const unfinished = earlier?.storedId === undefined ? earlier : undefined
+  if (!unfinished) return {kind: 'submit'}
+  return options.resubmit ? {kind: 'submit', superseded: unfinished} : {kind: 'recover', attempt: unfinished}
 }
 
 export interface SubmitOptions extends WriteHooks {
   journal: AttemptJournal
   connectionKey: string
   clock: Pick<Clock, 'now'>
-  /** The run previewed its batches: a recovered batch that was already final is then submitted again. */
-  previewed: boolean
   /** Ctrl-C: stop at once and say which batches were stored. */
   signal?: AbortSignal
 }
@@ -143,7 +106,7 @@ export async function submitBatches(
         throw error instanceof InterruptedError ? new InterruptedError('interrupted (Ctrl-C) before any batch was submitted: nothing was stored') : error
       }
       throw new SubmitInterruptedError({
-        submitted: stored.map((s) => ({batch: s.index + 1, id: s.id!, outcome: s.outcome as 'submitted' | 'recovered' | 'followed'})),
+        submitted: stored.map((s) => ({batch: s.index + 1, id: s.id!, outcome: s.outcome as 'submitted' | 'recovered'})),
         failedBatch: b + 1,
         total: plan.batchCount,
         cause: error as Error,
@@ -160,7 +123,7 @@ export async function submitBatches(
       const stored = summaries.filter((s) => s.id !== undefined)
       if (stored.length === 0) throw error
       throw new SubmitInterruptedError({
-        submitted: stored.map((s) => ({batch: s.index + 1, id: s.id!, outcome: s.outcome as 'submitted' | 'recovered' | 'followed'})),
+        submitted: stored.map((s) => ({batch: s.index + 1, id: s.id!, outcome: s.outcome as 'submitted' | 'recovered'})),
         failedBatch: b + 1,
         total: plan.batchCount,
         cause: error as Error,
@@ -180,16 +143,6 @@ export async function submitBatches(
     const request = batchRequest(plan, b) as RestrictionBatchRequest
     const stats = {index: b, ...batchStats(plan, b)}
     switch (decision.kind) {
-      case 'follow':
-        summaries.push({
-          ...stats,
-          id: decision.attempt.storedId,
-          status: decision.report.status,
-          idempotency_key: decision.attempt.key,
-          outcome: 'followed',
-          earlier_at: new Date(decision.attempt.startedAt).toISOString(),
-        })
-        break
       case 'recover': {
         const {attempt} = decision
         const accepted = await send(b, request, attempt)
@@ -198,9 +151,10 @@ export async function submitBatches(
         const status = (await client.restrictionBatches.get(accepted.id).catch(() => undefined))?.status ?? accepted.status
         await journal.seen(attempt, status)
         // The recovered batch is this same intention's submission (made by the run that lost its
-        // answer), so it stands for this run, like a followed one. Already over while this run's
-        // preview shows a change: something overwrote it since, and that change is still to make.
-        if (options.previewed && isFinal(status) && (decision.changes === undefined || decision.changes.changed > 0)) summaries.push(await submitNew(b, request))
+        // answer), so it stands for this run while it waits. Already over, it may have been
+        // overwritten since by a batch of other values: this run, the latest, submits anew, whatever
+        // a read shows (a read shows applied values, not what waits in a queue).
+        if (isFinal(status)) summaries.push(await submitNew(b, request))
         else {
           summaries.push({
             ...stats,

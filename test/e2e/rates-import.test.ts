@@ -263,16 +263,21 @@ describe('rates import against the sandbox', () => {
       expect(both.code).toBe(75)
       expect(JSON.parse(both.stdout)).toMatchObject({error: {code: 'wait_timeout', details: {pending: [pending]}}})
 
-      // The same import again while that batch is still retrying follows it instead of sending it twice;
+      // The same import again while that batch is still retrying is submitted again, as a new attempt
+      // (this run is the latest: a batch another machine stored meanwhile must not win over it);
       // Ctrl-C while following: the waiting stops, the batch keeps running, and the way back is named.
-      const before = (await keyedPosts()).length
+      const before = await keyedPosts()
       const interrupted = await runUntilInterrupted(['rates', 'import', slow, '--yes', '--wait', '--no-preview'], await world.env(), 'Waiting for every batch', outageDir)
-      expect(interrupted.stderr).toContain('the identical batch submitted by an earlier run')
-      expect(interrupted.stderr).toContain('following it instead of submitting it again')
-      expect(await keyedPosts()).toHaveLength(before)
+      expect(interrupted.stderr).toContain('Submitted 1 batch.')
+      expect(interrupted.stderr).not.toContain('earlier run')
+      const after = await keyedPosts()
+      expect(after).toHaveLength(before.length + 1)
+      expect(before.map((p) => p.idempotency_key)).not.toContain(after.at(-1)!.idempotency_key)
       expect(interrupted.code).toBe(130)
       expect(interrupted.stderr).toContain('stopped waiting (interrupted): 1 batch is stored and keeps running on the service')
-      expect(interrupted.stderr).toContain(`follow it with: pms batches wait ${pending}`)
+      const resent = /follow it with: pms batches wait ([0-9a-f-]{36})/.exec(interrupted.stderr)?.[1]
+      expect(resent).toBeDefined()
+      expect(resent).not.toBe(pending)
     } finally {
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
     }

@@ -145,8 +145,8 @@ export function registerCalendarTools(server: McpServer, env: ToolEnv): void {
     name: 'apply_rates',
     title: 'Apply a rates import',
     description:
-      'Submits the CSV as `pms rates import --yes --json` does: previewed, batches with nothing to change left out, each attempt under an Idempotency-Key kept in the profile\'s journal, so repeating the call after a lost answer recovers the batch instead of submitting it twice. Answers the batches (ids, outcome); follow them with get_batch.',
-    cost: 'reads: the preview shown in the question and the Property listing for its names and currencies, then the same preview again before submitting (about 1 read call per 100 Properties and 366 nights each time); writes: 1 submission per batch with something to change',
+      'Submits the CSV as `pms rates import --yes --json` does: previewed, then every batch submitted, even one whose preview shows nothing changing (a read shows applied values, not a batch still waiting to overwrite them; the service itself sends nothing for a value already current), each attempt under an Idempotency-Key kept in the profile\'s journal, so repeating the call after a lost answer recovers the batch instead of submitting it twice. Answers the batches (ids, outcome); follow them with get_batch.',
+    cost: 'reads: the preview shown in the question and the Property listing for its names and currencies, then the same preview again before submitting (about 1 read call per 100 Properties and 366 nights each time); writes: 1 submission per batch',
     destructive: true,
     idempotent: true,
     input: csvInput,

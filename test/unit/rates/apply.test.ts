@@ -184,18 +184,27 @@ describe('applying a plan', () => {
     }
   })
 
-  it('a rerun follows an identical batch still in flight instead of doubling it, and says so; --resubmit sends it again', async () => {
+  it('a rerun submits an identical batch still in flight again, as a new attempt under a new key, without a read to decide; --resubmit as well', async () => {
     const {client, calls} = fakeClient(['processing'])
+    let reads = 0
+    const get = client.restrictionBatches.get
+    client.restrictionBatches.get = async (id) => {
+      reads++
+      return get(id)
+    }
     const journal = AttemptJournal.memory()
-    await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
+    const first = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
     const talked: string[] = []
-    const followed = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), {...ui(), talk: (text) => void talked.push(text)})
-    expect(followed.batches[0]).toMatchObject({outcome: 'followed', status: 'processing', id: expect.any(String)})
-    expect(talked.join('')).toContain('the identical batch submitted by an earlier run (2026-11-22 12:00 UTC) is still queued or processing: following it instead of submitting it again.')
+    const again = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), {...ui(), talk: (text) => void talked.push(text)})
+    expect(again.batches[0]).toMatchObject({outcome: 'submitted', status: 'queued', id: expect.any(String)})
+    expect(again.batches[0]!.id).not.toBe(first.batches[0]!.id)
+    expect(talked.join('')).toContain('Submitted 1 batch.')
+    expect(talked.join('')).not.toContain('earlier run')
+    expect(reads).toBe(0)
     await applyPlan(client, plan(), names, options({preview: 'none' as const, journal, resubmit: true}), ui())
     const keys = calls.filter((c) => c.kind === 'create').map((c) => c.key)
-    expect(keys).toHaveLength(2)
-    expect(keys[1]).not.toBe(keys[0])
+    expect(keys).toHaveLength(3)
+    expect(new Set(keys).size).toBe(3)
     expect(calls[1]!.request).toEqual(calls[0]!.request)
   })
 
@@ -216,7 +225,7 @@ describe('applying a plan', () => {
     expect(calls.filter((c) => c.kind === 'create')).toHaveLength(2)
   })
 
-  it('the question counts the batches it will not send, and why', async () => {
+  it('the question counts every batch of the plan, one an earlier run left in flight too', async () => {
     const {client} = fakeClient(['processing'])
     const journal = AttemptJournal.memory()
     const two = planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW), {properties: 1, entries: 20_000, changes: 200_000})
@@ -224,7 +233,7 @@ describe('applying a plan', () => {
     await applyPlan(client, first, names, options({preview: 'none' as const, journal}), ui())
     const u = ui()
     await applyPlan(client, two, names, options({preview: 'none' as const, journal}), u)
-    expect(u.asked).toEqual(['Submit 1 batch (not sent: 1 still in flight from an earlier run, followed) (6 nightly values)?'])
+    expect(u.asked).toEqual(['Submit 2 batches (6 nightly values)?'])
   })
 })
 

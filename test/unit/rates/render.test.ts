@@ -372,18 +372,18 @@ describe('a long diff on a terminal', () => {
 })
 
 describe('the plan summary after submitting', () => {
-  it('says per batch what the run did: a batch followed or recovered from an earlier run says so', () => {
+  it('says per batch what the run did: a batch recovered from an earlier run says so', () => {
     const text = renderPlanSummary(
       [
-        {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'processing', outcome: 'followed'},
+        {index: 0, properties: 3, entries: 28, changes: 143, id: '1c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'processing', outcome: 'submitted'},
         {index: 1, properties: 1, entries: 2, changes: 4, id: '2c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'submitted'},
-        {index: 2, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'completed', outcome: 'recovered'},
+        {index: 2, properties: 1, entries: 2, changes: 4, id: '3c979dcd-bee3-43ea-b2cf-898d711f2d24', status: 'queued', outcome: 'recovered'},
       ],
     )
     const lines = text.split('\n')
-    expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing (earlier run)'])
+    expect(lines[1]!.split(/\s{2,}/).slice(-1)).toEqual(['processing'])
     expect(lines[2]!.split(/\s{2,}/).slice(-1)).toEqual(['queued'])
-    expect(lines[3]!.split(/\s{2,}/).slice(-1)).toEqual(['completed (recovered)'])
+    expect(lines[3]!.split(/\s{2,}/).slice(-1)).toEqual(['queued (recovered)'])
     expect(lines[0]!.split(/\s{2,}/)).toEqual(['batch', 'Properties', 'entries', 'values', 'id', 'status'])
     expect(text).not.toContain('allow')
   })

@@ -70,15 +70,33 @@ function keyedService(fail?: {at: number; error: Error; lose?: boolean}) {
   return {client, posts, stored, reads, settle, fail}
 }
 
-/** One run's submission: the decisions (reads), then the writes. */
+/** One run's submission: the decisions (from the journal), then the writes. */
 async function run(
   service: ReturnType<typeof keyedService>,
   journal: AttemptJournal,
-  options: {plan?: Plan; changes?: {changed: number; refused: number}[]; resubmit?: boolean; signal?: AbortSignal} = {},
+  options: {plan?: Plan; resubmit?: boolean; signal?: AbortSignal} = {},
 ) {
   const plan = options.plan ?? fiveBatchPlan()
-  const decisions = await decideBatches(service.client, plan, {journal, connectionKey: 'conn', changes: options.changes, resubmit: options.resubmit})
-  return submitBatches(service.client, plan, decisions, {journal, connectionKey: 'conn', clock, previewed: options.changes !== undefined, signal: options.signal})
+  const decisions = decideBatches(plan, {journal, connectionKey: 'conn', resubmit: options.resubmit})
+  return submitBatches(service.client, plan, decisions, {journal, connectionKey: 'conn', clock, signal: options.signal})
+}
+
+/**
+ * One run through applyPlan whose preview (the service's dry runs, one per batch and so per
+ * Property here) finds `changes[p]` for Property p: what a run does after seeing it.
+ */
+async function runPreviewed(service: ReturnType<typeof keyedService>, journal: AttemptJournal, changes: {changed: number; refused: number}[]) {
+  service.client.restrictionBatches.preview = async (request) => {
+    const property_id = request.entries[0]!.property_id
+    const {changed, refused} = changes[PROPS.findIndex((p) => p.id === property_id)]!
+    const submitted = Math.max(1, changed + refused)
+    return {dry_run: true, properties: [{property_id, changes: {submitted, changed, unchanged: submitted - changed - refused, refused}, changed: [], refused_fields: []}]}
+  }
+  const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
+  const ui: ApplyUi = {out: () => {}, talk: () => {}, progress: () => ({tick() {}, done() {}}), confirm: async () => true, paint: (_s, t) => t}
+  const result = await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: 'dry-run', wait: false, connectionKey: 'conn', clock, journal}, ui)
+  expect(result.batches.map((b) => b.changed)).toEqual(changes.map((c) => c.changed))
+  return result.batches
 }
 
 const outOfScope = () =>
@@ -99,28 +117,28 @@ describe('a batch refused after earlier batches were stored', () => {
     expect(e.message).toContain(`batch 1: ${[...service.stored.values()][0]}`)
     expect(e.message).toContain('Not submitted: batch 3-5')
     expect(e.suggestion).toContain(id(2))
-    expect(e.suggestion).toContain('run the same command again: it follows the stored batches still in flight and submits the others again as new batches')
+    expect(e.suggestion).toContain('run the same command again: it submits every batch again as a new batch, the stored ones too (the latest batch wins')
     expect(e.details).toMatchObject({not_submitted: [3, 4, 5], submitted: [{batch: 1, outcome: 'submitted'}, {batch: 2, outcome: 'submitted'}]})
   })
 
-  it('a rerun follows the stored batches still in flight (same ids, nothing twice) and submits the refused one and the rest under new keys', async () => {
+  it('a rerun submits every batch as a new attempt, the stored ones still in flight too (another machine may have submitted since: the latest run wins)', async () => {
     const service = keyedService({at: 3, error: outOfScope()})
     const journal = AttemptJournal.memory()
-    await run(service, journal).catch(() => undefined)
+    const firstIds = await run(service, journal)
+      .catch((e: SubmitInterruptedError) => e.submitted.map((b) => b.id))
+      .then((ids) => ids as string[])
     const firstKeys = keysOf(service.posts)
     service.fail!.at = -1
     const batches = await run(service, journal)
-    expect(batches.map((b) => b.outcome)).toEqual(['followed', 'followed', 'submitted', 'submitted', 'submitted'])
-    expect(batches[0]!.earlier_at).toBe(new Date(NOW).toISOString())
-    // The refused attempt stored nothing: its key is not used again.
+    expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    // Every attempt of the rerun has a key of its own: none of the first run's is used again.
     const rerunKeys = keysOf(service.posts.slice(3))
-    expect(rerunKeys).toHaveLength(3)
+    expect(rerunKeys).toHaveLength(5)
     for (const key of rerunKeys) expect(firstKeys).not.toContain(key)
-    expect(service.stored.size).toBe(5)
-    expect(new Set(batches.map((b) => b.id)).size).toBe(5)
-    expect(submissionText(batches)).toBe(
-      'Submitted 3 batches (batch 3-5).\nBatch 1, 2: the identical batch submitted by an earlier run (2026-11-22 12:00 UTC) is still queued or processing: following it instead of submitting it again.\n',
-    )
+    expect(service.stored.size).toBe(2 + 5)
+    for (const id of firstIds) expect(batches.map((b) => b.id)).not.toContain(id)
+    expect(service.reads).toEqual([])
+    expect(submissionText(batches)).toBe('Submitted 5 batches.\n')
   })
 
   it('a batch that got no answer may have been stored: the message says so instead of "not submitted"', async () => {
@@ -192,40 +210,70 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
   })
 
-  it('a recovered batch that had already ended while the preview still shows a change is submitted again under a new key', async () => {
-    const service = keyedService({at: 1, error: lost(), lose: true})
-    const journal = AttemptJournal.memory()
-    await run(service, journal).catch(() => undefined)
-    service.settle('completed')
-    service.fail!.at = -1
-    const changes = Array.from({length: 5}, () => ({changed: 1, refused: 0}))
-    const batches = await run(service, journal, {changes})
-    expect(batches[0]!.outcome).toBe('submitted')
-    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
-    expect(service.posts[2]!.key).not.toBe(service.posts[0]!.key)
-  })
-
-  it('a recovered batch that had already ended, whose preview shows its values already in place, is not submitted again', async () => {
-    const service = keyedService({at: 1, error: lost(), lose: true})
-    const journal = AttemptJournal.memory()
-    await run(service, journal).catch(() => undefined)
-    service.settle('completed')
-    service.fail!.at = -1
-    const changes = [{changed: 0, refused: 0}, ...Array.from({length: 4}, () => ({changed: 1, refused: 0}))]
-    const batches = await run(service, journal, {changes})
-    expect(batches[0]!.outcome).toBe('recovered')
-    expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
-    expect(service.posts.filter((p) => p.key === service.posts[0]!.key)).toHaveLength(2)
-    expect(new Set(keysOf(service.posts)).size).toBe(5)
-  })
-
-  it('--resubmit makes a new attempt even where an identical batch is still in flight or its outcome unknown', async () => {
+  it('an identical batch an earlier run stored that is still queued is not followed: this run makes a new attempt under a new key', async () => {
+    // A finished attempt stood for its own run: another machine may have submitted other values for
+    // these nights after it, and only this run's own, later batch wins over those (rule 9).
     const service = keyedService()
     const journal = AttemptJournal.memory()
-    await run(service, journal)
-    await run(service, journal, {resubmit: true})
-    expect(new Set(keysOf(service.posts)).size).toBe(10)
+    const first = await run(service, journal)
+    const again = await run(service, journal)
+    expect(again.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    expect(again.map((b) => b.status)).toEqual(Array(5).fill('queued'))
+    for (const key of keysOf(service.posts.slice(5))) expect(keysOf(service.posts.slice(0, 5))).not.toContain(key)
+    for (const b of again) expect(first.map((f) => f.id)).not.toContain(b.id)
+    expect(service.stored.size).toBe(10)
     expect(service.reads).toEqual([])
+  })
+
+  it('a recovered batch that has already ended is submitted anew under a new key, whatever the preview shows', async () => {
+    const lostRun = async () => {
+      const service = keyedService({at: 1, error: lost(), lose: true})
+      const journal = AttemptJournal.memory()
+      await run(service, journal).catch(() => undefined)
+      service.settle('completed')
+      service.fail!.at = -1
+      return {service, journal}
+    }
+    const expectAnew = (service: ReturnType<typeof keyedService>, batches: {outcome?: string}[]) => {
+      expect(batches[0]!.outcome).toBe('submitted')
+      // The recovery under the lost attempt's key, then a new attempt under a key of its own.
+      expect(service.posts[1]!.key).toBe(service.posts[0]!.key)
+      expect(service.posts[2]!.key).not.toBe(service.posts[0]!.key)
+      expect(service.posts[2]!.property).toBe(service.posts[0]!.property)
+    }
+    // Without a preview.
+    const bare = await lostRun()
+    expectAnew(bare.service, await run(bare.service, bare.journal))
+    // With a preview that shows every value already in place: a read shows applied values, not what waits.
+    const previewed = await lostRun()
+    expectAnew(previewed.service, await runPreviewed(previewed.service, previewed.journal, Array.from({length: 5}, () => ({changed: 0, refused: 0}))))
+  })
+
+  it('a recovered batch still waiting stands for this run: it is this intention\'s own attempt, resent within its life', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    service.fail!.at = -1
+    const batches = await run(service, journal)
+    expect(batches[0]).toMatchObject({outcome: 'recovered', status: 'queued', idempotency_key: service.posts[0]!.key})
+    expect(service.posts.filter((p) => p.key === service.posts[0]!.key)).toHaveLength(2)
+    expect(service.posts).toHaveLength(2 + 4)
+  })
+
+  it('--resubmit makes a new attempt even where an earlier attempt\'s outcome is unknown, and drops that attempt', async () => {
+    const service = keyedService({at: 1, error: lost(), lose: true})
+    const journal = AttemptJournal.memory()
+    await run(service, journal).catch(() => undefined)
+    service.fail!.at = -1
+    const batches = await run(service, journal, {resubmit: true})
+    expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
+    expect(service.posts[1]!.key).not.toBe(service.posts[0]!.key)
+    expect(new Set(keysOf(service.posts)).size).toBe(6)
+    expect(service.reads).toEqual([])
+    // The dropped attempt is not recovered later either.
+    service.settle()
+    const later = await run(service, journal)
+    expect(later.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
   })
 
   it('every batch is sent whatever its preview shows (a read shows applied values, not what waits in a queue); refused values are sent and refused as before', async () => {
@@ -240,7 +288,7 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
       {changed: 3, refused: 0},
       {changed: 0, refused: 0},
     ]
-    const batches = await run(service, journal, {changes})
+    const batches = await runPreviewed(service, journal, changes)
     expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
     expect(batches.every((b) => b.id !== undefined)).toBe(true)
     expect(service.posts).toHaveLength(5 + 5)
@@ -256,7 +304,7 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     expect(e.details).toMatchObject({unknown: [1], submitted: []})
     service.fail!.at = -1
     const none = Array.from({length: 5}, () => ({changed: 0, refused: 0}))
-    const batches = await run(service, journal, {changes: none})
+    const batches = await runPreviewed(service, journal, none)
     expect(batches.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
   })
 
@@ -265,10 +313,10 @@ describe('an Idempotency-Key names one attempt, never the content', () => {
     const journal = AttemptJournal.memory()
     await run(service, journal, {plan: fiveBatchPlan(13_000)})
     const none = Array.from({length: 5}, () => ({changed: 0, refused: 0}))
-    const pending = await run(service, journal, {changes: none})
+    const pending = await runPreviewed(service, journal, none)
     expect(pending.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
     service.settle()
-    const settled = await run(service, journal, {changes: none})
+    const settled = await runPreviewed(service, journal, none)
     expect(settled.map((b) => b.outcome)).toEqual(Array(5).fill('submitted'))
     expect(service.posts).toHaveLength(15)
   })
@@ -447,7 +495,7 @@ describe('Ctrl-C while submitting', () => {
     expect(e.message).toContain('batch 3 of 5 got no answer: interrupted (Ctrl-C)')
     expect(e.message).toContain('Submitted (stored by the service, they will be applied): batch 1, 2')
     expect(e.message).toContain('Not submitted: batch 4, 5; batch 3 got no answer and may have been stored (a rerun recovers it under the same Idempotency-Key)')
-    expect(e.suggestion).toMatch(/^run the same command again: it follows the stored batches still in flight/)
+    expect(e.suggestion).toMatch(/^run the same command again: it submits every batch again as a new batch, the stored ones too/)
   })
 
   it('before the first batch leaves, nothing was stored and the run just stops (exit 130)', async () => {
