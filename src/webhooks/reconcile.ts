@@ -92,8 +92,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileOut
   const outcome: ReconcileOutcome = {ran: false, made: [], reads: 0}
   const {inbox, source, account} = options
   outcome.ran = await inbox.reconcileTurn(account, async () => {
-    const bookingsKey = `${account}\u0000${BOOKINGS_KEY}`
-    const threadsKey = `${account}\u0000${THREADS_KEY}`
+    const bookingsKey = `${account} ${BOOKINGS_KEY}`
+    const threadsKey = `${account} ${THREADS_KEY}`
     const bookingsSince = (await inbox.reconcilePoint(bookingsKey)) ?? options.firstPoint()
     const threadsSince = (await inbox.reconcilePoint(threadsKey)) ?? options.firstPoint()
     const changes: Change[] = []

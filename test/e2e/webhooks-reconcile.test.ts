@@ -8,6 +8,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startReceiver, until, type Received} from '../unit/sandbox/webhook-receiver.js'
 import {startListen, type StartedListener} from './support/listen.js'
 import {freePort} from './support/ports.js'
+import {missingPostgres, startPostgres} from './support/postgres.js'
+import {itNeeds} from './support/requirements.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Delivery {
@@ -36,6 +38,7 @@ const raisedEvents = async (appUrl: string) => ((await (await fetch(`${appUrl}/_
 const forwarded = (received: Received[]) => received.map((r) => ({event: JSON.parse(r.body) as Forwarded, headers: r.headers}))
 const changeKey = (type: string, objectId: string) => `${type} ${objectId}`
 const reconciles = (listener: StartedListener) => listener.stderr().split('\n').filter((line) => /\treconcile\t\d+ reads?,/.test(line)).length
+const skipped = (listener: StartedListener) => listener.stderr().split('\n').filter((line) => line.includes('\treconcile\tanother listener')).length
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function trigger(appUrl: string, name: string, body: Record<string, unknown> = {}): Promise<RaisedEvent[]> {
@@ -155,4 +158,34 @@ describe('pms webhooks listen --reconcile', () => {
       await target.close()
     }
   }, 90_000)
+
+  itNeeds(missingPostgres())('two listeners on one PostgreSQL inbox: one reconciles at a time, and a dropped booking reaches the target once', async () => {
+    const postgres = await startPostgres()
+    const target = await startReceiver()
+    const listeners: StartedListener[] = []
+    try {
+      postgres.createDatabase('inbox')
+      const store = postgres.url('inbox')
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_events: 1})
+      const args = ['--port', '0', '--store', store, '--forward-to', target.url, '--reconcile', `${PERIOD_S}s`]
+      listeners.push(...(await Promise.all([0, 1].map(() => startListen(args, {secret: sandbox.webhookSecret, env})))))
+      await until(() => listeners.every((l) => reconciles(l) + skipped(l) >= 1), 20_000, 'a first turn on each listener')
+      const [made] = await trigger(sandbox.appUrl, 'booking_created')
+      const key = changeKey('booking.created', made!.data.id)
+      const matching = () => forwarded(target.received).filter(({event}) => changeKey(event.type, event.data.id) === key)
+      await until(() => matching().length >= 1, 2 * PERIOD_S * 1000 + 5000, 'the dropped booking forwarded')
+      const turns = listeners.map((l) => reconciles(l) + skipped(l))
+      await until(() => listeners.every((l, i) => reconciles(l) + skipped(l) >= turns[i]! + 2), 20_000, 'two more turns on each listener')
+      expect(matching().length).toBe(1)
+      // Both ran for the same account at the same ticks: a turn was skipped while the other held the lock, or the two never met.
+      const all = listeners.map((l) => l.stderr()).join('')
+      expect(all).toMatch(/\treconcile\t\d+ reads?, 1 event not delivered made/)
+      expect(all.match(/1 event not delivered made/g)!.length).toBe(1)
+    } finally {
+      for (const listener of listeners) await listener.stop()
+      await target.close()
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+      postgres.stop()
+    }
+  }, 120_000)
 })
