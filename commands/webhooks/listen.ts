@@ -38,6 +38,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     exec: Flags.string({description: 'Run this shell command with new events on stdin (JSON Lines)'}),
     debounce: Flags.integer({description: 'With --exec: run once after this many quiet seconds for a whole burst', min: 1}),
     'exec-timeout': Flags.integer({description: 'With --exec: seconds a run may last; then it is ended with every process it started, and fails', default: 60, min: 1}),
+    'forward-secret': Flags.string({description: 'With --forward-to: sign each forward anew with this whsec_... secret of the target (Standard Webhooks), at the time of the send', env: 'PMS_FORWARD_SECRET'}),
     'forward-to': Flags.string({description: 'POST each new event here, same raw body and headers'}),
     store: Flags.string({
       description: 'The inbox: a SQLite file, or postgres://... shared by many listeners (default: --out FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0, a folder of the run)',
@@ -66,6 +67,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
       debounceSeconds: flags.debounce,
       execTimeoutSeconds: flags['exec-timeout'],
       forwardTo: flags['forward-to'],
+      forwardSecret: flags['forward-secret'],
       store: flags.store,
       retry: {firstDelayMs: flags['retry-delay'] * 1000, maxDelayMs: flags['retry-max-delay'] * 1000, giveUpAfterMs: flags['retry-for'] * 1000},
       leaseSeconds: flags.lease,

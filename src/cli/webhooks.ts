@@ -88,6 +88,8 @@ export interface ListenOptions {
   reconcileMs?: number
   /** --reconcile-from: where the first reconcile of a new store starts (ISO); else now. */
   reconcileFrom?: string
+  /** --forward-secret: a secret of the target's; forwards are signed with it at each send. */
+  forwardSecret?: string
 }
 
 /**
@@ -203,6 +205,8 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const {Worker} = await import('../webhooks/worker.js')
   const {io} = ctx
   const leaseMs = options.leaseSeconds * 1000
+  const forwardSecret = options.forwardSecret === undefined ? undefined : webhookSecret(options.forwardSecret)
+  const {sign: signWebhook} = await import('../contract/webhook-signature.js')
   const runner =
     options.exec === undefined
       ? undefined
@@ -216,7 +220,12 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const forwarder =
     options.forwardTo === undefined
       ? undefined
-      : new Forwarder(options.forwardTo, {userAgent: `pms/${ctx.version}`, deadlineMs: Math.floor((leaseMs * 2) / 3), trace: ctx.debug ? (line) => io.err(line + '\n') : undefined})
+      : new Forwarder(options.forwardTo, {
+          userAgent: `pms/${ctx.version}`,
+          deadlineMs: Math.floor((leaseMs * 2) / 3),
+          trace: ctx.debug ? (line) => io.err(line + '\n') : undefined,
+          sign: forwardSecret === undefined ? undefined : (id, timestamp, body) => signWebhook(forwardSecret, id, timestamp, body),
+        })
   let out
   try {
     if (options.out !== undefined) {

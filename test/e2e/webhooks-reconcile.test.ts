@@ -4,6 +4,8 @@
  * events on purpose (the drop_events fault); the listener finds each change by polling and its
  * --forward-to target hears of each change once, whether the service delivered it or not.
  */
+import {randomBytes} from 'node:crypto'
+import {Webhook} from 'standardwebhooks'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startReceiver, until, type Received} from '../unit/sandbox/webhook-receiver.js'
 import {startListen, type StartedListener} from './support/listen.js'
@@ -188,4 +190,22 @@ describe('pms webhooks listen --reconcile', () => {
       postgres.stop()
     }
   }, 120_000)
+
+  it('--forward-secret: each forward is signed with the target\'s secret, and verifies with the standardwebhooks package', async () => {
+    const target = await startReceiver()
+    const forwardSecret = `whsec_${randomBytes(32).toString('base64')}`
+    const listener = await startListen(['--port', String(port), '--forward-to', target.url], {secret: sandbox.webhookSecret, env: {...env, PMS_FORWARD_SECRET: forwardSecret}})
+    try {
+      const [made] = await trigger(sandbox.appUrl, 'booking_created')
+      await until(() => target.received.some((r) => r.headers['webhook-id'] === made!.id), 20_000, 'the event forwarded')
+      const received = target.received.find((r) => r.headers['webhook-id'] === made!.id)!
+      const headers = Object.fromEntries(Object.entries(received.headers).map(([name, value]) => [name, String(value)]))
+      expect((new Webhook(forwardSecret).verify(received.body, headers) as {id: string}).id).toBe(made!.id)
+      // Not the service's signature any more: the App's secret no longer verifies it.
+      expect(() => new Webhook(sandbox.webhookSecret).verify(received.body, headers)).toThrow()
+    } finally {
+      await listener.stop()
+      await target.close()
+    }
+  }, 60_000)
 })
