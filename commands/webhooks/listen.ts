@@ -1,5 +1,15 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {instantFlag} from '../../src/cli/date-flags.js'
+import {UsageError} from '../../src/client/errors.js'
+import {parseDuration} from '../../src/webhooks/reconcile.js'
+
+function reconcileFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const ms = parseDuration(text)
+  if (ms === undefined || ms < 1000) throw new UsageError(`--reconcile ${text} is not a duration of a second or more`, {suggestion: '--reconcile 15m'})
+  return ms
+}
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive App Events over HTTP: verify, store in a durable inbox, then forward, run a command or append to a file'
@@ -28,6 +38,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     exec: Flags.string({description: 'Run this shell command with new events on stdin (JSON Lines)'}),
     debounce: Flags.integer({description: 'With --exec: run once after this many quiet seconds for a whole burst', min: 1}),
     'exec-timeout': Flags.integer({description: 'With --exec: seconds a run may last; then it is ended with every process it started, and fails', default: 60, min: 1}),
+    'forward-secret': Flags.string({description: 'With --forward-to: sign each forward anew with this whsec_... secret of the target (Standard Webhooks), at the time of the send', env: 'PMS_FORWARD_SECRET'}),
     'forward-to': Flags.string({description: 'POST each new event here, same raw body and headers'}),
     store: Flags.string({
       description: 'The inbox: a SQLite file, or postgres://... shared by many listeners (default: --out FILE.inbox, else PMS_CONFIG_DIR/webhooks/inbox.sqlite; with --port 0, a folder of the run)',
@@ -37,6 +48,8 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     'retry-delay': Flags.integer({description: 'Seconds before the first retry of failed work; each next delay doubles', default: 1, min: 1}),
     'retry-max-delay': Flags.integer({description: 'Longest delay between two retries, in seconds', default: 300, min: 1}),
     'retry-for': Flags.integer({description: 'Seconds after its arrival (or its last replay) an event is retried before it is dead', default: 86_400, min: 0}),
+    reconcile: Flags.string({description: 'Every DURATION (30s, 15m, 1h), and at start, read GET /bookings and GET /message-threads of the profile and store an event for each change not delivered (pms_reconciled: true)'}),
+    'reconcile-from': Flags.string({description: 'With --reconcile: where the first reconcile of a new inbox starts (ISO 8601, a day, -2h); default: now'}),
     lease: Flags.integer({description: 'Seconds a claim on an event lasts without renewal: a killed listener\'s events are taken over after this', default: 30, min: 1}),
   }
 
@@ -54,9 +67,12 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
       debounceSeconds: flags.debounce,
       execTimeoutSeconds: flags['exec-timeout'],
       forwardTo: flags['forward-to'],
+      forwardSecret: flags['forward-secret'],
       store: flags.store,
       retry: {firstDelayMs: flags['retry-delay'] * 1000, maxDelayMs: flags['retry-max-delay'] * 1000, giveUpAfterMs: flags['retry-for'] * 1000},
       leaseSeconds: flags.lease,
+      reconcileMs: reconcileFlag(flags.reconcile),
+      reconcileFrom: instantFlag(this.ctx, flags['reconcile-from'], '--reconcile-from'),
     })
   }
 }

@@ -86,6 +86,12 @@ export interface ListenOptions {
   store?: string
   retry: RetryPolicy
   leaseSeconds: number
+  /** --reconcile: milliseconds between two reconciles of the run's profile; undefined: none. */
+  reconcileMs?: number
+  /** --reconcile-from: where the first reconcile of a new store starts (ISO); else now. */
+  reconcileFrom?: string
+  /** --forward-secret: a secret of the target's; forwards are signed with it at each send. */
+  forwardSecret?: string
 }
 
 /**
@@ -135,6 +141,7 @@ function checkListenOptions(options: ListenOptions): void {
       throw new UsageError(`--forward-to ${options.forwardTo} is not an http(s) URL`, {suggestion: '--forward-to http://127.0.0.1:3000/webhooks'})
     }
   }
+  if (options.reconcileFrom !== undefined && options.reconcileMs === undefined) throw new UsageError('--reconcile-from needs --reconcile', {suggestion: '--reconcile 15m --reconcile-from -1d'})
   if (options.retry.maxDelayMs < options.retry.firstDelayMs) throw new UsageError('--retry-max-delay is shorter than --retry-delay', {suggestion: '--retry-delay 1 --retry-max-delay 300'})
 }
 
@@ -200,6 +207,8 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const {Worker} = await import('../webhooks/worker.js')
   const {io} = ctx
   const leaseMs = options.leaseSeconds * 1000
+  const forwardSecret = options.forwardSecret === undefined ? undefined : webhookSecret(options.forwardSecret)
+  const {sign: signWebhook} = await import('../contract/webhook-signature.js')
   const runner =
     options.exec === undefined
       ? undefined
@@ -213,7 +222,12 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const forwarder =
     options.forwardTo === undefined
       ? undefined
-      : new Forwarder(options.forwardTo, {userAgent: `pms/${ctx.version}`, deadlineMs: Math.floor((leaseMs * 2) / 3), trace: ctx.debug ? (line) => io.err(line + '\n') : undefined})
+      : new Forwarder(options.forwardTo, {
+          userAgent: `pms/${ctx.version}`,
+          deadlineMs: Math.floor((leaseMs * 2) / 3),
+          trace: ctx.debug ? (line) => io.err(line + '\n') : undefined,
+          sign: forwardSecret === undefined ? undefined : (id, timestamp, body) => signWebhook(forwardSecret, id, timestamp, body),
+        })
   let out
   try {
     if (options.out !== undefined) {
@@ -264,6 +278,7 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   }
   // What a killed listener stored and did not finish is worked first.
   worker.start()
+  const reconciler = options.reconcileMs === undefined ? undefined : await startReconcile(ctx, options, secret, inbox, {done: !(runner !== undefined || forwarder !== undefined || out !== undefined), onStored: () => worker.nudge()})
   const stopped = untilSignal()
   if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
   const actions = [options.forwardTo && `forwarded to ${options.forwardTo}`, options.exec && `piped to ${options.exec}`, options.out && `appended to ${options.out}`].filter(Boolean)
@@ -272,10 +287,56 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   const signal = await stopped
   io.err(`${signal}: no new requests; finishing the work under way.\n`)
   await listener.close()
+  await reconciler?.stop()
   await worker.stop()
   await forwarder?.close()
   await out?.close()
   await inbox.close()
+}
+
+/**
+ * --reconcile: at start and then every period, the events the service did not deliver are made from
+ * GET /bookings and GET /message-threads of the run's profile (its client, paced with every other
+ * pms run of the profile). A failed reconcile says so and is made again from the same point at the next tick.
+ */
+async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
+  const {reconcile} = await import('../webhooks/reconcile.js')
+  const {sign} = await import('../contract/webhook-signature.js')
+  const {createClient} = await import('./session.js')
+  const client = await createClient(ctx)
+  const account = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
+  const startedAt = new Date(ctx.clock.now()).toISOString()
+  const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${text}\n`)
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  let running: Promise<void> = Promise.resolve()
+  const tick = async () => {
+    try {
+      const outcome = await reconcile({inbox, source: client, account, firstPoint: () => options.reconcileFrom ?? startedAt, sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
+      if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
+      else {
+        if (outcome.made.length > 0) work.onStored()
+        line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}`)
+      }
+    } catch (error) {
+      line(`failed: ${(error as Error).message}; made again from the same point in ${options.reconcileMs! / 1000} s`)
+    }
+  }
+  const schedule = () => {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = tick().finally(schedule)
+    }, options.reconcileMs)
+  }
+  running = tick().finally(schedule)
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+      await client.close()
+    },
+  }
 }
 
 export interface InboxOptions {

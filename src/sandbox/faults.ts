@@ -11,6 +11,8 @@ export interface FaultState {
   channel_outage_properties: Record<string, number>
   /** Probability (0..1) that a delivered App Event is delivered a second time (same webhook-id and body). */
   duplicate_delivery: number
+  /** Probability (0..1) that an App Event is raised (listed in GET /_sandbox/events) and never delivered: dropped at its first attempt (`drop_events`). */
+  drop_events: number
   /**
    * Sandbox milliseconds each /api/v1 request spends in process before its work is done, so that a
    * second request with the same Idempotency-Key meets the first one still running (409).
@@ -48,6 +50,7 @@ export function noFaults(): FaultState {
     channel_outage_until: 0,
     channel_outage_properties: {},
     duplicate_delivery: 0,
+    drop_events: 0,
     delay_ms: 0,
     send_failure: 0,
     send_failure_outcome: 'not_sent',

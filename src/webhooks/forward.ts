@@ -31,11 +31,14 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
 export class Forwarder {
   private readonly transport: Transport
   private readonly deadlineMs: number
+  /** --forward-secret: each send is signed anew for the target, with the time of the send. */
+  private readonly sign: ((id: string, timestamp: number, body: Buffer) => string) | undefined
 
   constructor(
     private readonly url: string,
-    options: {userAgent: string; deadlineMs?: number; trace?: (line: string) => void},
+    options: {userAgent: string; deadlineMs?: number; trace?: (line: string) => void; sign?: (id: string, timestamp: number, body: Buffer) => string},
   ) {
+    this.sign = options.sign
     this.deadlineMs = Math.min(options.deadlineMs ?? Infinity, WEBHOOK_RESPONSE_DEADLINE_SECONDS * 1000)
     this.transport = new Transport({
       appUrl: new URL(url).origin,
@@ -53,6 +56,11 @@ export class Forwarder {
   /** Never throws: whatever breaks (the connection, the answer's body, the deadline) is a failed send. */
   async forward(rawBody: Buffer, given: Record<string, string>): Promise<ForwardOutcome> {
     const headers = forwardedHeaders(given)
+    if (this.sign !== undefined && headers['webhook-id'] !== undefined) {
+      const timestamp = Math.floor(Date.now() / 1000)
+      headers['webhook-timestamp'] = String(timestamp)
+      headers['webhook-signature'] = this.sign(headers['webhook-id'], timestamp, rawBody)
+    }
     // The per-phase timeouts of the client restart with each chunk of a slow body: this one ends the whole send.
     const deadline = AbortSignal.timeout(this.deadlineMs)
     let status: number | null = null

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 -- Version 2: when the retry schedule started, the arrival or the last replay (null: the arrival).
 ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS retry_from BIGINT;
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
+CREATE TABLE IF NOT EXISTS webhook_reconcile (key TEXT PRIMARY KEY, point TEXT NOT NULL);
 `
 
 /** The database's clock, in epoch milliseconds: the one time every listener sharing the inbox agrees on. */
@@ -182,6 +183,60 @@ class PostgresInbox implements Inbox {
         ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE status = 'dead' RETURNING webhook_id`)
         : await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($1::text[]) RETURNING webhook_id`, [ids])
     return rows.map((row) => row.webhook_id)
+  }
+
+  async announced(objectIds: string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>()
+    if (objectIds.length === 0) return found
+    // No index on the body: the inbox holds about 3 days of events, read once per reconcile that found changes.
+    const rows = await this.sql<{object_id: string; created_at: string | null}>(
+      `SELECT e.doc->'data'->>'id' AS object_id, max(e.doc->>'created_at') AS created_at
+       FROM (SELECT convert_from(body, 'UTF8')::jsonb AS doc FROM webhook_events) e
+       WHERE e.doc->'data'->>'id' = ANY($1::text[]) GROUP BY 1`,
+      [objectIds],
+    )
+    for (const row of rows) if (row.created_at !== null && Number.isFinite(Date.parse(row.created_at))) found.set(row.object_id, Date.parse(row.created_at))
+    return found
+  }
+
+  async reconcilePoint(key: string): Promise<string | null> {
+    const rows = await this.sql<{point: string}>('SELECT point FROM webhook_reconcile WHERE key = $1', [key])
+    return rows[0]?.point ?? null
+  }
+
+  async saveReconcilePoint(key: string, point: string): Promise<void> {
+    await this.sql('INSERT INTO webhook_reconcile (key, point) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET point = excluded.point', [key, point])
+  }
+
+  async reconcileTurn(key: string, task: () => Promise<void>): Promise<boolean> {
+    // A session lock on a connection of its own, held for the whole reconcile: a listener that dies
+    // loses its connection and with it the lock, so another takes the next turn.
+    const lock = createHash('sha256').update(`pms webhooks reconcile\u0000${key}`).digest().readBigInt64BE(0).toString()
+    let client
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw new InboxUnavailableError(this.location, error)
+    }
+    let taken: boolean
+    try {
+      const {rows} = await client.query<{taken: boolean}>(`SELECT pg_try_advisory_lock(${lock}) AS taken`)
+      taken = rows[0]?.taken === true
+    } catch (error) {
+      client.release()
+      throw new InboxUnavailableError(this.location, error)
+    }
+    if (!taken) {
+      client.release()
+      return false
+    }
+    try {
+      await task()
+      return true
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(${lock})`).catch(() => undefined)
+      client.release()
+    }
   }
 
   async forget(olderThanMs: number): Promise<number> {

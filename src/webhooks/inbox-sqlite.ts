@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS webhook_events (
   retry_from INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
+CREATE TABLE IF NOT EXISTS webhook_reconcile (key TEXT PRIMARY KEY, point TEXT NOT NULL);
 `
 
 /**
@@ -199,6 +200,35 @@ class SqliteInbox implements Inbox {
         return chosen.filter((id) => put.get(now, now, id) !== undefined)
       })(),
     )
+  }
+
+  async announced(objectIds: string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>()
+    if (objectIds.length === 0) return found
+    // No index on the body: the inbox holds about 3 days of events, read once per reconcile that found changes.
+    const rows = this.db
+      .prepare(
+        `SELECT json_extract(CAST(body AS TEXT), '$.data.id') AS object_id, max(json_extract(CAST(body AS TEXT), '$.created_at')) AS created_at FROM webhook_events
+         WHERE json_valid(CAST(body AS TEXT)) AND json_extract(CAST(body AS TEXT), '$.data.id') IN (SELECT value FROM json_each(?)) GROUP BY 1`,
+      )
+      .all(JSON.stringify(objectIds)) as Array<{object_id: string; created_at: string | null}>
+    for (const row of rows) if (row.created_at !== null && Number.isFinite(Date.parse(row.created_at))) found.set(row.object_id, Date.parse(row.created_at))
+    return found
+  }
+
+  async reconcilePoint(key: string): Promise<string | null> {
+    return (this.db.prepare('SELECT point FROM webhook_reconcile WHERE key = ?').get(key) as {point: string} | undefined)?.point ?? null
+  }
+
+  async saveReconcilePoint(key: string, point: string): Promise<void> {
+    this.write(() => this.db.prepare('INSERT INTO webhook_reconcile (key, point) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET point = excluded.point').run(key, point))
+    await this.flushLog()
+  }
+
+  async reconcileTurn(_key: string, task: () => Promise<void>): Promise<boolean> {
+    // One listener per file (it holds the file's lock): no other can be reconciling.
+    await task()
+    return true
   }
 
   async forget(olderThanMs: number): Promise<number> {

@@ -81,6 +81,20 @@ export interface Inbox {
    * counted from now): the ids given, or every dead one. Answers the ids put back.
    */
   replay(ids: string[] | 'dead'): Promise<string[]>
+  /**
+   * For each object id given (a booking's, a message's: the `data.id` of events), the newest
+   * `created_at` (epoch ms) of the events stored about it. The reconcile skips a change that an
+   * event stored here announced already, whatever that event's id.
+   */
+  announced(objectIds: string[]): Promise<Map<string, number>>
+  /** The reconcile point stored under `key` (an `updated_since`), or null before the first reconcile. */
+  reconcilePoint(key: string): Promise<string | null>
+  saveReconcilePoint(key: string, point: string): Promise<void>
+  /**
+   * Runs `task` when no other listener of this store is reconciling `key`, else answers false
+   * without running it: one reconcile at a time per account, whichever listener it is.
+   */
+  reconcileTurn(key: string, task: () => Promise<void>): Promise<boolean>
   /** Drops done events worked more than `olderThanMs` ago (their ids stop counting as duplicates). */
   forget(olderThanMs: number): Promise<number>
   close(): Promise<void>

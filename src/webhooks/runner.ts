@@ -42,7 +42,7 @@ const KILL_GRACE_MS = 2000
 export const launchShell: Launch = (command, stdin, events, timeoutMs) =>
   new Promise((resolve) => {
     // The signing secret is the listener's alone: the command gets verified events, never the key.
-    const {PMS_WEBHOOK_SECRET: _secret, ...env} = process.env
+    const {PMS_WEBHOOK_SECRET: _secret, PMS_FORWARD_SECRET: _forwardSecret, ...env} = process.env
     // A process group of its own: Ctrl-C at the terminal signals the listener's group only, and the
     // listener lets the command under way finish (docs/webhooks.md, Stopping) instead of it dying
     // with the listener.

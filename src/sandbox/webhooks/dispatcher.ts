@@ -28,6 +28,7 @@ export type DropReason =
   | 'message_gone'
   | 'invalid_webhook_url'
   | 'private_address'
+  | 'drop_events'
 
 /** One line of GET /_sandbox/deliveries. */
 export interface DeliveryRecord {
@@ -55,6 +56,8 @@ interface Delivery {
   body: string
   attempt: number
   duplicate: boolean
+  /** Lost by the `drop_events` fault: listed as dropped at its first attempt, never sent. */
+  lost?: boolean
 }
 
 /** What --state keeps: every event still to be delivered, with the sandbox time its next attempt is due. */
@@ -119,6 +122,8 @@ export class WebhookDispatcher {
   private readonly realNow: () => number
   /** Draws for the `duplicate_delivery` fault, seeded like the other faults. */
   private readonly random: () => number
+  /** Draws for the `drop_events` fault, decided once per event when it is raised. */
+  private readonly dropDraw: () => number
 
   constructor(
     private readonly ctx: SandboxContext,
@@ -128,6 +133,8 @@ export class WebhookDispatcher {
     this.realNow = options.realNow ?? Date.now
     const random = ctx.random('webhook-duplicates')
     this.random = () => random.next()
+    const drops = ctx.random('webhook-drops')
+    this.dropDraw = () => drops.next()
   }
 
   /** Deliveries started and not answered yet. */
@@ -138,6 +145,9 @@ export class WebhookDispatcher {
   enqueue(event: SandboxEvent): void {
     if (this.closed) return
     const delivery: Delivery = {event, body: payloadOf(event), attempt: 1, duplicate: false}
+    // The contract's "events can be missed": raised, never sent, so that only a reconcile finds the change.
+    const drop = this.ctx.faults.drop_events
+    if (drop > 0 && this.dropDraw() < drop) delivery.lost = true
     this.waiting.set(delivery, this.ctx.clock.now())
     this.ready.push(delivery)
     this.pump()
@@ -213,6 +223,7 @@ export class WebhookDispatcher {
       // An attempt cut short by the sandbox stopping is made again at the next start (--state).
       if (!(this.closed && outcome === 'failed')) this.waiting.delete(delivery)
     }
+    if (delivery.lost === true) return record('dropped', null, 'drop_events')
     const dropped = deliveryScope(ctx, event)
     if (dropped !== null) return record('dropped', null, dropped)
     const check = checkWebhookUrl(ctx.world.app.webhook_url as string)
