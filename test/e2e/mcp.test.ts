@@ -184,7 +184,7 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
   }, 120_000)
 
-  it('apply_rates asks with the diff (nights, the range of new values, each change) and submits one batch, also when the call is repeated', async ({onTestFinished}) => {
+  it('apply_rates asks with the diff (nights, the range of new values, each change) and submits one batch per call, each call an attempt of its own', async ({onTestFinished}) => {
     const {sandbox, mcp, cli, postsSince, writableNights} = await startWorld(onTestFinished)
     const configDir = tempConfigDir()
     const session = await mcp(['--allow-writes', '--toolsets', 'calendar'], {answer: 'accept', configDir})
@@ -202,8 +202,11 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(applied.structuredContent).toMatchObject({dry_run: false, submitted: true})
     const again = await call(session, 'apply_rates', {csv})
     expect(again.isError, textOf(again)).toBeFalsy()
+    // A repeated call is a new intention: it is submitted again under a key of its own (the latest batch
+    // wins, and the service sends nothing for a value already current), never answered by the first one's key.
     const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
-    expect(submissions).toHaveLength(1)
+    expect(submissions).toHaveLength(2)
+    expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(2)
   }, 120_000)
 
   it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async ({onTestFinished}) => {
@@ -235,10 +238,25 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(lost.isError, textOf(lost)).toBe(true)
     const again = await call(session, 'apply_rates', {csv})
     expect(again.isError, textOf(again)).toBeFalsy()
-    expect(again.structuredContent).toMatchObject({submitted: true, batches: [{outcome: 'recovered'}]})
+    expect(again.structuredContent).toMatchObject({submitted: true})
     const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
-    expect(submissions.length).toBeGreaterThanOrEqual(2)
-    expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(1)
+    const lostKey = submissions[0]!.idempotency_key
+    // The lost attempt is sent again under its own key first: the service answers the batch it stored.
+    const [{outcome}] = (again.structuredContent as {batches: [{outcome: string}]}).batches
+    const recovery = submissions.findLastIndex((r) => r.idempotency_key === lostKey)
+    expect(submissions.filter((r) => r.idempotency_key === lostKey).length).toBeGreaterThanOrEqual(2)
+    expect(submissions[recovery]).toMatchObject({status: 202})
+    expect(submissions[recovery]!.dropped).toBeFalsy()
+    if (outcome === 'recovered') {
+      // Still waiting: the recovered batch stands for this call.
+      expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(1)
+    } else {
+      // Already over when recovered: a new attempt under a new key, after the recovery.
+      expect(outcome).toBe('submitted')
+      const after = submissions.slice(recovery + 1)
+      expect(after.map((r) => r.status)).toEqual([202])
+      expect(after[0]!.idempotency_key).not.toBe(lostKey)
+    }
     expect(new Set(submissions.filter((r) => r.status < 300 && !r.dropped).map((r) => r.status))).toEqual(new Set([202]))
   }, 180_000)
 
