@@ -66,20 +66,24 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
   const fitted = options.wide ? undefined : fitTable(natural, cells, columns, io.columns)
   const widths = fitted?.widths ?? natural
   const shown = columns.map((_, i) => fitted?.visible[i] ?? true)
-  const show = (text: string, i: number) => {
+  const show = (text: string, i: number, header: boolean) => {
     const width = widths[i]!
-    // An id is cut the one way pms shortens ids (src/text/id-prefix.ts), whatever its column's width.
-    const cut = fitted?.prefix[i] ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
+    // An id is cut the one way pms shortens ids (src/text/id-prefix.ts), whatever its column's width;
+    // its heading is no id, and its column is never narrower than the heading.
+    const cut = fitted?.prefix[i] && !header ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
     return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
   }
-  const line = (texts: string[]) =>
+  const line = (texts: string[], header = false) =>
     texts
-      .map(show)
+      .map((text, i) => show(text, i, header))
       .filter((_, i) => shown[i])
       .join(GAP)
       .trimEnd()
-  const heading = line(columns.map((c) => c.header))
-  const out = [io.color ? styleText('bold', heading, {validateStream: false}) : heading, ...cells.map(line)]
+  const heading = line(
+    columns.map((c) => c.header),
+    true,
+  )
+  const out = [io.color ? styleText('bold', heading, {validateStream: false}) : heading, ...cells.map((texts) => line(texts))]
   const count = options.noun ? plural(list.length, options.noun[0], options.noun[1]) : undefined
   let note = `${count ?? plural(list.length, 'row')}${fitted ? ` (${fitted.what} to fit; --wide shows all)` : ''}`
   // The note itself must not wrap either: the short form says the same.

@@ -56,6 +56,13 @@ describe('tables', () => {
     expect(wider.at(-1)).toBe('2 Properties (ids shortened and text cut to fit; --wide shows all)')
   })
 
+  it('on a terminal an id column shortened to its prefix keeps its heading whole', () => {
+    const named: Column<Row>[] = fitting.map((c) => (c.header === 'ID' ? {...c, header: 'booking_id'} : c))
+    const [heading, first] = renderTable({stdoutIsTTY: true, color: false, columns: 40}, named, long).split('\n')
+    expect(heading).toMatch(/^booking_id {2}Name/)
+    expect(first).toMatch(/^028869c5… {3}website/)
+  })
+
   it('on a narrow terminal leaves out droppable columns, lowest first, once ids are shortened and text cut, and says so', () => {
     const dropping: Column<Row>[] = [...fitting.map((c) => (c.header === 'Count' ? {...c, drop: 1} : c))]
     const text = renderTable({stdoutIsTTY: true, color: false, columns: 24}, dropping, long, {noun: ['Property', 'Properties']})
