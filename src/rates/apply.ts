@@ -301,7 +301,6 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
     }
 
     const decisions = decideBatches(plan, {journal, connectionKey: options.connectionKey, resubmit: options.resubmit})
-    ui.talk(unchangedSentText(counts))
     if (decisions.length > 0 && !(await ui.confirm(confirmQuestion(plan, counts), notSubmitted(true, plan, options)))) {
       ui.talk(`${notSubmitted(false, plan, options)}.\n`)
       return undefined
@@ -411,6 +410,7 @@ function showDiff(
   ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
+  if (!options.dryRun) ui.talk(unchangedSentText(counts))
   // The summary scrolled away above a screenful of changes: say it again next to the question.
   if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
   return counts
@@ -453,7 +453,7 @@ async function streamPhase(
     bar.done()
   }
   const previewed = previews.merged()
-  ui.talk(unchangedSentText(showDiff(previewed, true, names, options, ui, runs)))
+  showDiff(previewed, true, names, options, ui, runs)
   return {...previewed, submitted, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
 }
 
