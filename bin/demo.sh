@@ -113,7 +113,7 @@ pms rates import "$work/rates-raised.csv" --dry-run
 step "pms rates import rates-raised.csv --yes --wait"
 pms rates import "$work/rates-raised.csv" --yes --wait
 
-step "The same import again finds nothing to change and submits no batch"
+step "The same import again finds no value to change, and submits the file all the same: the latest file wins"
 pms rates import "$work/rates-raised.csv" --yes
 
 step "pms bookings sync --to bookings.sqlite"

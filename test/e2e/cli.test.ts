@@ -76,12 +76,12 @@ describe('the pms binary', () => {
   it('a missing argument exits 2 naming the argument as help shows it', async () => {
     const result = await runPms(['rates', 'import'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe('Error: Missing argument FILE (CSV file, or - for standard input)\nTry: pms rates import --help for the flags and arguments of this command\n')
+    expect(result.stderr).toBe('Error: Missing argument FILE (CSV file or Excel workbook (.xlsx), or - for CSV on standard input)\nTry: pms rates import --help for the flags and arguments of this command\n')
     const json = await runPms(['rates', 'import', '--json'])
     expect(JSON.parse(json.stdout)).toEqual({
       error: {
         code: 'usage',
-        message: 'Missing argument FILE (CSV file, or - for standard input)',
+        message: 'Missing argument FILE (CSV file or Excel workbook (.xlsx), or - for CSV on standard input)',
         details: {arguments: ['file']},
         hint: 'pms rates import --help for the flags and arguments of this command',
       },

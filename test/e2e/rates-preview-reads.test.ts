@@ -147,12 +147,13 @@ describe('the rerun of an applied file with refused values', () => {
     const configDir = tempConfigDir()
     const path = file('applied.csv', DIALECTS[1]![1]())
     const applied = await runPms(['rates', 'import', path, '--yes', '--wait'], {env: await world.env(), configDir, timeoutMs: 120_000})
-    expect(applied.code, applied.stderr).toBe(0)
+    // Its refused values did not apply: with --wait that is exit 5 (docs/exit-codes.md).
+    expect(applied.code, applied.stderr).toBe(5)
     expect(applied.stdout).toMatch(/Batch [0-9a-f-]{36}: (completed|partially_failed)/)
 
     const mark = (await sandboxRequests(world.appUrl)).length
     const rerun = await runPms(['rates', 'import', path, '--yes', '--wait', '--json'], {env: await world.env(), configDir, timeoutMs: 120_000})
-    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(rerun.code, rerun.stderr).toBe(5)
     const calls = (await sandboxRequests(world.appUrl)).slice(mark).filter((r) => r.path.startsWith('/api/v1/'))
     // One write, the submission itself (keyed): the preview came from reads, not from a dry run.
     expect(calls.filter((c) => c.method !== 'GET').map((c) => [c.path, c.idempotency_key !== null])).toEqual([['/api/v1/restriction-batches', true]])
