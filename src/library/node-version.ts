@@ -1,6 +1,6 @@
 /**
  * Imported first by the library's entry: on a Node older than 22 (better-sqlite3 and the client
- * need 22), `import('pms/client')` fails with the same one line as the `pms` command, before
+ * need 22), importing `pms/client` fails with the same one line as the `pms` command, before
  * anything else is evaluated.
  */
 const version = process.versions.node
