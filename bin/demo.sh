@@ -2,7 +2,8 @@
 # A tour of every main job of pms against the built-in sandbox, with real output only. It starts a
 # sandbox (clock 60x faster, consent approved at once) whose App Events go to `pms webhooks listen`,
 # then: logs in (OAuth with PKCE), lists Properties, exports a week of rates, raises them 10 %,
-# previews and imports them (waiting for the batch), syncs the bookings into SQLite and counts them by
+# previews and imports them (waiting for the batch), exports them as an Excel workbook and reads it
+# back with a dry run, syncs the bookings into SQLite and counts them by
 # status, lets a guest write, reads the conversation and replies, moves the guest's stay, and shows
 # the App Events the listener received meanwhile. Everything lives in a temporary directory; the
 # directory and every process the demo started are removed on exit, failure or Ctrl-C included.
@@ -115,6 +116,10 @@ pms rates import "$work/rates-raised.csv" --yes --wait
 
 step "The same import again finds no value to change, and submits the file all the same: the latest file wins"
 pms rates import "$work/rates-raised.csv" --yes
+
+step "The same rates as an Excel workbook: pms rates export ... -o rates.xlsx, read back with pms rates import rates.xlsx --dry-run"
+pms rates export --from "$from" --to "$to" "${ids[@]/#/--property=}" -o "$work/rates.xlsx"
+pms rates import "$work/rates.xlsx" --dry-run
 
 step "pms bookings sync --to bookings.sqlite"
 pms bookings sync --to "$work/bookings.sqlite"

@@ -77,7 +77,9 @@ function dateText(date: Date): string {
 
 /** A number as typed: 15 significant digits, as spreadsheets show them (no `120.49999999999999`). */
 export function numberText(value: number): string {
-  return String(Number(value.toPrecision(15)))
+  const text = String(value)
+  // At most 15 characters hold at most 15 digits: the number is already as typed (most cells).
+  return text.length <= 15 ? text : String(Number(value.toPrecision(15)))
 }
 
 /** exceljs's own test for a date format: y, m, d, h or s outside quotes and brackets. */
@@ -121,11 +123,31 @@ interface ReaderInternals {
   model?: {sheets?: {name: string; rId: string}[]}
   workbookRels?: {Id: string; Target: string}[]
   properties?: {model?: {date1904?: boolean}}
+  sharedStrings?: unknown[]
+  styles?: {getStyleModel(id: number): {numFmt?: string} | undefined}
 }
 
-interface StreamRow {
-  number: number
-  eachCell(options: {includeEmpty: boolean}, callback: (cell: {col: number; value: unknown; numFmt?: string}, col: number) => void): void
+/** A sheet as exceljs's streaming reader hands it out: its part number and the stream of its XML. */
+interface StreamSheet {
+  id: string | number
+  iterator: AsyncIterable<unknown>
+  [Symbol.asyncIterator](): AsyncIterator<unknown>
+}
+
+interface SaxEvent {
+  eventType: 'opentag' | 'text' | 'closetag'
+  value: {name: string; attributes: Record<string, string>} | string
+}
+
+/** The column of a cell reference (`AB12` is 28), from its letters. */
+function columnOf(ref: string): number {
+  let col = 0
+  for (let i = 0; i < ref.length; i++) {
+    const code = ref.charCodeAt(i)
+    if (code < 65 || code > 90) break
+    col = col * 26 + code - 64
+  }
+  return col
 }
 
 /** The names of the sheets in tab order, each with the number of its part (`xl/worksheets/sheetN.xml`). */
@@ -139,13 +161,14 @@ function sheetsOf(reader: ReaderInternals): {name: string; part: string}[] {
  * file is read; the sheet is found by its name once the workbook's own list of sheets is read.
  */
 export async function readSheetRows(path: string, sheet?: string): Promise<SheetRows> {
-  const {default: ExcelJS} = await import('exceljs')
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore'})
+  // The streaming reader and its XML parser alone: the whole of exceljs takes longer to load than a small sheet to read.
+  const [{default: WorkbookReader}, {default: parseSax}] = await Promise.all([import('exceljs/lib/stream/xlsx/workbook-reader.js'), import('exceljs/lib/utils/parse-sax.js')])
+  const reader = new WorkbookReader(path, {sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore'})
   const internals = reader as unknown as ReaderInternals
   const iterator = reader[Symbol.asyncIterator]()
   // The workbook's list of sheets is read before the first sheet's rows are handed out.
   let chosen: {name: string; part: string} | undefined
-  let first: {id: string | number; [Symbol.asyncIterator](): AsyncIterator<StreamRow>} | undefined
+  let first: StreamSheet | undefined
   for (;;) {
     let next
     try {
@@ -154,7 +177,7 @@ export async function readSheetRows(path: string, sheet?: string): Promise<Sheet
       throw new WorkbookError(`it is a zip archive but not a readable Excel workbook (${(error as Error).message})`)
     }
     if (next.done) break
-    const worksheet = next.value as unknown as {id: string | number; [Symbol.asyncIterator](): AsyncIterator<StreamRow>}
+    const worksheet = next.value as unknown as StreamSheet
     const sheets = sheetsOf(internals)
     if (sheets.length === 0) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
     chosen = sheet === undefined ? sheets[0] : sheets.find((s) => s.name === sheet) ?? sheets.find((s) => s.name.toLowerCase() === sheet.toLowerCase())
@@ -173,20 +196,93 @@ export async function readSheetRows(path: string, sheet?: string): Promise<Sheet
   }
   const worksheet = first
   const date1904 = internals.properties?.model?.date1904 === true
+  const sharedStrings = internals.sharedStrings ?? []
+  // Number formats by style id: whether a number is a date depends on the format of its cell.
+  const formats = new Map<string | undefined, {format: string | undefined; date: boolean}>()
+  const formatOf = (style: string | undefined): {format: string | undefined; date: boolean} => {
+    let known = formats.get(style)
+    if (known === undefined) {
+      const format = style === undefined ? undefined : internals.styles?.getStyleModel(Number(style))?.numFmt
+      known = {format, date: isDateFormat(format)}
+      formats.set(style, known)
+    }
+    return known
+  }
+  /**
+   * The value of one `<c>` element as exceljs's own sheet reader makes it (a shared string, a
+   * formula with its saved result, an error, a boolean, a date where the cell's format is one),
+   * read here from the sheet's XML events so that no row and cell objects are built for each cell.
+   */
+  const epoch = date1904 ? EPOCH_1904 : EPOCH_1900
+  const valueOf = (type: string | undefined, date: boolean, formula: string | undefined, saved: string | undefined): unknown => {
+    if (formula !== undefined) return {formula, result: saved === undefined ? undefined : type === 'str' ? saved : Number.parseFloat(saved)}
+    if (saved === undefined) return null
+    switch (type) {
+      case 's':
+        return sharedStrings[Number.parseInt(saved, 10)]
+      case 'inlineStr':
+      case 'str':
+        return saved
+      case 'e':
+        return {error: saved}
+      case 'b':
+        return Number.parseInt(saved, 10) !== 0
+      default: {
+        const number = Number.parseFloat(saved)
+        if (!date) return number
+        // The night as dateText reads exceljs's Date of the serial (to the millisecond, half a second up), without the Date.
+        return Number.isFinite(number) ? formatDay(Math.floor((Math.round((number - epoch) * 86_400_000) + 500) / 86_400_000)) : ''
+      }
+    }
+  }
   async function* rows(): AsyncGenerator<SheetRow> {
-    for await (const row of worksheet as AsyncIterable<StreamRow>) {
-      const cells: string[] = []
-      const problems: SheetRow['problems'] = []
-      row.eachCell({includeEmpty: true}, (cell, col) => {
-        const text = cellText(cell.value, cell.numFmt, date1904)
-        while (cells.length < col - 1) cells.push('')
-        if (typeof text === 'string') cells[col - 1] = text
-        else {
-          cells[col - 1] = ''
-          problems.push({index: col - 1, message: text.problem})
+    let inRows = false
+    let row: SheetRow | undefined
+    let cell: {ref: string | undefined; style: string | undefined; type: string | undefined; formula?: string; saved?: string} | undefined
+    // The element whose text is being read: a formula (`f`) or a saved value (`v`, or `t` of an inline string).
+    let reading: 'formula' | 'saved' | undefined
+    let line = 0
+    for await (const events of parseSax(worksheet.iterator) as AsyncIterable<SaxEvent[]>) {
+      for (const {eventType, value} of events) {
+        if (eventType === 'text') {
+          if (cell && reading === 'formula') cell.formula += value as string
+          else if (cell && reading === 'saved') cell.saved += value as string
+          continue
         }
-      })
-      yield {line: row.number, cells, problems}
+        const {name, attributes} = value as {name: string; attributes: Record<string, string>}
+        if (eventType === 'opentag') {
+          if (name === 'sheetData') inRows = true
+          else if (name === 'row' && inRows) {
+            line = attributes.r === undefined ? line + 1 : Number.parseInt(attributes.r, 10)
+            row = {line, cells: [], problems: []}
+          } else if (name === 'c' && row) cell = {ref: attributes.r, style: attributes.s, type: attributes.t}
+          else if (cell && name === 'f') {
+            cell.formula = ''
+            reading = 'formula'
+          } else if (cell && (name === 'v' || name === 't')) {
+            cell.saved ??= ''
+            reading = 'saved'
+          }
+          continue
+        }
+        if (name === 'f' || name === 'v' || name === 't') reading = undefined
+        else if (name === 'sheetData') inRows = false
+        else if (name === 'c' && row && cell) {
+          const col = cell.ref === undefined ? row.cells.length + 1 : columnOf(cell.ref)
+          const {format, date} = formatOf(cell.style)
+          const text = cellText(valueOf(cell.type, date, cell.formula, cell.saved), format, date1904)
+          while (row.cells.length < col - 1) row.cells.push('')
+          if (typeof text === 'string') row.cells[col - 1] = text
+          else {
+            row.cells[col - 1] = ''
+            row.problems.push({index: col - 1, message: text.problem})
+          }
+          cell = undefined
+        } else if (name === 'row' && row) {
+          yield row
+          row = undefined
+        }
+      }
     }
     // The rest of the file (later sheets) is left unread.
     await iterator.return?.(undefined)

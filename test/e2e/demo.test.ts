@@ -107,6 +107,11 @@ describe('npm run demo', () => {
       expect(again).toMatch(/^\d+ nightly values look unchanged and are submitted anyway: /m)
       expect(again).toMatch(/^Submitted 1 batch\.$/m)
 
+      // The same rates as a workbook, read back: every value of the export, none of them a change.
+      const workbook = section(output, 'The same rates as an Excel workbook').body
+      expect(workbook).toMatch(/^Wrote [1-9]\d* rows to \S+rates\.xlsx\./m)
+      expect(workbook).toMatch(/^Dry run: [1-9]\d* nightly values, none of them changes\. Nothing was written\./m)
+
       // Bookings: the sync, then the counts by status, equal to what GET /bookings lists.
       const synced = /^Synced bookings of profile default into \S+bookings\.sqlite: .*?(\d+) fetched, (\d+) inserted/m.exec(section(output, 'pms bookings sync').body)
       expect(synced).not.toBeNull()

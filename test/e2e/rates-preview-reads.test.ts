@@ -9,6 +9,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {renderFixture} from '../fixtures/rates/catalogue.js'
+import {dialectNights, DIALECTS, type Night} from '../fixtures/rates/dialects.js'
 import {dayFromToday} from '../fixtures/days.js'
 import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {runPms, tempConfigDir} from './support/pms.js'
@@ -26,52 +27,10 @@ function file(name: string, text: string): string {
   return path
 }
 
-interface Night {
-  id: string
-  offset: number
-  cents: number
-  minStay: number
-  cta: boolean
-  open: boolean
-}
-
 /** Nights 2..25 of the writable Property and of every seeded refusal case (Manual Overrides, another pricing tool, a room of a booked house). */
 function nights(): Night[] {
-  const ids = [property.id, ...new Set(facts.manualOverrides.map((o) => o.property_id)), facts.managedByAnotherPricingTool, facts.room]
-  return ids.flatMap((id, i) =>
-    Array.from({length: 24}, (_, n) => ({id, offset: n + 2, cents: 10_000 + ((i * 7 + n) % 9) * 1_050, minStay: 1 + (n % 3), cta: n % 5 === 0, open: n % 6 !== 0})),
-  )
+  return dialectNights([property.id, ...new Set(facts.manualOverrides.map((o) => o.property_id)), facts.managedByAnotherPricingTool, facts.room])
 }
-
-const money = (cents: number, comma = false) => (cents / 100).toFixed(2).replace('.', comma ? ',' : '.')
-
-/** The same nights as three spreadsheets save them. */
-const DIALECTS: [string, () => string][] = [
-  [
-    'Excel in a German locale (BOM, CRLF, semicolons, decimal commas, WAHR/FALSCH, aliases)',
-    () =>
-      '\uFEFFListing ID;Night;Price;Min Nights;CTA;Available\r\n' +
-      nights()
-        .map((r) => [r.id, d(r.offset), money(r.cents, true), r.minStay, r.cta ? 'WAHR' : 'FALSCH', r.open ? 'WAHR' : 'FALSCH'].join(';') + '\r\n')
-        .join(''),
-  ],
-  [
-    'LibreOffice (every cell quoted, TRUE/FALSE, LF)',
-    () =>
-      '"property_id","date","rate","min_stay","closed_to_arrival","availability"\n' +
-      nights()
-        .map((r) => [r.id, d(r.offset), money(r.cents), r.minStay, r.cta ? 'TRUE' : 'FALSE', r.open ? 'TRUE' : 'FALSE'].map((c) => `"${c}"`).join(',') + '\n')
-        .join(''),
-  ],
-  [
-    'Google Sheets (headers in words, CRLF, no final line end)',
-    () =>
-      'Property ID,Date,Rate,Min Stay,Closed to arrival,Availability\r\n' +
-      nights()
-        .map((r) => [r.id, d(r.offset), money(r.cents), r.minStay, r.cta ? 'TRUE' : 'FALSE', r.open ? 'TRUE' : 'FALSE'].join(','))
-        .join('\r\n'),
-  ],
-]
 
 /** Both previews of `path` (--dry-run --json) against the same state, and the calls each made. */
 async function bothPreviews(path: string) {
@@ -115,7 +74,7 @@ describe('the preview from reads equals the dry run of the service', () => {
   }, 120_000)
 
   it.each(DIALECTS)('%s, over refusals of every reason', async (name, text) => {
-    const {reads, dryRun} = await bothPreviews(file(`${name.split(' ')[0]}.csv`, text()))
+    const {reads, dryRun} = await bothPreviews(file(`${name.split(' ')[0]}.csv`, text(nights())))
     expect(reads).toEqual(dryRun)
     const reasons = new Set(dryRun.properties.flatMap((p) => p.refused_fields.map((r) => r.reason)))
     expect([...reasons].sort()).toEqual(['blocked_by_linked_property', 'managed_by_another_pricing_tool', 'manual_override'])
@@ -145,7 +104,7 @@ describe('the preview from reads equals the dry run of the service', () => {
 describe('the rerun of an applied file with refused values', () => {
   it('submits the file again, with no dry run; it says once that nothing changes, why it is sent anyway, and which values stay refused', async () => {
     const configDir = tempConfigDir()
-    const path = file('applied.csv', DIALECTS[1]![1]())
+    const path = file('applied.csv', DIALECTS[1]![1](nights()))
     const applied = await runPms(['rates', 'import', path, '--yes', '--wait'], {env: await world.env(), configDir, timeoutMs: 120_000})
     // Its refused values did not apply: with --wait that is exit 5 (docs/exit-codes.md).
     expect(applied.code, applied.stderr).toBe(5)
