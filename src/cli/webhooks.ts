@@ -304,15 +304,15 @@ async function startReconcile(ctx: RunContext, options: ListenOptions, secret: s
   const {sign} = await import('../contract/webhook-signature.js')
   const {createClient} = await import('./session.js')
   const client = await createClient(ctx)
-  const account = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
-  const startedAt = new Date(ctx.clock.now()).toISOString()
+  const name = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
+  const account = {key: name, accountId: name, connectionId: name}
   const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${text}\n`)
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let running: Promise<void> = Promise.resolve()
   const tick = async () => {
     try {
-      const outcome = await reconcile({inbox, source: client, account, firstPoint: () => options.reconcileFrom ?? startedAt, sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
+      const outcome = await reconcile({inbox, source: client, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
       if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
       else {
         if (outcome.made.length > 0) work.onStored()

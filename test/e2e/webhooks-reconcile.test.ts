@@ -69,6 +69,16 @@ describe('pms webhooks listen --reconcile', () => {
     return ids
   }
 
+  /** One change of each kind the reconcile finds: a new booking, the two earlier ones changed and cancelled, a guest message. */
+  async function fourChanges(earlier: string[]): Promise<RaisedEvent[]> {
+    return [
+      ...(await trigger(sandbox.appUrl, 'booking_created')),
+      ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
+      ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
+      ...(await trigger(sandbox.appUrl, 'guest_message')),
+    ]
+  }
+
   async function listen(target: string, more: string[] = []): Promise<StartedListener> {
     const listener = await startListen(['--port', String(port), '--forward-to', target, '--reconcile', `${PERIOD_S}s`, ...more], {secret: sandbox.webhookSecret, env})
     // The first reconcile (at start) sets the point: what comes later is what it must find.
@@ -82,12 +92,7 @@ describe('pms webhooks listen --reconcile', () => {
     const earlier = await bookingsBefore()
     const listener = await listen(target.url)
     try {
-      const raised = [
-        ...(await trigger(sandbox.appUrl, 'booking_created')),
-        ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
-        ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
-        ...(await trigger(sandbox.appUrl, 'guest_message')),
-      ]
+      const raised = await fourChanges(earlier)
       const madeAt = Date.now()
       expect(raised.map((event) => event.type)).toEqual(['booking.created', 'booking.updated', 'booking.cancelled', 'message.received'])
       // None was delivered: each is listed as dropped by the fault.
@@ -131,12 +136,7 @@ describe('pms webhooks listen --reconcile', () => {
     await until(() => target.received.length >= 2, 20_000, 'the first bookings forwarded')
     target.received.length = 0
     try {
-      const raised = [
-        ...(await trigger(sandbox.appUrl, 'booking_created')),
-        ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
-        ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
-        ...(await trigger(sandbox.appUrl, 'guest_message')),
-      ]
+      const raised = await fourChanges(earlier)
       await until(() => raised.every((event) => target.received.some((r) => r.headers['webhook-id'] === event.id)), 20_000, 'every event delivered and forwarded')
       const count = reconciles(listener)
       await until(() => reconciles(listener) >= count + 3, 30_000, 'three reconcile periods')
