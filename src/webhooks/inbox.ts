@@ -32,6 +32,16 @@ export interface NewEvent {
   done: boolean
 }
 
+/** Which events `pms webhooks replay` puts back without ids: those matching every part given. */
+export interface ReplayFilter {
+  /** Dead events only. */
+  dead?: boolean
+  /** Stored (received or made by the reconcile) at or after this instant (epoch ms). */
+  since?: number
+  /** Of one of these types. */
+  types?: string[]
+}
+
 export interface StoredEvent {
   id: string
   type: string
@@ -78,9 +88,9 @@ export interface Inbox {
   list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]>
   /**
    * Puts the events back to work now, their retry schedule started over (no attempts, the retry time
-   * counted from now): the ids given, or every dead one. Answers the ids put back.
+   * counted from now): the ids given, or every event the filter matches. Answers the ids put back.
    */
-  replay(ids: string[] | 'dead'): Promise<string[]>
+  replay(chosen: string[] | ReplayFilter): Promise<string[]>
   /**
    * For each object id given (a booking's, a message's: the `data.id` of events), the newest
    * `created_at` (epoch ms) of the events stored about it. The reconcile skips a change that an
@@ -137,6 +147,23 @@ export type Failure = {outcome: 'retry'; inMs: number} | {outcome: 'dead'} | {ou
 export function retryDelay(policy: Pick<RetryPolicy, 'firstDelayMs' | 'maxDelayMs'>, attempts: number, random: () => number = Math.random): number {
   const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, Math.min(30, attempts - 1)))
   return Math.round(base * (0.9 + 0.2 * random()))
+}
+
+/**
+ * What an event is about, as the columns object_id and object_at keep it (indexed, so that
+ * `announced` reads the events of the objects it asks about, not every body): `data.id` and
+ * `created_at` (epoch ms) of the body, null when the body has none.
+ */
+export function eventObject(body: Buffer): {objectId: string | null; at: number | null} {
+  let doc: {data?: {id?: unknown}; created_at?: unknown} | undefined
+  try {
+    doc = JSON.parse(body.toString('utf8')) as typeof doc
+  } catch {
+    doc = undefined
+  }
+  const objectId = typeof doc?.data?.id === 'string' ? doc.data.id : null
+  const at = typeof doc?.created_at === 'string' && Number.isFinite(Date.parse(doc.created_at)) ? Date.parse(doc.created_at) : null
+  return {objectId, at}
 }
 
 /** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */
