@@ -18,7 +18,7 @@
 import {createHash} from 'node:crypto'
 import type {Pool} from 'pg'
 import {displayUrl, isConnectionLoss} from '../db/postgres.js'
-import {entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
+import {deliveredAccountOf, entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
 
 const SCHEMA_VERSION = 3
 
@@ -211,6 +211,15 @@ class PostgresInbox implements Inbox {
     )
     for (const row of rows) if (row.object_at !== null) found.set(row.object_id, Number(row.object_at))
     return found
+  }
+
+  async deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined> {
+    const rows = await this.sql<{body: Buffer}>('SELECT body FROM webhook_events WHERE object_id = ANY($1::text[]) LIMIT 50', [objectIds])
+    for (const row of rows) {
+      const found = deliveredAccountOf(row.body)
+      if (found) return found
+    }
+    return undefined
   }
 
   async reconcilePoint(key: string): Promise<string | null> {

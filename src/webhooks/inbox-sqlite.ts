@@ -12,7 +12,7 @@
 import {closeSync, fsync, mkdirSync, openSync} from 'node:fs'
 import {dirname} from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import {entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
+import {deliveredAccountOf, entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
 
 const SCHEMA_VERSION = 3
 
@@ -231,6 +231,15 @@ class SqliteInbox implements Inbox {
     const rows = this.db.prepare(ANNOUNCED_SQL).all(JSON.stringify(objectIds)) as Array<{object_id: string; object_at: number | null}>
     for (const row of rows) if (row.object_at !== null) found.set(row.object_id, row.object_at)
     return found
+  }
+
+  async deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined> {
+    const rows = this.db.prepare('SELECT body FROM webhook_events WHERE object_id IN (SELECT value FROM json_each(?)) LIMIT 50').all(JSON.stringify(objectIds)) as Array<{body: Buffer}>
+    for (const row of rows) {
+      const found = deliveredAccountOf(row.body)
+      if (found) return found
+    }
+    return undefined
   }
 
   async reconcilePoint(key: string): Promise<string | null> {

@@ -97,6 +97,11 @@ export interface Inbox {
    * event stored here announced already, whatever that event's id.
    */
   announced(objectIds: string[]): Promise<Map<string, number>>
+  /**
+   * `account_id` and `connection_id` of an event the service delivered (not one made by the
+   * reconcile) about one of these objects, or undefined when none is stored.
+   */
+  deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined>
   /** The reconcile point stored under `key` (an `updated_since`), or null before the first reconcile. */
   reconcilePoint(key: string): Promise<string | null>
   saveReconcilePoint(key: string, point: string): Promise<void>
@@ -164,6 +169,17 @@ export function eventObject(body: Buffer): {objectId: string | null; at: number 
   const objectId = typeof doc?.data?.id === 'string' ? doc.data.id : null
   const at = typeof doc?.created_at === 'string' && Number.isFinite(Date.parse(doc.created_at)) ? Date.parse(doc.created_at) : null
   return {objectId, at}
+}
+
+/** The account an event's body names, unless the event was made by the reconcile (which names it only as it was told). */
+export function deliveredAccountOf(body: Buffer): {accountId: string; connectionId: string} | undefined {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as {account_id?: unknown; connection_id?: unknown; pms_reconciled?: unknown}
+    if (doc.pms_reconciled === true || typeof doc.account_id !== 'string' || typeof doc.connection_id !== 'string') return undefined
+    return {accountId: doc.account_id, connectionId: doc.connection_id}
+  } catch {
+    return undefined
+  }
 }
 
 /** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */

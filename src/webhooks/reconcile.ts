@@ -44,7 +44,7 @@ export interface ReconcileOptions {
 export interface ReconcileAccount {
   /** Keys the account's reconcile points and its turn in the store. */
   key: string
-  /** `account_id` and `connection_id` of the events made. */
+  /** `account_id` and `connection_id` of the events made until the service's are learned from a delivered event. */
   accountId: string
   connectionId: string
 }
@@ -131,10 +131,13 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileOut
     const bookingsSince = storedBookings ?? options.from ?? options.localNow()
     const threadsSince = storedThreads ?? options.from ?? options.localNow()
     const changes: Change[] = []
+    // The objects seen, to learn the account from an event the service delivered about one of them.
+    const seen = new Set<string>()
     const bookingPages: Array<{next_updated_since: string}> = []
     for await (const page of source.bookings.pages({updatedSince: bookingsSince, limit: 500})) {
       outcome.reads++
       bookingPages.push(page)
+      for (const record of page.data) seen.add(record.id)
       if (fresh) continue
       for (const record of page.data) {
         const change = bookingChange(record, bookingsSince)
@@ -146,6 +149,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileOut
     for await (const page of source.messageThreads.pages({updatedSince: threadsSince, limit: 500})) {
       outcome.reads++
       threadPages.push(page)
+      for (const thread of page.data) seen.add(thread.booking_id)
       if (fresh) continue
       for (const thread of page.data) threads.set(thread.booking_id, thread)
     }
@@ -160,12 +164,14 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileOut
       }
       changes.push(...newMessages(thread, messages, threadsSince))
     }
+    for (const change of changes) seen.add(change.objectId)
+    const named = await accountNamed(inbox, account, seen)
     const announced = await inbox.announced([...new Set(changes.map((change) => change.objectId))])
     const events: NewEvent[] = []
     for (const change of changes) {
       const known = announced.get(change.objectId)
       if (known !== undefined && known >= Date.parse(change.at)) continue
-      events.push(eventOf(change, options))
+      events.push(eventOf(change, named, options))
     }
     if (events.length > 0) {
       const added = await inbox.add(events)
@@ -177,10 +183,25 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileOut
   return outcome
 }
 
-function eventOf(change: Change, options: ReconcileOptions): NewEvent {
+/**
+ * The `account_id` and `connection_id` of the account's events: the API answers neither, so they are
+ * learned from an event the service delivered (kept in the store once found) about an object this
+ * account's listings show; until one is, the names the listener was given.
+ */
+async function accountNamed(inbox: Inbox, account: ReconcileAccount, seen: Set<string>): Promise<{accountId: string; connectionId: string}> {
+  const key = `${account.key} account`
+  const stored = await inbox.reconcilePoint(key)
+  if (stored !== null) return JSON.parse(stored) as {accountId: string; connectionId: string}
+  const found = seen.size === 0 ? undefined : await inbox.deliveredAccount([...seen])
+  if (found === undefined) return {accountId: account.accountId, connectionId: account.connectionId}
+  await inbox.saveReconcilePoint(key, JSON.stringify(found))
+  return found
+}
+
+function eventOf(change: Change, named: {accountId: string; connectionId: string}, options: Pick<ReconcileOptions, 'sign' | 'done'>): NewEvent {
   const id = eventIdOf(change)
   const createdAt = new Date(Date.parse(change.at)).toISOString()
-  const body = JSON.stringify({id, type: change.type, created_at: createdAt, connection_id: options.account.connectionId, account_id: options.account.accountId, data: change.data, pms_reconciled: true})
+  const body = JSON.stringify({id, type: change.type, created_at: createdAt, connection_id: named.connectionId, account_id: named.accountId, data: change.data, pms_reconciled: true})
   const timestamp = Math.floor(Date.now() / 1000)
   return {
     id,

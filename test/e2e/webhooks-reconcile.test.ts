@@ -27,6 +27,8 @@ interface Delivery {
 interface RaisedEvent {
   id: string
   type: string
+  account_id: string
+  connection_id: string
   data: {id: string}
 }
 interface Forwarded {
@@ -165,6 +167,29 @@ describe('pms webhooks listen --reconcile', () => {
       await target.close()
     }
   }, 90_000)
+
+  it('an event made after the service delivered one about an object of the account carries the service\'s account_id and connection_id', async () => {
+    const target = await startReceiver()
+    const listener = await listen(target.url)
+    try {
+      const [created] = await trigger(sandbox.appUrl, 'booking_created')
+      await until(() => target.received.some((r) => r.headers['webhook-id'] === created!.id), 20_000, 'the delivered booking forwarded')
+      // The next reconcile lists that booking, and takes the account from its delivered event.
+      const count = reconciles(listener)
+      await until(() => reconciles(listener) >= count + 2, 20_000, 'two more reconciles')
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_events: 1})
+      const [message] = await trigger(sandbox.appUrl, 'guest_message', {booking_id: created!.data.id})
+      const made = () => forwarded(target.received).find(({event}) => event.pms_reconciled === true && event.data.id === message!.data.id)
+      await until(() => made() !== undefined, 2 * PERIOD_S * 1000 + 5000, 'the dropped message made')
+      expect(made()!.event.account_id).toBe(created!.account_id)
+      expect(made()!.event.connection_id).toBe(created!.connection_id)
+      expect(made()!.event.account_id).not.toMatch(/^pms:/)
+    } finally {
+      await listener.stop()
+      await target.close()
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+  }, 60_000)
 
   itNeeds(missingPostgres())('two listeners on one PostgreSQL inbox: a dropped booking reaches the target once, the service sees the reads of one reconcile at a time, and deliveries go on meanwhile', async () => {
     const postgres = await startPostgres()

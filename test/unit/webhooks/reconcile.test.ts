@@ -65,7 +65,7 @@ describe('the point after a listing', () => {
 })
 
 /** An inbox holding only what reconcile uses: points and added events. */
-function memoryInbox(): Inbox & {points: Map<string, string>; events: NewEvent[]} {
+function memoryInbox(delivered?: {accountId: string; connectionId: string}): Inbox & {points: Map<string, string>; events: NewEvent[]} {
   const points = new Map<string, string>()
   const events: NewEvent[] = []
   return {
@@ -77,6 +77,7 @@ function memoryInbox(): Inbox & {points: Map<string, string>; events: NewEvent[]
     reconcilePoint: async (key: string) => points.get(key) ?? null,
     saveReconcilePoint: async (key: string, point: string) => void points.set(key, point),
     announced: async () => new Map(),
+    deliveredAccount: async () => delivered,
     add: async (added: NewEvent[]) => (events.push(...added), new Set(added.map((event) => event.id))),
   } as unknown as Inbox & {points: Map<string, string>; events: NewEvent[]}
 }
@@ -124,5 +125,12 @@ describe('a reconcile', () => {
     expect(body).toMatchObject({type: 'booking.created', account_id: 'acct', connection_id: 'conn', pms_reconciled: true, data: {object: 'booking', id: BOOKING}})
     expect(inbox.events[0]!.headers['pms-reconciled']).toBe('1')
     expect([...inbox.points.values()]).toEqual([serviceNow, serviceNow])
+  })
+
+  it('names the account of a delivered event about an object it read, and keeps it for the next reconciles', async () => {
+    const inbox = memoryInbox({accountId: 'acc_real', connectionId: 'con_real'})
+    await reconcile({...options, inbox, from: '2026-03-01T11:00:00.000Z'})
+    expect(JSON.parse(inbox.events[0]!.body.toString())).toMatchObject({account_id: 'acc_real', connection_id: 'con_real'})
+    expect(inbox.points.get('pms:default account')).toBe(JSON.stringify({accountId: 'acc_real', connectionId: 'con_real'}))
   })
 })
