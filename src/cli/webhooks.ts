@@ -304,19 +304,21 @@ async function startReconcile(ctx: RunContext, options: ListenOptions, secret: s
   const {sign} = await import('../contract/webhook-signature.js')
   const {createClient} = await import('./session.js')
   const client = await createClient(ctx)
-  const account = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
-  const startedAt = new Date(ctx.clock.now()).toISOString()
+  const name = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
+  const account = {key: name, accountId: name, connectionId: name}
   const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${text}\n`)
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let running: Promise<void> = Promise.resolve()
   const tick = async () => {
     try {
-      const outcome = await reconcile({inbox, source: client, account, firstPoint: () => options.reconcileFrom ?? startedAt, sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
+      const began = performance.now()
+      const outcome = await reconcile({inbox, source: client, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
       if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
       else {
         if (outcome.made.length > 0) work.onStored()
-        line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}`)
+        const took = ((performance.now() - began) / 1000).toFixed(2)
+        line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}; ${took} s`)
       }
     } catch (error) {
       line(`failed: ${(error as Error).message}; made again from the same point in ${options.reconcileMs! / 1000} s`)
@@ -419,6 +421,10 @@ export interface ReplayOptions {
   store?: string
   ids: string[]
   dead: boolean
+  /** --since: stored at or after this instant (ISO). */
+  since?: string
+  /** --type, repeated or comma-separated. */
+  types?: string[]
 }
 
 export interface ReplayResult {
@@ -427,9 +433,14 @@ export interface ReplayResult {
 }
 
 export async function runReplay(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
-  if (options.dead === (options.ids.length > 0)) {
-    throw new UsageError(options.dead ? 'Give event ids or --dead, not both' : 'Nothing to replay', {suggestion: 'pms webhooks replay ID... (ids from pms webhooks inbox), or pms webhooks replay --dead'})
+  const filtered = options.dead || options.since !== undefined || options.types !== undefined
+  if (filtered === (options.ids.length > 0)) {
+    throw new UsageError(filtered ? 'Give event ids or --dead, --since and --type, not both' : 'Nothing to replay', {
+      suggestion: 'pms webhooks replay ID... (ids from pms webhooks inbox), or pms webhooks replay --dead, --since -1h, --type booking.created',
+    })
   }
+  const types = options.types?.flatMap((type) => type.split(',')).map((type) => type.trim()).filter((type) => type !== '')
+  if (types !== undefined && types.length === 0) throw new UsageError('--type names no event type', {suggestion: '--type booking.created,booking.updated'})
   const inbox = await openNamedInbox(ctx, options.store)
   let replayed: string[]
   let ids: string[] = []
@@ -447,7 +458,7 @@ export async function runReplay(ctx: RunContext, options: ReplayOptions): Promis
       }
       return 'found' in match ? match.found : id
     })
-    replayed = await inbox.replay(options.dead ? 'dead' : ids)
+    replayed = await inbox.replay(filtered ? {dead: options.dead, since: options.since === undefined ? undefined : Date.parse(options.since), types} : ids)
   } finally {
     await inbox.close()
   }

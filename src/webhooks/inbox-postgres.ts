@@ -18,9 +18,9 @@
 import {createHash} from 'node:crypto'
 import type {Pool} from 'pg'
 import {displayUrl, isConnectionLoss} from '../db/postgres.js'
-import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {deliveredAccountOf, entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
 
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
@@ -42,6 +42,10 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 -- Version 2: when the retry schedule started, the arrival or the last replay (null: the arrival).
 ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS retry_from BIGINT;
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
+-- Version 3: what an event is about (data.id, created_at in epoch ms), indexed for the reconcile.
+ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS object_id TEXT;
+ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS object_at BIGINT;
+CREATE INDEX IF NOT EXISTS webhook_events_object ON webhook_events (object_id);
 CREATE TABLE IF NOT EXISTS webhook_reconcile (key TEXT PRIMARY KEY, point TEXT NOT NULL);
 `
 
@@ -70,6 +74,14 @@ export async function openPostgresInbox(url: string): Promise<Inbox> {
       const {rows} = await client.query<{version: number}>(`SELECT version FROM pms_schema WHERE name = 'webhook_inbox'`)
       const version = rows[0]?.version ?? 0
       if (version > SCHEMA_VERSION) throw new InboxInvalidError(`${shown} was written by a newer pms (inbox schema ${version})`, 'upgrade pms, or pass another --store')
+      if (version > 0 && version < 3) {
+        // The events stored before version 3 get their object: parsed here, as add() does, so that a body that is no JSON leaves it null instead of failing the upgrade.
+        const stored = await client.query<{webhook_id: string; body: Buffer}>('SELECT webhook_id, body FROM webhook_events WHERE object_id IS NULL')
+        for (const row of stored.rows) {
+          const about = eventObject(row.body)
+          if (about.objectId !== null) await client.query('UPDATE webhook_events SET object_id = $1, object_at = $2 WHERE webhook_id = $3', [about.objectId, about.at, row.webhook_id])
+        }
+      }
       await client.query(`INSERT INTO pms_schema (name, version) VALUES ('webhook_inbox', $1) ON CONFLICT (name) DO UPDATE SET version = excluded.version`, [SCHEMA_VERSION])
       await client.query('COMMIT')
     } catch (error) {
@@ -109,10 +121,10 @@ class PostgresInbox implements Inbox {
     // One statement for every delivery that came together: one commit, one round trip.
     const unique = [...new Map(events.map((event) => [event.id, event])).values()]
     const rows = await this.sql<{webhook_id: string}>(
-      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at)
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at, object_id, object_at)
        SELECT id, type, body, headers, CASE WHEN done THEN 'done' ELSE 'pending' END, ${NOW_MS},
-              CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN ${NOW_MS} END
-       FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::boolean[]) AS e(id, type, body, headers, done)
+              CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN NULL ELSE ${NOW_MS} END, CASE WHEN done THEN ${NOW_MS} END, object_id, object_at
+       FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::boolean[], $6::text[], $7::bigint[]) AS e(id, type, body, headers, done, object_id, object_at)
        ON CONFLICT (webhook_id) DO NOTHING RETURNING webhook_id`,
       [
         unique.map((event) => event.id),
@@ -120,6 +132,8 @@ class PostgresInbox implements Inbox {
         unique.map((event) => event.body),
         unique.map((event) => JSON.stringify(event.headers)),
         unique.map((event) => event.done),
+        unique.map((event) => eventObject(event.body).objectId),
+        unique.map((event) => eventObject(event.body).at),
       ],
     )
     return new Set(rows.map((row) => row.webhook_id))
@@ -175,28 +189,37 @@ class PostgresInbox implements Inbox {
     return rows.map(entry)
   }
 
-  async replay(ids: string[] | 'dead'): Promise<string[]> {
+  async replay(chosen: string[] | ReplayFilter): Promise<string[]> {
     // A claim under way is left to its holder: replay restarts the schedule, not work in progress.
     const reset = `status = 'pending', attempts = 0, retry_from = ${NOW_MS}, next_at = ${NOW_MS}, last_error = NULL, done_at = NULL, done_by = NULL`
-    const rows =
-      ids === 'dead'
-        ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE status = 'dead' RETURNING webhook_id`)
-        : await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($1::text[]) RETURNING webhook_id`, [ids])
+    const rows = Array.isArray(chosen)
+      ? await this.sql<{webhook_id: string}>(`UPDATE webhook_events SET ${reset} WHERE webhook_id = ANY($1::text[]) RETURNING webhook_id`, [chosen])
+      : await this.sql<{webhook_id: string}>(
+          `UPDATE webhook_events SET ${reset} WHERE ($1::boolean IS NOT TRUE OR status = 'dead') AND ($2::bigint IS NULL OR received_at >= $2::bigint)
+           AND ($3::text[] IS NULL OR type = ANY($3::text[])) RETURNING webhook_id`,
+          [chosen.dead === true, chosen.since ?? null, chosen.types ?? null],
+        )
     return rows.map((row) => row.webhook_id)
   }
 
   async announced(objectIds: string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>()
     if (objectIds.length === 0) return found
-    // No index on the body: the inbox holds about 3 days of events, read once per reconcile that found changes.
-    const rows = await this.sql<{object_id: string; created_at: string | null}>(
-      `SELECT e.doc->'data'->>'id' AS object_id, max(e.doc->>'created_at') AS created_at
-       FROM (SELECT convert_from(body, 'UTF8')::jsonb AS doc FROM webhook_events) e
-       WHERE e.doc->'data'->>'id' = ANY($1::text[]) GROUP BY 1`,
+    const rows = await this.sql<{object_id: string; object_at: string | null}>(
+      'SELECT object_id, max(object_at) AS object_at FROM webhook_events WHERE object_id = ANY($1::text[]) GROUP BY object_id',
       [objectIds],
     )
-    for (const row of rows) if (row.created_at !== null && Number.isFinite(Date.parse(row.created_at))) found.set(row.object_id, Date.parse(row.created_at))
+    for (const row of rows) if (row.object_at !== null) found.set(row.object_id, Number(row.object_at))
     return found
+  }
+
+  async deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined> {
+    const rows = await this.sql<{body: Buffer}>('SELECT body FROM webhook_events WHERE object_id = ANY($1::text[]) LIMIT 50', [objectIds])
+    for (const row of rows) {
+      const found = deliveredAccountOf(row.body)
+      if (found) return found
+    }
+    return undefined
   }
 
   async reconcilePoint(key: string): Promise<string | null> {

@@ -12,9 +12,9 @@
 import {closeSync, fsync, mkdirSync, openSync} from 'node:fs'
 import {dirname} from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
-import {entry, ENTRY_COLUMNS, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type StoredEvent} from './inbox.js'
+import {deliveredAccountOf, entry, ENTRY_COLUMNS, eventObject, InboxInvalidError, InboxUnavailableError, storedEvent, type Failure, type Inbox, type InboxEntry, type InboxRow as Row, type InboxStatus, type NewEvent, type ReplayFilter, type StoredEvent} from './inbox.js'
 
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhook_events (
@@ -31,7 +31,9 @@ CREATE TABLE IF NOT EXISTS webhook_events (
   lease_until INTEGER,
   done_at INTEGER,
   done_by TEXT,
-  retry_from INTEGER
+  retry_from INTEGER,
+  object_id TEXT,
+  object_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (status, next_at);
 CREATE TABLE IF NOT EXISTS webhook_reconcile (key TEXT PRIMARY KEY, point TEXT NOT NULL);
@@ -61,7 +63,20 @@ export async function openSqliteInbox(path: string, options: {resetClaims: boole
     if (version > SCHEMA_VERSION) throw new InboxInvalidError(`${path} was written by a newer pms (inbox schema ${version})`, 'upgrade pms, or pass another --store')
     db.exec(SCHEMA)
     // Version 2 (retry_from: when the retry schedule started, the arrival or the last replay; null: the arrival).
-    if (!(db.pragma('table_info(webhook_events)') as Array<{name: string}>).some((column) => column.name === 'retry_from')) db.exec('ALTER TABLE webhook_events ADD COLUMN retry_from INTEGER')
+    const columns = (db.pragma('table_info(webhook_events)') as Array<{name: string}>).map((column) => column.name)
+    if (!columns.includes('retry_from')) db.exec('ALTER TABLE webhook_events ADD COLUMN retry_from INTEGER')
+    // Version 3 (object_id, object_at: what an event is about, indexed for the reconcile), filled in for the events already stored.
+    if (!columns.includes('object_id')) {
+      db.exec('ALTER TABLE webhook_events ADD COLUMN object_id TEXT; ALTER TABLE webhook_events ADD COLUMN object_at INTEGER')
+      const set = db.prepare('UPDATE webhook_events SET object_id = ?, object_at = ? WHERE webhook_id = ?')
+      db.transaction(() => {
+        for (const row of db.prepare('SELECT webhook_id, body FROM webhook_events').all() as Array<{webhook_id: string; body: Buffer}>) {
+          const about = eventObject(row.body)
+          set.run(about.objectId, about.at, row.webhook_id)
+        }
+      })()
+    }
+    db.exec('CREATE INDEX IF NOT EXISTS webhook_events_object ON webhook_events (object_id)')
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
     if (options.resetClaims) db.prepare('UPDATE webhook_events SET claimed_by = NULL, lease_until = NULL WHERE claimed_by IS NOT NULL').run()
   } catch (error) {
@@ -71,6 +86,13 @@ export async function openSqliteInbox(path: string, options: {resetClaims: boole
   }
   return new SqliteInbox(db, path, options.now ?? Date.now)
 }
+
+/** Reads the index on object_id, one lookup per id asked about (test/unit/webhooks/inbox.test.ts checks the plan). */
+export const ANNOUNCED_SQL = `SELECT object_id, max(object_at) AS object_at FROM webhook_events WHERE object_id IN (SELECT value FROM json_each(?)) GROUP BY object_id`
+
+/** The events a replay filter matches: dead (@dead = 1), stored since @since, of a type of the JSON list @types; null parts match all. */
+const FILTERED_SQL = `SELECT webhook_id FROM webhook_events WHERE (@dead = 0 OR status = 'dead') AND (@since IS NULL OR received_at >= @since)
+  AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types))) ORDER BY received_at`
 
 class SqliteInbox implements Inbox {
   readonly kind = 'sqlite' as const
@@ -85,15 +107,16 @@ class SqliteInbox implements Inbox {
     private readonly now: () => number,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id) DO NOTHING`,
+      `INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, retry_from, next_at, done_at, object_id, object_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_id) DO NOTHING`,
     )
     this.addAll = db.transaction((events: NewEvent[]) => {
       const added = new Set<string>()
       const now = this.now()
       for (const event of events) {
         const status = event.done ? 'done' : 'pending'
-        const result = this.insert.run(event.id, event.type, event.body, JSON.stringify(event.headers), status, now, event.done ? null : now, event.done ? null : now, event.done ? now : null)
+        const about = eventObject(event.body)
+        const result = this.insert.run(event.id, event.type, event.body, JSON.stringify(event.headers), status, now, event.done ? null : now, event.done ? null : now, event.done ? now : null, about.objectId, about.at)
         if (result.changes > 0) added.add(event.id)
       }
       return added
@@ -189,15 +212,15 @@ class SqliteInbox implements Inbox {
     return rows.map(entry)
   }
 
-  async replay(ids: string[] | 'dead'): Promise<string[]> {
+  async replay(chosen: string[] | ReplayFilter): Promise<string[]> {
     const put = this.db.prepare(
       `UPDATE webhook_events SET status = 'pending', attempts = 0, retry_from = ?, next_at = ?, last_error = NULL, done_at = NULL, done_by = NULL WHERE webhook_id = ? RETURNING webhook_id`,
     )
     const now = this.now()
     return this.write(() =>
       this.db.transaction(() => {
-        const chosen = ids === 'dead' ? (this.db.prepare(`SELECT webhook_id FROM webhook_events WHERE status = 'dead'`).all() as Array<{webhook_id: string}>).map((row) => row.webhook_id) : ids
-        return chosen.filter((id) => put.get(now, now, id) !== undefined)
+        const ids = Array.isArray(chosen) ? chosen : (this.db.prepare(FILTERED_SQL).all({dead: chosen.dead === true ? 1 : 0, since: chosen.since ?? null, types: chosen.types === undefined ? null : JSON.stringify(chosen.types)}) as Array<{webhook_id: string}>).map((row) => row.webhook_id)
+        return ids.filter((id) => put.get(now, now, id) !== undefined)
       })(),
     )
   }
@@ -205,15 +228,18 @@ class SqliteInbox implements Inbox {
   async announced(objectIds: string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>()
     if (objectIds.length === 0) return found
-    // No index on the body: the inbox holds about 3 days of events, read once per reconcile that found changes.
-    const rows = this.db
-      .prepare(
-        `SELECT json_extract(CAST(body AS TEXT), '$.data.id') AS object_id, max(json_extract(CAST(body AS TEXT), '$.created_at')) AS created_at FROM webhook_events
-         WHERE json_valid(CAST(body AS TEXT)) AND json_extract(CAST(body AS TEXT), '$.data.id') IN (SELECT value FROM json_each(?)) GROUP BY 1`,
-      )
-      .all(JSON.stringify(objectIds)) as Array<{object_id: string; created_at: string | null}>
-    for (const row of rows) if (row.created_at !== null && Number.isFinite(Date.parse(row.created_at))) found.set(row.object_id, Date.parse(row.created_at))
+    const rows = this.db.prepare(ANNOUNCED_SQL).all(JSON.stringify(objectIds)) as Array<{object_id: string; object_at: number | null}>
+    for (const row of rows) if (row.object_at !== null) found.set(row.object_id, row.object_at)
     return found
+  }
+
+  async deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined> {
+    const rows = this.db.prepare('SELECT body FROM webhook_events WHERE object_id IN (SELECT value FROM json_each(?)) LIMIT 50').all(JSON.stringify(objectIds)) as Array<{body: Buffer}>
+    for (const row of rows) {
+      const found = deliveredAccountOf(row.body)
+      if (found) return found
+    }
+    return undefined
   }
 
   async reconcilePoint(key: string): Promise<string | null> {

@@ -32,6 +32,16 @@ export interface NewEvent {
   done: boolean
 }
 
+/** Which events `pms webhooks replay` puts back without ids: those matching every part given. */
+export interface ReplayFilter {
+  /** Dead events only. */
+  dead?: boolean
+  /** Stored (received or made by the reconcile) at or after this instant (epoch ms). */
+  since?: number
+  /** Of one of these types. */
+  types?: string[]
+}
+
 export interface StoredEvent {
   id: string
   type: string
@@ -78,15 +88,20 @@ export interface Inbox {
   list(status: InboxStatus | undefined, limit: number): Promise<InboxEntry[]>
   /**
    * Puts the events back to work now, their retry schedule started over (no attempts, the retry time
-   * counted from now): the ids given, or every dead one. Answers the ids put back.
+   * counted from now): the ids given, or every event the filter matches. Answers the ids put back.
    */
-  replay(ids: string[] | 'dead'): Promise<string[]>
+  replay(chosen: string[] | ReplayFilter): Promise<string[]>
   /**
    * For each object id given (a booking's, a message's: the `data.id` of events), the newest
    * `created_at` (epoch ms) of the events stored about it. The reconcile skips a change that an
    * event stored here announced already, whatever that event's id.
    */
   announced(objectIds: string[]): Promise<Map<string, number>>
+  /**
+   * `account_id` and `connection_id` of an event the service delivered (not one made by the
+   * reconcile) about one of these objects, or undefined when none is stored.
+   */
+  deliveredAccount(objectIds: string[]): Promise<{accountId: string; connectionId: string} | undefined>
   /** The reconcile point stored under `key` (an `updated_since`), or null before the first reconcile. */
   reconcilePoint(key: string): Promise<string | null>
   saveReconcilePoint(key: string, point: string): Promise<void>
@@ -137,6 +152,34 @@ export type Failure = {outcome: 'retry'; inMs: number} | {outcome: 'dead'} | {ou
 export function retryDelay(policy: Pick<RetryPolicy, 'firstDelayMs' | 'maxDelayMs'>, attempts: number, random: () => number = Math.random): number {
   const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, Math.min(30, attempts - 1)))
   return Math.round(base * (0.9 + 0.2 * random()))
+}
+
+/**
+ * What an event is about, as the columns object_id and object_at keep it (indexed, so that
+ * `announced` reads the events of the objects it asks about, not every body): `data.id` and
+ * `created_at` (epoch ms) of the body, null when the body has none.
+ */
+export function eventObject(body: Buffer): {objectId: string | null; at: number | null} {
+  let doc: {data?: {id?: unknown}; created_at?: unknown} | undefined
+  try {
+    doc = JSON.parse(body.toString('utf8')) as typeof doc
+  } catch {
+    doc = undefined
+  }
+  const objectId = typeof doc?.data?.id === 'string' ? doc.data.id : null
+  const at = typeof doc?.created_at === 'string' && Number.isFinite(Date.parse(doc.created_at)) ? Date.parse(doc.created_at) : null
+  return {objectId, at}
+}
+
+/** The account an event's body names, unless the event was made by the reconcile (which names it only as it was told). */
+export function deliveredAccountOf(body: Buffer): {accountId: string; connectionId: string} | undefined {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as {account_id?: unknown; connection_id?: unknown; pms_reconciled?: unknown}
+    if (doc.pms_reconciled === true || typeof doc.account_id !== 'string' || typeof doc.connection_id !== 'string') return undefined
+    return {accountId: doc.account_id, connectionId: doc.connection_id}
+  } catch {
+    return undefined
+  }
 }
 
 /** Done events are remembered this long to recognise duplicates: the service retries for about 24 hours, and a little more covers its last attempt. */

@@ -29,14 +29,24 @@ export interface ReconcileSource {
 export interface ReconcileOptions {
   inbox: Inbox
   source: ReconcileSource
-  /** Names the account in the store and in the events (`connection_id`, `account_id`): the API names neither. */
-  account: string
-  /** Where a first reconcile starts (ISO time): --reconcile-from, else now. */
-  firstPoint: () => string
+  account: ReconcileAccount
+  /** --reconcile-from: where the first reconcile of a new store starts (ISO time). */
+  from?: string
+  /** This machine's now (ISO): only where a new store's first listing begins, to learn the service's now. */
+  localNow: () => string
   /** Signs an event made here as the service would, with the listener's signing secret. */
   sign: (id: string, timestamp: number, body: string) => string
   /** Nothing to do with events (no --forward-to, --exec, --out): stored as done. */
   done: boolean
+}
+
+/** Whose listings a reconcile reads, and how its events and points name it. */
+export interface ReconcileAccount {
+  /** Keys the account's reconcile points and its turn in the store. */
+  key: string
+  /** `account_id` and `connection_id` of the events made until the service's are learned from a delivered event. */
+  accountId: string
+  connectionId: string
 }
 
 export interface ReconcileOutcome {
@@ -76,12 +86,31 @@ export function bookingChange(record: BookingRecord, since: string): Change | un
   return {type, objectId: record.id, at, data: {object: 'booking', id: record.id}}
 }
 
-function messageChange(message: Message, thread: MessageThread): Change | undefined {
-  const data = {id: message.id, booking_id: thread.booking_id, property_id: thread.property_id}
-  if (message.direction === 'inbound') return {type: 'message.received', objectId: message.id, at: message.created_at, data}
-  // message.sent is for messages sent: one still pending, or rejected, was not.
-  if (message.direction === 'outbound' && message.delivery_status === 'sent') return {type: 'message.sent', objectId: message.id, at: message.created_at, data}
-  return undefined
+/** The events the messages of `thread` call for: those written at or after `since` (the thread's point). */
+export function newMessages(thread: MessageThread, messages: Message[], since: string): Change[] {
+  const from = Date.parse(since)
+  const changes: Change[] = []
+  for (const message of messages) {
+    if (Date.parse(message.created_at) < from) continue
+    const data = {id: message.id, booking_id: thread.booking_id, property_id: thread.property_id}
+    if (message.direction === 'inbound') changes.push({type: 'message.received', objectId: message.id, at: message.created_at, data})
+    // message.sent is for messages sent: one still pending, or rejected, was not.
+    else if (message.direction === 'outbound' && message.delivery_status === 'sent') changes.push({type: 'message.sent', objectId: message.id, at: message.created_at, data})
+  }
+  return changes
+}
+
+/**
+ * Where a listing's next reconcile starts: `next_updated_since` of the last page read, or, when no
+ * page was read, where this one started. The contract makes only the last page's value the point.
+ */
+export function pointAfter(since: string, pages: Array<{next_updated_since: string}>): string {
+  return pages.at(-1)?.next_updated_since ?? since
+}
+
+/** The id of the event a change makes: the same change, whoever finds it and however often, makes the same id. */
+export function eventIdOf(change: Pick<Change, 'type' | 'objectId' | 'at'>): string {
+  return changeId(`${change.type}\u0000${change.objectId}\u0000${change.at}`)
 }
 
 const BOOKINGS_KEY = 'bookings'
@@ -91,61 +120,88 @@ const THREADS_KEY = 'message-threads'
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileOutcome> {
   const outcome: ReconcileOutcome = {ran: false, made: [], reads: 0}
   const {inbox, source, account} = options
-  outcome.ran = await inbox.reconcileTurn(account, async () => {
-    const bookingsKey = `${account} ${BOOKINGS_KEY}`
-    const threadsKey = `${account} ${THREADS_KEY}`
-    const bookingsSince = (await inbox.reconcilePoint(bookingsKey)) ?? options.firstPoint()
-    const threadsSince = (await inbox.reconcilePoint(threadsKey)) ?? options.firstPoint()
+  outcome.ran = await inbox.reconcileTurn(account.key, async () => {
+    const bookingsKey = `${account.key} ${BOOKINGS_KEY}`
+    const threadsKey = `${account.key} ${THREADS_KEY}`
+    const storedBookings = await inbox.reconcilePoint(bookingsKey)
+    const storedThreads = await inbox.reconcilePoint(threadsKey)
+    // A new store without --reconcile-from starts at the service's now: the first listing is read
+    // from this machine's now only to learn the service's (its next_updated_since), and makes no event.
+    const fresh = storedBookings === null && storedThreads === null && options.from === undefined
+    const bookingsSince = storedBookings ?? options.from ?? options.localNow()
+    const threadsSince = storedThreads ?? options.from ?? options.localNow()
     const changes: Change[] = []
-    let bookingsNext = bookingsSince
+    // The objects seen, to learn the account from an event the service delivered about one of them.
+    const seen = new Set<string>()
+    const bookingPages: Array<{next_updated_since: string}> = []
     for await (const page of source.bookings.pages({updatedSince: bookingsSince, limit: 500})) {
       outcome.reads++
+      bookingPages.push(page)
+      for (const record of page.data) seen.add(record.id)
+      if (fresh) continue
       for (const record of page.data) {
         const change = bookingChange(record, bookingsSince)
         if (change) changes.push(change)
       }
-      bookingsNext = page.next_updated_since
     }
-    let threadsNext = threadsSince
+    const threadPages: Array<{next_updated_since: string}> = []
     const threads = new Map<string, MessageThread>()
     for await (const page of source.messageThreads.pages({updatedSince: threadsSince, limit: 500})) {
       outcome.reads++
+      threadPages.push(page)
+      for (const thread of page.data) seen.add(thread.booking_id)
+      if (fresh) continue
       for (const thread of page.data) threads.set(thread.booking_id, thread)
-      threadsNext = page.next_updated_since
     }
     const since = Date.parse(threadsSince)
     for (const thread of threads.values()) {
       // A thread back only for a read state change holds no new message: its latest message tells, without a read.
       if (Date.parse(thread.latest_message.created_at) < since) continue
-      let page = 0
+      const messages: Message[] = []
       for await (const message of source.messages.list(thread.booking_id, {limit: 500})) {
-        if (page++ % 500 === 0) outcome.reads++
-        if (Date.parse(message.created_at) < since) continue
-        const change = messageChange(message, thread)
-        if (change) changes.push(change)
+        if (messages.length % 500 === 0) outcome.reads++
+        messages.push(message)
       }
+      changes.push(...newMessages(thread, messages, threadsSince))
     }
+    for (const change of changes) seen.add(change.objectId)
+    const named = await accountNamed(inbox, account, seen)
     const announced = await inbox.announced([...new Set(changes.map((change) => change.objectId))])
     const events: NewEvent[] = []
     for (const change of changes) {
       const known = announced.get(change.objectId)
       if (known !== undefined && known >= Date.parse(change.at)) continue
-      events.push(eventOf(change, options))
+      events.push(eventOf(change, named, options))
     }
     if (events.length > 0) {
       const added = await inbox.add(events)
       for (const event of events) if (added.has(event.id)) outcome.made.push({id: event.id, type: event.type})
     }
-    await inbox.saveReconcilePoint(bookingsKey, bookingsNext)
-    await inbox.saveReconcilePoint(threadsKey, threadsNext)
+    await inbox.saveReconcilePoint(bookingsKey, pointAfter(bookingsSince, bookingPages))
+    await inbox.saveReconcilePoint(threadsKey, pointAfter(threadsSince, threadPages))
   })
   return outcome
 }
 
-function eventOf(change: Change, options: ReconcileOptions): NewEvent {
-  const id = changeId(`${change.type}\u0000${change.objectId}\u0000${change.at}`)
+/**
+ * The `account_id` and `connection_id` of the account's events: the API answers neither, so they are
+ * learned from an event the service delivered (kept in the store once found) about an object this
+ * account's listings show; until one is, the names the listener was given.
+ */
+async function accountNamed(inbox: Inbox, account: ReconcileAccount, seen: Set<string>): Promise<{accountId: string; connectionId: string}> {
+  const key = `${account.key} account`
+  const stored = await inbox.reconcilePoint(key)
+  if (stored !== null) return JSON.parse(stored) as {accountId: string; connectionId: string}
+  const found = seen.size === 0 ? undefined : await inbox.deliveredAccount([...seen])
+  if (found === undefined) return {accountId: account.accountId, connectionId: account.connectionId}
+  await inbox.saveReconcilePoint(key, JSON.stringify(found))
+  return found
+}
+
+function eventOf(change: Change, named: {accountId: string; connectionId: string}, options: Pick<ReconcileOptions, 'sign' | 'done'>): NewEvent {
+  const id = eventIdOf(change)
   const createdAt = new Date(Date.parse(change.at)).toISOString()
-  const body = JSON.stringify({id, type: change.type, created_at: createdAt, connection_id: options.account, account_id: options.account, data: change.data, pms_reconciled: true})
+  const body = JSON.stringify({id, type: change.type, created_at: createdAt, connection_id: named.connectionId, account_id: named.accountId, data: change.data, pms_reconciled: true})
   const timestamp = Math.floor(Date.now() / 1000)
   return {
     id,

@@ -203,6 +203,33 @@ describe.concurrent('pms webhooks listen: the durable inbox', () => {
     expect(nothing.code).toBe(2)
   }, 150_000)
 
+  it('replay --since and --type put back the stored events matching both, beside replay by id', async ({onTestFinished}) => {
+    const {keep, stopAll} = tracked(onTestFinished)
+    const secret = newSecret()
+    const store = join(tempDir(), 'inbox.sqlite')
+    const listener = keep(await startListen(['--port', '0', '--store', store], {secret}))
+    const sent = [
+      {id: randomUUID(), type: 'booking.created'},
+      {id: randomUUID(), type: 'booking.updated'},
+      {id: randomUUID(), type: 'message.received'},
+    ]
+    for (const event of sent) expect((await deliver(listener.url, signed(secret, JSON.stringify({...event, created_at: new Date().toISOString(), data: {}}), event.id))).status).toBe(200)
+    await stopAll()
+    const replay = async (...args: string[]) => {
+      const run = await runPms(['webhooks', 'replay', ...args, '--store', store, '--json'])
+      expect(run.code, run.stderr).toBe(0)
+      return (JSON.parse(run.stdout) as {replayed: string[]}).replayed.sort()
+    }
+    const idsOf = (...types: string[]) => sent.filter((event) => types.includes(event.type)).map((event) => event.id).sort()
+    expect(await replay('--type', 'booking.created,message.received')).toEqual(idsOf('booking.created', 'message.received'))
+    expect(await replay('--type', 'booking.created', '--type', 'booking.updated')).toEqual(idsOf('booking.created', 'booking.updated'))
+    expect(await replay('--since', new Date(Date.now() + 3_600_000).toISOString())).toEqual([])
+    expect(await replay('--since', '-1h', '--type', 'booking.updated')).toEqual(idsOf('booking.updated'))
+    expect(await replay('--since', '-1h')).toEqual(idsOf('booking.created', 'booking.updated', 'message.received'))
+    const both = await runPms(['webhooks', 'replay', sent[0]!.id, '--type', 'booking.created', '--store', store])
+    expect(both.code).toBe(2)
+  }, 60_000)
+
   itAsRoot('a full disk makes the listener answer 503; the event sent again once there is room is stored and worked once', async ({onTestFinished}) => {
     const {keep, receiver, stopAll} = tracked(onTestFinished)
     const secret = newSecret()

@@ -4,14 +4,19 @@
  * events on purpose (the drop_events fault); the listener finds each change by polling and its
  * --forward-to target hears of each change once, whether the service delivered it or not.
  */
-import {randomBytes} from 'node:crypto'
+import {execFileSync} from 'node:child_process'
+import {randomBytes, randomUUID} from 'node:crypto'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {Webhook} from 'standardwebhooks'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startReceiver, until, type Received} from '../unit/sandbox/webhook-receiver.js'
-import {startListen, type StartedListener} from './support/listen.js'
+import {deliver, startListen, type StartedListener} from './support/listen.js'
+import {runPms} from './support/pms.js'
 import {freePort} from './support/ports.js'
 import {missingPostgres, startPostgres} from './support/postgres.js'
-import {itNeeds} from './support/requirements.js'
+import {itNeeds, libfaketimePath, missingFaketime} from './support/requirements.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Delivery {
@@ -22,6 +27,8 @@ interface Delivery {
 interface RaisedEvent {
   id: string
   type: string
+  account_id: string
+  connection_id: string
   data: {id: string}
 }
 interface Forwarded {
@@ -69,6 +76,16 @@ describe('pms webhooks listen --reconcile', () => {
     return ids
   }
 
+  /** One change of each kind the reconcile finds: a new booking, the two earlier ones changed and cancelled, a guest message. */
+  async function fourChanges(earlier: string[]): Promise<RaisedEvent[]> {
+    return [
+      ...(await trigger(sandbox.appUrl, 'booking_created')),
+      ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
+      ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
+      ...(await trigger(sandbox.appUrl, 'guest_message')),
+    ]
+  }
+
   async function listen(target: string, more: string[] = []): Promise<StartedListener> {
     const listener = await startListen(['--port', String(port), '--forward-to', target, '--reconcile', `${PERIOD_S}s`, ...more], {secret: sandbox.webhookSecret, env})
     // The first reconcile (at start) sets the point: what comes later is what it must find.
@@ -82,12 +99,7 @@ describe('pms webhooks listen --reconcile', () => {
     const earlier = await bookingsBefore()
     const listener = await listen(target.url)
     try {
-      const raised = [
-        ...(await trigger(sandbox.appUrl, 'booking_created')),
-        ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
-        ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
-        ...(await trigger(sandbox.appUrl, 'guest_message')),
-      ]
+      const raised = await fourChanges(earlier)
       const madeAt = Date.now()
       expect(raised.map((event) => event.type)).toEqual(['booking.created', 'booking.updated', 'booking.cancelled', 'message.received'])
       // None was delivered: each is listed as dropped by the fault.
@@ -131,12 +143,7 @@ describe('pms webhooks listen --reconcile', () => {
     await until(() => target.received.length >= 2, 20_000, 'the first bookings forwarded')
     target.received.length = 0
     try {
-      const raised = [
-        ...(await trigger(sandbox.appUrl, 'booking_created')),
-        ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: earlier[0]})),
-        ...(await trigger(sandbox.appUrl, 'booking_cancelled', {booking_id: earlier[1]})),
-        ...(await trigger(sandbox.appUrl, 'guest_message')),
-      ]
+      const raised = await fourChanges(earlier)
       await until(() => raised.every((event) => target.received.some((r) => r.headers['webhook-id'] === event.id)), 20_000, 'every event delivered and forwarded')
       const count = reconciles(listener)
       await until(() => reconciles(listener) >= count + 3, 30_000, 'three reconcile periods')
@@ -161,7 +168,30 @@ describe('pms webhooks listen --reconcile', () => {
     }
   }, 90_000)
 
-  itNeeds(missingPostgres())('two listeners on one PostgreSQL inbox: one reconciles at a time, and a dropped booking reaches the target once', async () => {
+  it('an event made after the service delivered one about an object of the account carries the service\'s account_id and connection_id', async () => {
+    const target = await startReceiver()
+    const listener = await listen(target.url)
+    try {
+      const [created] = await trigger(sandbox.appUrl, 'booking_created')
+      await until(() => target.received.some((r) => r.headers['webhook-id'] === created!.id), 20_000, 'the delivered booking forwarded')
+      // The next reconcile lists that booking, and takes the account from its delivered event.
+      const count = reconciles(listener)
+      await until(() => reconciles(listener) >= count + 2, 20_000, 'two more reconciles')
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_events: 1})
+      const [message] = await trigger(sandbox.appUrl, 'guest_message', {booking_id: created!.data.id})
+      const made = () => forwarded(target.received).find(({event}) => event.pms_reconciled === true && event.data.id === message!.data.id)
+      await until(() => made() !== undefined, 2 * PERIOD_S * 1000 + 5000, 'the dropped message made')
+      expect(made()!.event.account_id).toBe(created!.account_id)
+      expect(made()!.event.connection_id).toBe(created!.connection_id)
+      expect(made()!.event.account_id).not.toMatch(/^pms:/)
+    } finally {
+      await listener.stop()
+      await target.close()
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+    }
+  }, 60_000)
+
+  itNeeds(missingPostgres())('two listeners on one PostgreSQL inbox: a dropped booking reaches the target once, the service sees the reads of one reconcile at a time, and deliveries go on meanwhile', async () => {
     const postgres = await startPostgres()
     const target = await startReceiver()
     const listeners: StartedListener[] = []
@@ -179,17 +209,49 @@ describe('pms webhooks listen --reconcile', () => {
       const turns = listeners.map((l) => reconciles(l) + skipped(l))
       await until(() => listeners.every((l, i) => reconciles(l) + skipped(l) >= turns[i]! + 2), 20_000, 'two more turns on each listener')
       expect(matching().length).toBe(1)
-      // Both ran for the same account at the same ticks: a turn was skipped while the other held the lock, or the two never met.
       const all = listeners.map((l) => l.stderr()).join('')
       expect(all).toMatch(/\treconcile\t\d+ reads?, 1 event not delivered made/)
       expect(all.match(/1 event not delivered made/g)!.length).toBe(1)
+
+      // Each read now answered 1.5 s late: a reconcile (two reads) lasts longer than the period, so
+      // without the lock the two listeners' turns would overlap. With it, one listener's turn is
+      // skipped while the other reads, and the service sees the reads of one turn at a time.
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_seconds: 1.5})
+      const from = (await sandboxRequests(sandbox.appUrl)).length
+      const ran = listeners.map((l) => reconciles(l))
+      const wasSkipped = listeners.map((l) => skipped(l))
+      // Meanwhile each listener goes on storing and forwarding the deliveries it gets (signed here as the service signs).
+      const delivered = await Promise.all(
+        listeners.map(async (listener) => {
+          const id = randomUUID()
+          const body = JSON.stringify({id, type: 'booking.updated', created_at: new Date().toISOString(), connection_id: 'c', account_id: 'a', data: {object: 'booking', id: randomUUID()}})
+          const at = new Date()
+          const answer = await deliver(listener.url, {body, headers: {'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(sandbox.webhookSecret).sign(id, at, body)}})
+          expect(answer.status).toBe(200)
+          return id
+        }),
+      )
+      await until(() => delivered.every((id) => target.received.some((r) => r.headers['webhook-id'] === id)), 15_000, 'each listener\'s delivery forwarded during the slow reconciles')
+      await until(() => listeners.reduce((sum, l, i) => sum + reconciles(l) - ran[i]!, 0) >= 3 && listeners.some((l, i) => skipped(l) > wasSkipped[i]!), 60_000, 'three slow turns, and one skipped')
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
+      await sleep(3500)
+      const reads = (await sandboxRequests(sandbox.appUrl)).slice(from).filter((r) => r.path === '/api/v1/bookings' || r.path === '/api/v1/message-threads')
+      expect(reads.length).toBeGreaterThanOrEqual(6)
+      // In the order answered: a turn's GET /bookings, then its GET /message-threads, never two turns' reads interleaved.
+      const order = reads.map((r) => (r.path === '/api/v1/bookings' ? 'B' : 'T')).join('')
+      expect(order).toMatch(/^(BT)+B?$/)
+
+      // The made event is in the shared store like a delivered one: replay --type puts it back there.
+      const replay = await runPms(['webhooks', 'replay', '--type', 'booking.created', '--store', store, '--json'])
+      expect(replay.code, replay.stderr).toBe(0)
+      expect((JSON.parse(replay.stdout) as {replayed: string[]}).replayed).toContain(matching()[0]!.event.id)
     } finally {
       for (const listener of listeners) await listener.stop()
       await target.close()
       await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
       postgres.stop()
     }
-  }, 120_000)
+  }, 180_000)
 
   it('--forward-secret: each forward is signed with the target\'s secret, and verifies with the standardwebhooks package', async () => {
     const target = await startReceiver()
@@ -208,4 +270,38 @@ describe('pms webhooks listen --reconcile', () => {
       await target.close()
     }
   }, 60_000)
+
+  itNeeds(missingFaketime())('--forward-secret: a forward retried 10 minutes later (by the listener\'s clock) is signed at that send, and verifies at a receiver 10 minutes on with a 5-minute tolerance', async () => {
+    // The listener's clock is libfaketime's, moved by the file it reads at each call.
+    const clockFile = join(mkdtempSync(join(tmpdir(), 'pms-faketime-')), 'offset')
+    writeFileSync(clockFile, '+0')
+    const target = await startReceiver(() => 500)
+    const forwardSecret = `whsec_${randomBytes(32).toString('base64')}`
+    const faked = {LD_PRELOAD: libfaketimePath()!, FAKETIME_TIMESTAMP_FILE: clockFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1'}
+    const listener = await startListen(['--port', String(port), '--forward-to', target.url, '--retry-delay', '1', '--retry-max-delay', '1', '--retry-for', '3600'], {secret: sandbox.webhookSecret, env: {...env, ...faked, PMS_FORWARD_SECRET: forwardSecret}})
+    try {
+      const [made] = await trigger(sandbox.appUrl, 'booking_created')
+      await until(() => target.received.some((r) => r.headers['webhook-id'] === made!.id), 20_000, 'a first attempt')
+      const firstCount = target.received.length
+      // Ten minutes on for the listener: its next attempt is sent, and signed, then.
+      writeFileSync(clockFile, '+10m')
+      target.behave(() => 200)
+      await until(() => target.received.length > firstCount && listener.stderr().includes(`${made!.id}\tbooking.created\tdone`), 20_000, 'the attempt 10 minutes later, answered 200')
+      const first = target.received[0]!
+      const last = target.received.at(-1)!
+      expect(Number(last.headers['webhook-timestamp']) - Number(first.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(600)
+      /** standardwebhooks' verify (5-minute tolerance) in a process whose clock is 10 minutes on, as the receiver's is at that send. */
+      const verifiesTenMinutesOn = (received: typeof last) => {
+        const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(received.headers[name])]))
+        const script = `import {Webhook} from 'standardwebhooks'; try { new Webhook(process.argv[1]).verify(process.argv[2], JSON.parse(process.argv[3])); console.log('ok') } catch (e) { console.log(e.message) }`
+        return execFileSync(process.execPath, ['--input-type=module', '-e', script, forwardSecret, received.body, JSON.stringify(headers)], {cwd: process.cwd(), env: {...process.env, LD_PRELOAD: libfaketimePath()!, FAKETIME: '+10m'}, encoding: 'utf8'}).trim()
+      }
+      expect(verifiesTenMinutesOn(last)).toBe('ok')
+      // The first attempt's headers, sent again unchanged, would be refused there as too old.
+      expect(verifiesTenMinutesOn(first)).not.toBe('ok')
+    } finally {
+      await listener.stop()
+      await target.close()
+    }
+  }, 90_000)
 })

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {retryDelay, type NewEvent} from '../../../src/webhooks/inbox.js'
-import {openSqliteInbox} from '../../../src/webhooks/inbox-sqlite.js'
+import Database from 'better-sqlite3'
+import {ANNOUNCED_SQL, openSqliteInbox} from '../../../src/webhooks/inbox-sqlite.js'
 
 const policy = {firstDelayMs: 1000, maxDelayMs: 8000, giveUpAfterMs: 60_000}
 const event = (id: string, done = false): NewEvent => ({id, type: 'booking.created', body: Buffer.from(`{"id":"${id}"}`), headers: {'webhook-id': id}, done})
@@ -53,7 +54,7 @@ describe('the SQLite inbox', () => {
     expect((await inbox.list('done', 10)).map((e) => [e.id, e.attempts, e.doneBy]).sort()).toEqual([['a', 1, 'two'], ['quiet', 0, null]])
     expect((await inbox.list('dead', 10)).map((e) => [e.id, e.attempts, e.lastError])).toEqual([['b', 1, 'forward: answered 500']])
     clock.at = 200_000
-    expect(await inbox.replay('dead')).toEqual(['b'])
+    expect(await inbox.replay({dead: true})).toEqual(['b'])
     expect(await inbox.replay(['a', 'nope'])).toEqual(['a'])
     expect((await inbox.claim('two', 10, 5000)).map((e) => [e.id, e.attempts]).sort()).toEqual([['a', 0], ['b', 0]])
     await inbox.close()
@@ -118,5 +119,37 @@ describe('the SQLite inbox', () => {
     expect((await second.claim('two', 10, 60_000)).map((e) => e.id).sort()).toEqual(['a', 'b'])
     expect(await second.forget(0)).toBe(0)
     await second.close()
+  })
+
+  it('announced() reads the index on the object of the events, not every stored body', async () => {
+    const {inbox, file} = await openAt()
+    const about = (id: string, object: string, createdAt: string): NewEvent => ({...event(id), body: Buffer.from(JSON.stringify({id, type: 'booking.updated', created_at: createdAt, data: {object: 'booking', id: object}}))})
+    await inbox.add([about('a', 'b1', '2026-03-01T10:00:00.000Z'), about('b', 'b1', '2026-03-01T11:00:00.000Z'), about('c', 'b2', '2026-03-01T09:00:00.000Z'), event('d')])
+    expect(await inbox.announced(['b1', 'b2', 'b3'])).toEqual(new Map([['b1', Date.parse('2026-03-01T11:00:00.000Z')], ['b2', Date.parse('2026-03-01T09:00:00.000Z')]]))
+    await inbox.close()
+    const db = new Database(file, {readonly: true})
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${ANNOUNCED_SQL}`).all('["b1"]') as Array<{detail: string}>).map((row) => row.detail)
+    db.close()
+    expect(plan.some((detail) => /SEARCH webhook_events USING INDEX webhook_events_object/.test(detail)), plan.join('; ')).toBe(true)
+    expect(plan.some((detail) => /SCAN webhook_events\b/.test(detail)), plan.join('; ')).toBe(false)
+  })
+
+  it('an inbox of schema 2 opened again gets the object of each event it holds (schema 3)', async () => {
+    const file = inboxFile()
+    const old = new Database(file)
+    old.exec(`CREATE TABLE webhook_events (webhook_id TEXT PRIMARY KEY, type TEXT NOT NULL, body BLOB NOT NULL, headers TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+      received_at INTEGER NOT NULL, next_at INTEGER, last_error TEXT, claimed_by TEXT, lease_until INTEGER, done_at INTEGER, done_by TEXT, retry_from INTEGER);
+      CREATE TABLE webhook_reconcile (key TEXT PRIMARY KEY, point TEXT NOT NULL);`)
+    const insert = old.prepare(`INSERT INTO webhook_events (webhook_id, type, body, headers, status, received_at, done_at) VALUES (?, 'booking.created', ?, '{}', 'done', 1, 1)`)
+    insert.run('a', Buffer.from(JSON.stringify({id: 'a', created_at: '2026-03-01T10:00:00.000Z', data: {id: 'b1'}})))
+    insert.run('b', Buffer.from('not json'))
+    old.pragma('user_version = 2')
+    old.close()
+    const {inbox} = await openAt(file)
+    expect(await inbox.announced(['b1'])).toEqual(new Map([['b1', Date.parse('2026-03-01T10:00:00.000Z')]]))
+    await inbox.close()
+    const db = new Database(file, {readonly: true})
+    expect(db.pragma('user_version', {simple: true})).toBe(3)
+    db.close()
   })
 })
