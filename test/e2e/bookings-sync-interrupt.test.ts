@@ -38,7 +38,15 @@ describe('pms bookings sync interrupted by Ctrl-C', () => {
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
       // Once the first page is in the file, interrupt.
-      for (let waited = 0; waited < 30_000 && !(existsSync(file) && sqliteBookings(file).size > 0); waited += 100) await sleep(100)
+      // The file exists before its tables do: a read that finds none counts as nothing yet.
+      const written = () => {
+        try {
+          return existsSync(file) ? sqliteBookings(file).size : 0
+        } catch {
+          return 0
+        }
+      }
+      for (let waited = 0; waited < 30_000 && written() === 0; waited += 100) await sleep(100)
       child.kill('SIGINT')
       const code = await exited
       expect(code, stderr).toBe(130)
