@@ -33,7 +33,11 @@ ${RERUN_TEXT}`
         // `-` on a terminal waits for typed or pasted text: say so rather than seem to hang.
         if (file === '-' && this.ctx.io.stdinIsTTY) this.ctx.io.err('Reading the CSV from the terminal: paste it, then press Ctrl-D.\n')
       },
-      plan: async (properties) => (await rates.planFile(file, properties, this.ctx.clock.now(), process.stdin, {sheet: this.flags.sheet})).plan,
+      plan: async (properties) => {
+        const loaded = await rates.planFile(file, properties, this.ctx.clock.now(), process.stdin, {sheet: this.flags.sheet})
+        for (const note of loaded.notes) this.ctx.io.err(`Note: ${note}.\n`)
+        return loaded.plan
+      },
     })
   }
 }

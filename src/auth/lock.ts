@@ -8,13 +8,24 @@ export function lockPath(configDir: string, profile: string): string {
 }
 
 export class LockTimeoutError extends PmsError {
-  constructor(path: string, cause?: unknown) {
-    super(`Another pms process has been refreshing the login for too long (lock ${path})`, {
+  /**
+   * `holder`: what holds the lock in words (a lock taken by pms/client's fileLock may be held by
+   * any program using the same store, not only by pms); without it, a pms command's credential lock.
+   */
+  constructor(path: string, cause?: unknown, holder?: string) {
+    const message =
+      holder === undefined
+        ? `Another pms process has been refreshing the login for too long (lock ${path})`
+        : `The lock ${path} of the stored login has been held by ${holder} for too long`
+    super(message, {
       code: 'lock_timeout',
       exitCode: ExitCode.tempFailure,
       // A lock whose holder died is taken over after 15 s, so a live process holds this one:
       // removing it by hand would let two processes refresh one token family.
-      suggestion: 'run the command again in a moment, or find the pms process that has been running for long and let it finish',
+      suggestion:
+        holder === undefined
+          ? 'run the command again in a moment, or find the pms process that has been running for long and let it finish'
+          : 'run again in a moment; the holder (a pms command, or a program using pms/client on the same store) may be refreshing the login: let it finish, or stop it if it hangs',
       cause,
     })
   }

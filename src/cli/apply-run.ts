@@ -13,6 +13,7 @@ import {fitText, paint} from './output.js'
 import {wrapText} from '../text/wrap.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
 import {idShortener, propertyNames, rememberIds} from './ids.js'
+import {watchInterrupt} from './signals.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -40,18 +41,6 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
 /** Tables of reports fit the terminal stdout shows on (80 columns when it says none); off a terminal nothing is cut. */
 export function reportWidth(io: Pick<RunContext['io'], 'stdoutIsTTY' | 'columns'>): number | undefined {
   return io.stdoutIsTTY ? (io.columns ?? 80) : undefined
-}
-
-/**
- * Ctrl-C while submitting or following batches aborts the signal instead of killing the process:
- * submitting stops and says which batches were stored; following stops, not the batches, and the
- * message names `pms batches wait ID...`.
- */
-export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
-  const controller = new AbortController()
-  const onInterrupt = () => controller.abort()
-  process.once('SIGINT', onInterrupt)
-  return {signal: controller.signal, dispose: () => process.off('SIGINT', onInterrupt)}
 }
 
 /** The run's client, with its waits for the write limit routed to the progress line of the current phase. */

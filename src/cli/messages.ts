@@ -283,6 +283,9 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
   const done = {replied: 0, closed: 0}
   const left = () => `Left the inbox: replied ${done.replied}, closed ${done.closed}`
   const skipped = new Set<string>()
+  // "Next conversation" opens the one after it in the list the host chose from, without the picker.
+  let after: string | undefined
+  let listed: string[] = []
   let facts: Awaited<ReturnType<typeof inboxFacts>> | undefined
   for (;;) {
     const client = await createClient(ctx)
@@ -300,13 +303,20 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
     }
     // Still unread on the service, so still counted; the ones passed over come last.
     const ordered = [...threads.filter((t) => !skipped.has(t.booking_id)), ...threads.filter((t) => skipped.has(t.booking_id))].slice(0, 30)
+    const unread = new Set(threads.map((t) => t.booking_id))
+    const following = after === undefined ? undefined : listed.slice(listed.indexOf(after) + 1).find((id) => unread.has(id))
+    if (after && following === undefined) ctx.io.err('That was the last unread conversation of the list.\n')
+    after = undefined
     const rows = inboxRows(ordered, facts, (ctx.io.columns ?? 80) - 3)
-    const booking = await choose<string>(
-      `${plural(threads.length, 'unread conversation')}: which one?\n  ${rows.heading}`,
-      [...ordered.map((t, i) => ({name: rows.lines[i]!, value: t.booking_id})), {name: 'Quit', value: ''}],
-      {cancelled: left(), pageSize: Math.max(5, (ctx.io.rows ?? 24) - 4)},
-    )
+    const booking =
+      following ??
+      (await choose<string>(
+        `${plural(threads.length, 'unread conversation')}: which one?\n  ${rows.heading}`,
+        [...ordered.map((t, i) => ({name: rows.lines[i]!, value: t.booking_id})), {name: 'Quit', value: ''}],
+        {cancelled: left(), pageSize: Math.max(5, (ctx.io.rows ?? 24) - 4)},
+      ))
     if (booking === '') return done
+    if (following === undefined) listed = ordered.map((t) => t.booking_id)
     let open = true
     while (open) {
       const reader = await createClient(ctx)
@@ -332,6 +342,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       if (action === 'quit') return done
       if (action === 'next') {
         skipped.add(booking)
+        after = booking
         open = false
       } else if (action === 'save') {
         const client = await createClient(ctx)

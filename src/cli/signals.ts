@@ -14,3 +14,15 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', stop)
   })
 }
+
+/**
+ * Ctrl-C aborts the signal instead of killing the process, so that the command says what it kept:
+ * submitting batches stops and says which were stored; following them stops, not the batches, and
+ * names `pms batches wait ID...`; a bookings sync stops after the page it is writing.
+ */
+export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
+  const controller = new AbortController()
+  const onInterrupt = () => controller.abort()
+  process.once('SIGINT', onInterrupt)
+  return {signal: controller.signal, dispose: () => process.off('SIGINT', onInterrupt)}
+}

@@ -169,6 +169,10 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
   // carry over; it lives in a folder of this run's own, gone when it stops.
   const scratch = chosen === undefined ? mkdtempSync(join(tmpdir(), 'pms-webhooks-')) : undefined
   const path = chosen ?? join(scratch!, 'inbox.sqlite')
+  // A listener refused its port stored nothing: the files it made for the inbox go with it, and a
+  // store that was there before stays whatever happens.
+  const made = [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, `${path}-lock`].filter((file) => !existsSync(file))
+  let unused = false
   try {
     // Two listeners on one file would work the same events twice: one listener per file. The lock
     // is the kernel's, dropped the moment its holder dies (reaped or not), so a restart after a kill starts at once.
@@ -180,10 +184,14 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
       // This listener holds the file: every claim found in it is a killed listener's, released at once.
       const inbox = await openInbox(path, {resetClaims: true})
       await listenUntilSignal(ctx, options, secret, inbox, {shown: path, untilStop: scratch !== undefined})
+    } catch (error) {
+      unused = error instanceof PmsError && error.code === 'port_in_use'
+      throw error
     } finally {
       await release()
     }
   } finally {
+    if (unused) for (const file of made) rmSync(file, {force: true})
     if (scratch !== undefined) rmSync(scratch, {recursive: true, force: true})
   }
 }

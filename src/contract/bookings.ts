@@ -113,7 +113,9 @@ const AMOUNT = z.number()
 export function readBooking(record: BookingRecord): BookingFields {
   const occupancy = objectOf(record.occupancy)
   const channel = objectOf(record.sales_channel)
-  const guest = objectOf(record.guest)
+  // The contract names no guest field: `guest` is the shape pms knows, `main_guest` one a service
+  // may use instead (with `full_name`, `email_address`, `phone_number`), read when `guest` is absent.
+  const guest = objectOf(record.guest ?? record.main_guest)
   const price = objectOf(record.price)
   return {
     id: record.id,
@@ -127,9 +129,9 @@ export function readBooking(record: BookingRecord): BookingFields {
     channel_code: textOf(channel.code),
     channel_name: textOf(channel.name),
     channel_reference: textOf(record.channel_reference),
-    guest_name: textOf(guest.name),
-    guest_email: textOf(guest.email),
-    guest_phone: textOf(guest.phone),
+    guest_name: textOf(guest.name ?? guest.full_name),
+    guest_email: textOf(guest.email ?? guest.email_address),
+    guest_phone: textOf(guest.phone ?? guest.phone_number),
     currency: textOf(price.currency),
     total: ofShape(AMOUNT, price.total),
     paid: ofShape(AMOUNT, price.paid),

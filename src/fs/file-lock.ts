@@ -32,8 +32,45 @@ function isLocked(error: unknown): boolean {
 /** Who holds the lock, beside it: proper-lockfile removes its directory with rmdir, so nothing goes inside. */
 const ownerPath = (path: string) => `${path}.owner`
 
+/** The process that named itself as the lock's holder. */
+export interface LockHolder {
+  pid: number
+  host: string
+}
+
+function readHolder(path: string): LockHolder | undefined {
+  try {
+    const owner = JSON.parse(readFileSync(ownerPath(path), 'utf8')) as {pid?: unknown; host?: unknown}
+    return typeof owner.pid === 'number' && typeof owner.host === 'string' ? {pid: owner.pid, host: owner.host} : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The holder's process is gone (killed, crashed) on this very machine: its lock can be taken over
+ * The process of this machine has ended. A process that has exited but whose parent has not
+ * reaped it yet (a zombie) still answers signal 0, yet it will never touch or release its lock
+ * again: on Linux its state in /proc says so.
+ */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return false
+  }
+  // pid (command) state ...: the command may hold spaces and parentheses, the state follows the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+  return state === 'Z' || state === 'X'
+}
+
+/**
+ * The holder's process is gone (killed, crashed, or exited and not reaped) on this very machine: its lock can be taken over
  * at once instead of after STALE_MS. Contenders take turns through a second lock, the takeover
  * lock: the one holding it checks the owner again, and clears the dead holder's lock and owner
  * before letting go, so the next one meets either no owner (someone is taking the lock: busy) or
@@ -48,19 +85,8 @@ async function takeOverDeadHolder(path: string): Promise<boolean> {
     return false
   }
   try {
-    let owner: {pid?: unknown; host?: unknown}
-    try {
-      owner = JSON.parse(readFileSync(ownerPath(path), 'utf8')) as typeof owner
-    } catch {
-      return false
-    }
-    if (owner.host !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false
-    try {
-      process.kill(owner.pid, 0)
-      return false
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return false
-    }
+    const owner = readHolder(path)
+    if (owner === undefined || owner.host !== hostname() || owner.pid === process.pid || !processGone(owner.pid)) return false
     rmSync(ownerPath(path), {force: true})
     rmSync(path, {recursive: true, force: true})
     return true
@@ -94,9 +120,20 @@ export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined
   }
 }
 
+/** What holds a lock, in words: the process that named itself, or a process that has not (yet). */
+export function holderText(holder: LockHolder | undefined): string {
+  if (holder === undefined) return 'a process that has not named itself'
+  return holder.host === hostname() ? `process ${holder.pid} of this machine` : `process ${holder.pid} on ${holder.host}`
+}
+
 export class LockWaitError extends Error {
-  constructor(readonly path: string, waitedMs: number) {
-    super(`The lock ${path} is still held by another process after ${Math.round(waitedMs / 1000)} s`)
+  /** The process holding the lock when the wait ended, when it named itself. */
+  readonly holder: LockHolder | undefined
+
+  constructor(readonly path: string, readonly waitedMs: number) {
+    const holder = readHolder(path)
+    super(`The lock ${path} is still held by ${holderText(holder)} after ${Math.round(waitedMs / 1000)} s`)
+    this.holder = holder
   }
 }
 

@@ -94,16 +94,17 @@ export function staticTokens(accessToken: string): TokenProvider {
  * A lock between the processes of this machine (and of others sharing the folder) for
  * `rotatingTokens({lock})`: a lock directory at `path`, refreshed while held; a holder killed
  * mid-refresh is taken over at once when it ran on this machine, else after 10 s. Every process
- * using the same store names the same path. A wait beyond a minute fails with `lock_timeout`.
+ * using the same store names the same path. A wait beyond `timeoutMs` (a minute) fails with
+ * `lock_timeout`, naming the process that holds the lock.
  */
-export function fileLock(path: string): RefreshLock {
+export function fileLock(path: string, options: {timeoutMs?: number} = {}): RefreshLock {
   return async <T>(task: () => Promise<T>): Promise<T> => {
     // Loaded with the first refresh, not on import: pms/client's import stays cheap.
-    const [{withFileLock, LockWaitError}, {LockTimeoutError}] = await Promise.all([import('../fs/file-lock.js'), import('../auth/lock.js')])
+    const [{withFileLock, LockWaitError, holderText}, {LockTimeoutError}] = await Promise.all([import('../fs/file-lock.js'), import('../auth/lock.js')])
     try {
-      return await withFileLock(path, task, {timeoutMs: 60_000})
+      return await withFileLock(path, task, {timeoutMs: options.timeoutMs ?? 60_000})
     } catch (error) {
-      throw error instanceof LockWaitError ? new LockTimeoutError(path, error) : error
+      throw error instanceof LockWaitError ? new LockTimeoutError(path, error, holderText(error.holder)) : error
     }
   }
 }

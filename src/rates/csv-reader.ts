@@ -10,6 +10,8 @@ import {type CsvProblem, ProblemList} from './errors.js'
 import {
   type CellProblem,
   COLUMN_ALIASES,
+  normalizeHeader,
+  READ_ONLY_COLUMNS,
   type Column,
   columnOf,
   FIELD_COUNT,
@@ -37,6 +39,8 @@ export interface ReadResult {
   /** Data rows read (blank rows not counted). */
   rows: number
   delimiter: string
+  /** Read-only columns of the header (`unwritable`), read past. */
+  ignored: string[]
 }
 
 const DELIMITERS = [',', ';', '\t'] as const
@@ -133,6 +137,8 @@ class RowChecker {
   private lastPropertyIndex = -1
   private readonly rowValues = new Float64Array(FIELD_COUNT)
   rows = 0
+  /** Header cells of read-only columns, which the rows' cells under them are not read from. */
+  readonly ignored: string[] = []
 
   constructor(
     readonly store: NightStore,
@@ -163,6 +169,10 @@ class RowChecker {
     const seen = new Map<Column, number>()
     this.headers.forEach((header, index) => {
       if (header === '') return
+      if (READ_ONLY_COLUMNS.has(normalizeHeader(header))) {
+        this.ignored.push(header)
+        return
+      }
       const column = columnOf(header)
       if (!column) {
         this.problem(line, index, `unknown column "${header}"; known columns: ${Object.keys(COLUMN_ALIASES).join(', ')} (see docs/csv-format.md for aliases)`)
@@ -460,7 +470,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
 
   if (headText.replace(/^\uFEFF/, '').trim() === '' && done) {
     problems.add({line: 1, message: 'the file is empty: expected a header line such as property_id,date,rate'})
-    return {store, problems, rows: 0, delimiter}
+    return {store, problems, rows: 0, delimiter, ignored: []}
   }
 
   const checker = new RowChecker(store, problems, delimiter !== ',')
@@ -524,7 +534,7 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
   await finished
   if (!headerSeen) problems.add({line: 1, message: 'the file has no header line'})
   else if (checker.rows === 0 && problems.empty) problems.add({line: 2, message: 'the file has a header but no rows'})
-  return {store, problems, rows: checker.rows, delimiter}
+  return {store, problems, rows: checker.rows, delimiter, ignored: checker.ignored}
 }
 
 /** One row of a source other than CSV (a workbook's sheet): its number, its cells as text, and cells that could not be read. */
@@ -562,5 +572,5 @@ export async function readRatesRows(rows: AsyncIterable<SourceRow>, options: Rea
   }
   if (headerLine === 0) problems.add({line: 1, message: 'the sheet is empty: expected a header row such as property_id, date, rate'})
   else if (checker.rows === 0 && problems.empty) problems.add({line: headerLine + 1, message: 'the sheet has a header but no rows'})
-  return {store, problems, rows: checker.rows, delimiter: ''}
+  return {store, problems, rows: checker.rows, delimiter: '', ignored: checker.ignored}
 }

@@ -135,6 +135,12 @@ export const COLUMN_ALIASES = {
 } as const
 export type Column = keyof typeof COLUMN_ALIASES
 
+/**
+ * Columns that other pms output carries as information only (`pms restrictions get --csv` writes
+ * `unwritable`, the fields the service refuses on a night and why): read past, never written.
+ */
+export const READ_ONLY_COLUMNS: ReadonlySet<string> = new Set(['unwritable'])
+
 const aliasIndex = new Map<string, Column>()
 for (const [column, aliases] of Object.entries(COLUMN_ALIASES) as [Column, readonly string[]][]) {
   for (const alias of aliases) aliasIndex.set(alias, column)

@@ -25,6 +25,8 @@ export interface LoadedPlan {
   plan: Plan
   rows: number
   delimiter: string
+  /** What the reader read past and the person should know, one line each (a read-only column). */
+  notes: string[]
 }
 
 export interface FileOptions {
@@ -47,7 +49,11 @@ export async function planFile(
 ): Promise<LoadedPlan> {
   const read = file === '-' ? await readStdin(stdin, properties, now, options) : await readPath(file, properties, now, options)
   if (!read.problems.empty) throw new CsvInvalidError(file === '-' ? 'standard input' : file, read.problems)
-  return {plan: planBatches(read.store), rows: read.rows, delimiter: read.delimiter}
+  const notes = read.ignored.map(
+    (column) =>
+      `column "${column}" is information from pms restrictions get, not a value to write: it is ignored, and every value of the other columns is submitted (the service refuses those it cannot write, as the preview shows; pms rates export leaves them empty)`,
+  )
+  return {plan: planBatches(read.store), rows: read.rows, delimiter: read.delimiter, notes}
 }
 
 async function readPath(file: string, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {

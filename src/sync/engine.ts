@@ -15,6 +15,15 @@ export interface SyncOptions {
   now: () => number
   /** Called after each committed page with the bookings fetched so far. */
   onPage?: (fetched: number) => void
+  /** Aborted (Ctrl-C): the walk stops after the page being written, or at once while it waits for one. */
+  signal?: AbortSignal
+}
+
+/** A walk stopped by its signal; `summary` counts the pages committed before it stopped. */
+export class SyncStopped extends Error {
+  constructor(readonly summary: ProfileSyncSummary) {
+    super('sync interrupted')
+  }
 }
 
 export interface ProfileSyncSummary {
@@ -65,9 +74,20 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
   const pages = client.pages({propertyIds, updatedSince: since, limit: BOOKINGS_PAGE_SIZE.max})[Symbol.asyncIterator]()
   // The next page is asked for before this one is written, so the service works while the sink does.
   let ahead = pages.next()
+  const {signal} = options
+  const stopped = () => new SyncStopped({...summary, unchanged: summary.fetched - summary.inserted - summary.updated})
+  const aborted =
+    signal === undefined
+      ? undefined
+      : new Promise<never>((_resolve, reject) => {
+          if (signal.aborted) reject(stopped())
+          else signal.addEventListener('abort', () => reject(stopped()), {once: true})
+        })
+  aborted?.catch(() => undefined)
   try {
     for (;;) {
-      const result = await ahead
+      const result = aborted ? await Promise.race([ahead, aborted]) : await ahead
+      if (signal?.aborted) throw stopped()
       if (result.done) break
       const page = result.value
       const last = !page.next_cursor
@@ -88,6 +108,8 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
       if (last) summary.next_updated_since = page.next_updated_since
       options.onPage?.(summary.fetched)
       if (last) break
+      // A page committed is kept: the stop comes between pages, never inside one.
+      if (signal?.aborted) throw stopped()
     }
   } catch (error) {
     // A page asked for ahead and never awaited must not fail the process on its own.

@@ -18,3 +18,24 @@ export class SinkInvalidError extends PmsError {
     super(message, {code: 'sink_invalid', exitCode: ExitCode.usage, suggestion, cause})
   }
 }
+
+/**
+ * Ctrl-C during a sync: it says what was kept. SQLite and PostgreSQL keep every page committed
+ * (each is a transaction); a JSONL feed or a CSV snapshot takes a run whole at its end. The cursor
+ * moves only when a walk ends, so the next run reads again from the previous run's cursor.
+ */
+export class SyncInterruptedError extends PmsError {
+  constructor(sink: {kind: string; path: string}, stopped: {profile: string; pages: number; fetched: number; inserted: number; updated: number}, finished: readonly string[]) {
+    const before = finished.length === 0 ? '' : `; ${finished.length === 1 ? 'profile' : 'profiles'} ${finished.join(', ')} synced before, whole`
+    const pages = `${stopped.pages} ${stopped.pages === 1 ? 'page' : 'pages'}`
+    const kept =
+      sink.kind === 'sqlite' || sink.kind === 'postgres'
+        ? `${stopped.fetched} ${stopped.fetched === 1 ? 'booking' : 'bookings'} of profile ${stopped.profile} (${pages}: ${stopped.inserted} new, ${stopped.updated} changed) were committed to ${sink.path} and stay there`
+        : `this run's bookings of profile ${stopped.profile} are not kept in ${sink.path} (a ${sink.kind === 'csv' ? 'CSV snapshot' : 'JSONL feed'} takes a run whole, at its end)`
+    super(`Interrupted (Ctrl-C): ${kept}${before}. The next run starts again from the cursor of the last finished run and reads those bookings again (upserted by id, none doubled)`, {
+      code: 'interrupted',
+      exitCode: ExitCode.interrupted,
+      suggestion: 'run the same command again to finish the sync',
+    })
+  }
+}

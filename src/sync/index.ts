@@ -5,7 +5,8 @@
 import {extname} from 'node:path'
 import {ExitCode, PmsError} from '../client/errors.js'
 import {checkAccount, type AccountReads} from './account.js'
-import {syncProfile, type BookingPages, type ProfileSyncSummary} from './engine.js'
+import {syncProfile, SyncStopped, type BookingPages, type ProfileSyncSummary} from './engine.js'
+import {SyncInterruptedError} from './errors.js'
 import {withSyncLock} from './lock.js'
 import {accountRecordsOf, type Sink, type SinkKind} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
@@ -58,6 +59,8 @@ export interface SyncRunOptions {
   onPage?: (profile: string, fetched: number) => void
   /** Called when a profile fails and the run goes on with the next one. */
   onFailure?: (profile: string, error: unknown) => void
+  /** Aborted (Ctrl-C): the run stops after the page being written and throws SyncInterruptedError. */
+  signal?: AbortSignal
 }
 
 export interface SyncRunSummary {
@@ -97,6 +100,7 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
         propertyIds: options.propertyIds,
         now: options.now,
         onPage: (fetched) => options.onPage?.(profile, fetched),
+        signal: options.signal,
       })
       return {...result, profile, account: key}
     } finally {
@@ -105,11 +109,17 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
   }
   const all = async (lockProfile: (profile: string) => Promise<ProfileSyncSummary>) => {
     for (const profile of options.profiles) {
+      const empty = {profile, pages: 0, fetched: 0, inserted: 0, updated: 0}
+      const finished = () => summary.profiles.map((p) => p.profile)
+      if (options.signal?.aborted) throw new SyncInterruptedError({kind, path: summary.path}, empty, finished())
       try {
         const result = await lockProfile(profile)
         summary.profiles.push(result)
         for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) summary[key] += result[key]
       } catch (error) {
+        // Ctrl-C stops the whole run, whatever the profile was doing.
+        if (error instanceof SyncStopped) throw new SyncInterruptedError({kind, path: summary.path}, {...error.summary, profile}, finished())
+        if (options.signal?.aborted) throw new SyncInterruptedError({kind, path: summary.path}, empty, finished())
         if (single) throw error
         options.onFailure?.(profile, error)
         const known = error instanceof PmsError ? error : undefined

@@ -103,6 +103,25 @@ describe('the main jobs against an evolved service', {timeout: 240_000}, () => {
     expect(table.stdout.split('\n').find((line) => line.startsWith(bare!.id))).toMatch(new RegExp(`^${bare!.id}\\t\\t`))
   })
 
+  it('bookings list: the guest named under main_guest (full_name) is shown, in the table and its CSV, as under guest', async () => {
+    const [a, b] = await onBoth(['bookings', 'list', '--csv'])
+    const names = [a!, b!].map((result) => {
+      expect(result.code, result.stderr).toBe(0)
+      const [header, ...rows] = result.stdout.trim().split('\n')
+      const column = header!.split(',').indexOf('guest_name')
+      return new Map(rows.map((row) => [row.split(',')[0], row.split(',')[column]]))
+    })
+    const evolvedRecords = json<Array<Record<string, unknown> & {id: string}>>((await runPms(['bookings', 'list', '--json'], {env: evolved.env}))!)
+    const named = evolvedRecords.filter((booking) => typeof (booking.main_guest as {full_name?: unknown} | undefined)?.full_name === 'string')
+    expect(named.length).toBeGreaterThan(0)
+    for (const booking of named) expect(names[1]!.get(booking.id), booking.id).toBe(names[0]!.get(booking.id))
+    expect(named.every((booking) => (names[1]!.get(booking.id) ?? '') !== '')).toBe(true)
+    const table = await runPms(['bookings', 'list', '--wide'], {env: evolved.env})
+    expect(table.code, table.stderr).toBe(0)
+    const first = named[0]!
+    expect(table.stdout.split('\n').find((line) => line.startsWith(first.id))).toContain((first.main_guest as {full_name: string}).full_name)
+  })
+
   it('bookings sync into SQLite, JSONL and CSV: the same ids; each record kept as the service sent it', async () => {
     for (const name of ['bookings.sqlite', 'bookings.jsonl', 'bookings.csv']) {
       const results = await Promise.all(both().map((side) => runPms(['bookings', 'sync', '--to', join(side.env.PMS_CONFIG_DIR!, name)], {env: side.env})))
@@ -120,9 +139,11 @@ describe('the main jobs against an evolved service', {timeout: 240_000}, () => {
     const bareRow = sqliteIds[1]!.find((row) => row.property_id === null)
     expect(bareRow).toBeDefined()
     expect(Object.keys(JSON.parse(bareRow!.record) as object)).toContain(ADDED_FIELD)
-    // The other names are not guessed: the column stays empty and the record holds what came.
-    expect(sqliteIds[1]!.every((row) => row.guest_name === null)).toBe(true)
+    // main_guest's full_name fills guest_name as guest's name does; a bare record leaves it empty.
+    const plainNames = new Map(sqliteIds[0]!.map((row) => [row.id, row.guest_name]))
     expect(sqliteIds[0]!.some((row) => row.guest_name !== null)).toBe(true)
+    for (const row of sqliteIds[1]!) if (row.property_id !== null) expect(row.guest_name, row.id).toBe(plainNames.get(row.id))
+    expect(bareRow!.guest_name).toBeNull()
 
     const jsonlIds = both().map((side) =>
       readFileSync(join(side.env.PMS_CONFIG_DIR!, 'bookings.jsonl'), 'utf8')

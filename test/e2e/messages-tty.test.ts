@@ -174,6 +174,25 @@ describe('pms messages on a terminal (tmux)', () => {
     expect(tty.history()).toContain('Replied 0, closed 1.')
   }, 120_000)
 
+  tmuxIt('inbox "Next conversation" opens the next unread conversation of the list, not the list again', async () => {
+    const tty = start(['messages', 'inbox'], 'next')
+    await tty.waitFor(/unread conversations: which one\?/, {history: true})
+    tty.keys('Enter')
+    const first = /Conversation of booking ([0-9a-f]{8})/.exec(await tty.waitFor(/Conversation of booking [0-9a-f]{8}[\s\S]*What now\?/, {history: true}))![1]!
+    // The menu wraps: up from Reply is Quit, then Next conversation.
+    tty.keys('Up')
+    tty.keys('Up')
+    tty.keys('Enter')
+    const shown = await tty.waitFor(/What now\?[\s\S]*Next conversation[\s\S]*Conversation of booking [0-9a-f]{8}[\s\S]*What now\?/, {history: true})
+    const opened = [...shown.matchAll(/Conversation of booking ([0-9a-f]{8})/g)].map((match) => match[1])
+    expect(opened[0]).toBe(first)
+    expect(opened[1]).not.toBe(first)
+    expect(shown.match(/which one\?/g)).toHaveLength(1)
+    tty.keys('Up')
+    tty.keys('Enter')
+    expect(await tty.exitCode()).toBe(0)
+  }, 120_000)
+
   tmuxIt("inbox saves a thread's photo into the current directory, whole and with its extension; saving again keeps the file there", async () => {
     // The read budget the tests before spent would pace this one's reads.
     await clearFaultsAndWindows(sandbox.appUrl)

@@ -283,3 +283,18 @@ describe('rates import against the sandbox', () => {
     }
   }, 120_000)
 })
+
+describe('rates import of what restrictions get --csv wrote', () => {
+  it('reads past its unwritable column (information, not a value) with one note and previews the values of the other columns', async () => {
+    const env = await world.env()
+    const got = await runPms(['restrictions', 'get', '--property', property.id, '--from', d(3), '--to', d(9), '--csv'], {env})
+    expect(got.code, got.stderr).toBe(0)
+    expect(got.stdout.split('\n')[0]).toMatch(/,unwritable$/)
+    const file = csv('from-restrictions-get.csv', got.stdout)
+    const result = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr.match(/column "unwritable" is information from pms restrictions get/g)).toHaveLength(1)
+    const preview = JSON.parse(result.stdout) as {properties: Array<{property_id: string; changes: {submitted: number}}>}
+    expect(preview.properties.find((p) => p.property_id === property.id)?.changes.submitted).toBeGreaterThan(0)
+  })
+})

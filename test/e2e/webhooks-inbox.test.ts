@@ -276,3 +276,38 @@ describe.concurrent('pms webhooks listen: the durable inbox', () => {
     }
   }, 90_000)
 })
+
+describe('pms webhooks listen refused its port', () => {
+  it('leaves no inbox file of its own behind, and keeps an inbox that was there before', async () => {
+    const {createServer} = await import('node:net')
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    const port = (busy.address() as {port: number}).port
+    try {
+      const dir = tempDir()
+      const store = join(dir, 'inbox.sqlite')
+      const env = {PMS_WEBHOOK_SECRET: newSecret()}
+      const refused = await runPms(['webhooks', 'listen', '--port', String(port), '--store', store], {env})
+      expect(refused.code, refused.stderr).toBe(1)
+      expect(refused.stderr).toMatch(/port_in_use/)
+      expect(existsSync(store)).toBe(false)
+      expect(existsSync(`${store}-lock`)).toBe(false)
+
+      // An inbox of an earlier listener, with an event in it, stays as it was.
+      const port2 = await freePort()
+      const earlier = await startListen(['--port', String(port2), '--store', store], {secret: env.PMS_WEBHOOK_SECRET})
+      const id = randomUUID()
+      const body = JSON.stringify({id, type: 'booking.created', created_at: new Date().toISOString(), connection_id: 'c', account_id: 'a', data: {object: 'booking', id: randomUUID()}})
+      const answer = await fetch(earlier.url, {method: 'POST', ...signed(env.PMS_WEBHOOK_SECRET, body, id)})
+      expect(answer.status).toBe(200)
+      await earlier.stop()
+      const again = await runPms(['webhooks', 'listen', '--port', String(port), '--store', store], {env})
+      expect(again.code, again.stderr).toBe(1)
+      expect(existsSync(store)).toBe(true)
+      const listed = await runPms(['webhooks', 'inbox', '--store', store, '--json'], {env})
+      expect(listed.stdout).toContain(id)
+    } finally {
+      busy.close()
+    }
+  }, 60_000)
+})

@@ -11,6 +11,7 @@ import {assertUuid} from '../ids.js'
 import {toCsv, utcMinute, type Column} from '../output.js'
 import {renderError} from '../render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
+import {watchInterrupt} from '../signals.js'
 import {localTime} from '../../messages/render.js'
 import {amountText} from '../../text/money.js'
 
@@ -199,6 +200,7 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
   if (flags.account?.trim() === '') throw new UsageError('--account is empty', {code: 'invalid_argument', suggestion: 'give a name, for example --account hotel-north'})
   const {io} = ctx
   const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
+  const interrupt = watchInterrupt()
   const summary = await runSync({
     sinkPath: flags.to ?? (ctx.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite'),
     waitLockSeconds: flags.waitLock,
@@ -216,7 +218,10 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
       // The profile's own error and advice, named, and the run goes on with the next profile.
       io.err(`profile ${profile}: ${renderError(error, {profile}).text}`)
     },
+    signal: interrupt.signal,
+  }).finally(() => {
+    interrupt.dispose()
+    if (io.stderrIsTTY) io.err(CLEAR_LINE)
   })
-  if (io.stderrIsTTY) io.err(CLEAR_LINE)
   return summary
 }
