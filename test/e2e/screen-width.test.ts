@@ -83,6 +83,31 @@ describe.concurrent('tables at 80 columns', () => {
   }, 120_000)
 })
 
+describe('pms messages inbox at 80 columns', () => {
+  it('its rows fit and show at least 30 characters of the latest message; the answer names the chosen conversation on a line of its own', async ({onTestFinished}) => {
+    const sandbox = await startSandbox()
+    onTestFinished(async () => void (await sandbox.stop()))
+    const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token, PMS_CONFIG_DIR: tempConfigDir()}
+    const terminal = openTerminal(['messages', 'inbox'], {columns: 80, rows: 60, env})
+    onTestFinished(() => terminal.close())
+    const listed = await terminal.waitFor(/which one\?/, {history: true})
+    const heading = listed.split('\n').find((line) => /^ +guest +/.test(line))!
+    const start = heading.indexOf('latest')
+    expect(start, listed).toBeGreaterThan(0)
+    expect(80 - start, listed).toBeGreaterThanOrEqual(30)
+    terminal.keys('Enter')
+    await terminal.waitFor(/What now\?/, {history: true})
+    terminal.keys('Escape')
+    expect(await terminal.exitCode()).toBe(130)
+    const shown = terminal.history()
+    expect(widestLine(shown), shown).toBeLessThanOrEqual(80)
+    // The question answered: its first line then the chosen row's guest, not the table's heading.
+    const answered = shown.split('\n').find((line) => line.includes('which one?'))!
+    expect(answered, shown).toMatch(/which one\? \S.*\d{4}-\d\d-\d\d → /)
+    expect(shown, shown).not.toMatch(/latest +\S/)
+  }, 120_000)
+})
+
 describe.concurrent('talk at 80 columns wraps at spaces', () => {
   it('pms login: the text about the browser and the redirect URI, and the warning of a missing keychain; the address stays whole', async ({onTestFinished}) => {
     const port = await freePort()
