@@ -402,7 +402,7 @@ export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<
   }
 }
 
-export function renderInbox(io: Io, rows: InboxLine[]): string {
+export function renderInbox(io: Io, rows: InboxLine[], wide = false): string {
   const columns: Column<InboxLine>[] = [
     {header: 'id', value: (e) => e.id, id: true},
     {header: 'type', value: (e) => e.type, wrap: true},
@@ -412,7 +412,7 @@ export function renderInbox(io: Io, rows: InboxLine[]): string {
     {header: 'next_at', value: (e) => e.next_at, drop: 1},
     {header: 'last_error', value: (e) => e.last_error, wrap: true, min: 20},
   ]
-  return renderTable(io, columns, rows, {noun: ['event', 'events']})
+  return renderTable(io, columns, rows, {noun: ['event', 'events'], wide})
 }
 
 export interface ReplayOptions {

@@ -10,7 +10,7 @@ import {describe, expect} from 'vitest'
 import {deliver, signedEvent, startListen} from './support/listen.js'
 import {freePort} from './support/ports.js'
 import {connect, firstAccountPropertyIds, startSandbox} from './support/sandbox.js'
-import {tempConfigDir} from './support/pms.js'
+import {runPms, tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
 import {openTerminal, widestLine} from './support/terminal.js'
 
@@ -67,6 +67,13 @@ describe.concurrent('tables at 80 columns', () => {
     const fitted = await screenOf(['webhooks', 'inbox', '--store', store], {PMS_CONFIG_DIR: tempConfigDir()})
     expect(widestLine(fitted), fitted).toBeLessThanOrEqual(80)
     expect(fitted.split('\n')[0]).toMatch(/^id +type +status +attempts/)
+    // Cut to fit, the table names --wide, which shows every cell whole however wide the lines get.
+    expect(words(fitted).join(' ')).toContain('--wide shows all')
+    const ids = (JSON.parse((await runPms(['webhooks', 'inbox', '--store', store, '--json'], {env: {PMS_CONFIG_DIR: tempConfigDir()}})).stdout) as {id: string}[]).map((e) => e.id)
+    expect(ids).toHaveLength(3)
+    const whole = await screenOf(['webhooks', 'inbox', '--store', store, '--wide'], {PMS_CONFIG_DIR: tempConfigDir()})
+    for (const id of ids) expect(whole, whole).toMatch(new RegExp(`^${id} `, 'm'))
+    expect(whole).toMatch(/ received_at +next_at +last_error$/m)
   })
 
   it('pms messages threads --unread fits and shows at least 30 characters of the latest message', async ({onTestFinished}) => {
