@@ -428,7 +428,10 @@ export interface ReplayResult {
 
 export async function runReplay(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
   if (options.dead === (options.ids.length > 0)) {
-    throw new UsageError(options.dead ? 'Give event ids or --dead, not both' : 'Nothing to replay', {suggestion: 'pms webhooks replay ID... (ids from pms webhooks inbox), or pms webhooks replay --dead'})
+    const store = storeWords(options.store)
+    throw new UsageError(options.dead ? 'Give event ids or --dead, not both' : 'Nothing to replay', {
+      suggestion: `${shellCommand(['pms', 'webhooks', 'replay', 'ID...', ...store])} (ids from ${shellCommand(['pms', 'webhooks', 'inbox', ...store])}), or ${shellCommand(['pms', 'webhooks', 'replay', '--dead', ...store])}`,
+    })
   }
   const inbox = await openNamedInbox(ctx, options.store)
   let replayed: string[]
