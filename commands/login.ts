@@ -3,6 +3,7 @@ import {login, DEFAULT_LOGIN_TIMEOUT_SECONDS} from '../src/auth/login.js'
 import {authRunOptions} from '../src/auth/run-options.js'
 import {DEFAULT_REDIRECT_URI} from '../src/auth/urls.js'
 import {BaseCommand} from '../src/cli/base-command.js'
+import {fitText} from '../src/cli/output.js'
 import {plural} from '../src/text/words.js'
 
 export default class Login extends BaseCommand<typeof Login> {
@@ -43,11 +44,11 @@ The first login of a profile needs --app-url, --client-id and --client-secret (o
       input: process.stdin,
     })
     this.emit(result, (r) =>
-      [
+      fitText(this.ctx.io, [
         r.account ? `Logged in as ${r.account}: profile "${r.profile}" at ${r.app_url}.` : `Logged in: profile "${r.profile}" at ${r.app_url}.`,
         r.properties === null ? `Connected (${r.note}).` : `The connection may act on ${plural(r.properties, 'Property', 'Properties')}.`,
         `Credentials stored in the ${r.store}.`,
-      ].join('\n'),
+      ].join('\n')),
     )
   }
 }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {fitTalk} from '../../src/cli/io.js'
 import {plural} from '../../src/text/words.js'
 import {shellCommand} from '../../src/text/shell.js'
 
@@ -32,14 +33,14 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
     const {properties, ids, records} = await readCalendarOf(this.ctx, this.flags.property?.map((id) => this.resolveId(id, 'Property')), range)
     const rows = rates.exportRows(records, rates.namesOf(properties), {ids, ...range})
     const note = rates.exportRangeNote(range, this.ctx.clock.now())
-    if (note) io.err(note)
+    if (note) io.err(fitTalk(io, note))
     const output = this.flags.output
     if (output) {
       const {isWorkbookPath, keyWorkbookColumns, writeWorkbook} = await import('../../src/cli/workbook-output.js')
       if (isWorkbookPath(output)) await writeWorkbook(output, 'Rates', keyWorkbookColumns(rates.EXPORT_COLUMNS), rows)
       else await writeFile(output, toCsv(keyColumns(rates.EXPORT_COLUMNS), rows, {crlf: this.flags.crlf}))
       const next = shellCommand(['pms', 'rates', 'import', output, '--dry-run', ...(this.ctx.profile ? ['--profile', this.ctx.profile] : [])])
-      io.err(`Wrote ${plural(rows.length, 'row')} to ${output}. Edit it, then see the changes with: ${next}\n`)
+      io.err(fitTalk(io, `Wrote ${plural(rows.length, 'row')} to ${output}. Edit it, then see the changes with: ${next}\n`))
       if (this.ctx.json) this.emit({file: output, rows: rows.length}, () => '')
     } else {
       this.emit(rows, () => toCsv(keyColumns(rates.EXPORT_COLUMNS), rows, {crlf: this.flags.crlf}))

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {fitTalk} from '../../src/cli/io.js'
 
 export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet> {
   static override summary = 'Show the calendar: rate, min stay, closures and availability per night, with fields a batch would refuse'
@@ -44,7 +45,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
       ])
       if (isWorkbookPath(output)) await writeWorkbook(output, 'Calendar', keyWorkbookColumns(rates.CALENDAR_COLUMNS), rows)
       else await writeFile(output, toCsv(columns, rows))
-      this.ctx.io.err(`Wrote ${plural(rows.length, 'row')} to ${output}.\n`)
+      this.ctx.io.err(fitTalk(this.ctx.io, `Wrote ${plural(rows.length, 'row')} to ${output}.\n`))
       if (this.ctx.json) this.emit({file: output, rows: rows.length}, () => '')
       return
     }

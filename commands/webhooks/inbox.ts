@@ -11,18 +11,20 @@ Put events back to work with pms webhooks replay. See docs/webhooks.md.`
   static override examples = [
     '<%= config.bin %> webhooks inbox --status dead',
     '<%= config.bin %> webhooks inbox --store postgres://pms@db/pms --status failed --json',
+    '<%= config.bin %> webhooks inbox --status dead --wide',
   ]
 
   static override flags = {
     store: Flags.string({description: 'The inbox: a SQLite file or postgres://... (default: PMS_CONFIG_DIR/webhooks/inbox.sqlite)', env: 'PMS_WEBHOOK_STORE'}),
     status: Flags.string({description: 'Only events in this state', options: [...INBOX_STATUSES]}),
     limit: Flags.integer({description: 'At most this many events', default: 1000, min: 1}),
+    wide: Flags.boolean({description: 'On a terminal, show every cell whole (ids are shortened to unique prefixes, errors cut and times left out to fit otherwise)'}),
   }
 
   async run(): Promise<void> {
     const {flags} = this
     const {runInbox, renderInbox} = await import('../../src/cli/webhooks.js')
     const entries = await runInbox(this.ctx, {store: flags.store, status: flags.status as (typeof INBOX_STATUSES)[number] | undefined, limit: flags.limit})
-    this.emit(entries, (rows) => renderInbox(this.ctx.io, rows))
+    this.emit(entries, (rows) => renderInbox(this.ctx.io, rows, flags.wide))
   }
 }

@@ -6,7 +6,7 @@ import type {Transport} from '../client/transport.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
-import {loadProfile, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
+import {loadProfile, talk, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
 import {SpentTokenLedger, spentTokensPath} from './spent-tokens.js'
 import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
@@ -68,7 +68,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
       suggestion: `set PMS_CLIENT_ID or pms config set client_id ..., then ${loginCommand(profile.name)}`,
     })
   }
-  const store = await recordedStore(options.configDir, profile, (line) => options.io.err(line))
+  const store = await recordedStore(options.configDir, profile, (line) => talk(options.io, line))
   const clock = options.clock ?? systemClock
   const provider = new StoredTokenProvider({
     profile: profile.name,

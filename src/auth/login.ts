@@ -9,7 +9,7 @@ import {assertIssuer, issuerOf} from './issuer.js'
 import {exchangeCode, type TokenPair} from './oauth-client.js'
 import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
-import {loadProfile, type AuthIo, type LoadedProfile} from './profile.js'
+import {loadProfile, talk, type AuthIo, type LoadedProfile} from './profile.js'
 import {serviceTransport} from './service-http.js'
 import {recordedStore, selectStore, type SelectedStore} from './store-select.js'
 import type {StoredCredentials} from './token-store.js'
@@ -61,7 +61,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     profile: profile.name,
     insecureStorage: options.insecureStorage,
     requireKeychain: profile.requireKeychain,
-    warn: (line) => options.io.err(line),
+    warn: (line) => talk(options.io, line),
     trace: options.trace,
   })
   const grant = await waitForAuthorization(options, app)
@@ -141,14 +141,17 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   let timer: NodeJS.Timeout | undefined
   let params: URLSearchParams
   try {
-    options.io.err(
-      `Open this address in a browser and approve the connection:\n\n  ${authorizeUrl}\n\n` +
-        `Waiting for the browser to come back to ${redirect.uri}.\n` +
+    talk(options.io, 'Open this address in a browser and approve the connection:\n\n')
+    // The address is one word on a line of its own, never broken: a line break in it would not paste.
+    options.io.err(`  ${authorizeUrl}\n\n`)
+    talk(
+      options.io,
+      `Waiting for the browser to come back to ${redirect.uri}.\n` +
         `If the browser runs on another machine, forward the port (ssh -L ${redirect.port}:127.0.0.1:${redirect.port} ...) ` +
         'or paste here the address it was sent to.\n' +
         'If the browser shows an error instead of a consent page (unknown client, redirect URI not registered), press Ctrl-C and check --client-id and --redirect-uri.\n',
     )
-    if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.io.err(`Could not open a browser (${error.message}): open the address above yourself.\n`))
+    if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => talk(options.io, `Could not open a browser (${error.message}): open the address above yourself.\n`))
     if (options.input) {
       pasted = readPastedCallback(options.input, {
         belongs: (answer) => {
@@ -157,7 +160,7 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
         },
         ask: (problem) => {
           prompted = false
-          if (problem) options.io.err(`${problem}\n`)
+          if (problem) talk(options.io, `${problem}\n`)
           // The prompt only where someone types: off a terminal the explanation is enough.
           if (options.io.stdinIsTTY) {
             options.io.err('Paste the address here (or wait for the browser): ')

@@ -3,6 +3,7 @@ import {UsageError} from '../client/errors.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
 import type {EffectiveAppUrl} from './issuer.js'
+import {wrapText} from '../text/wrap.js'
 import {normalizeAppUrl} from './urls.js'
 
 /** The streams src/auth talks through (a subset of the CLI's Io). */
@@ -10,6 +11,14 @@ export interface AuthIo {
   out(text: string): void
   err(text: string): void
   readonly stdinIsTTY: boolean
+  /** Whether stderr is a terminal, and its width: talk then wraps at spaces to fit it. */
+  readonly stderrIsTTY?: boolean
+  readonly columns?: number
+}
+
+/** Talk (`text` of whole lines) for stderr, wrapped at spaces on a terminal; as it is in a pipe. */
+export function talk(io: Pick<AuthIo, 'err' | 'stderrIsTTY' | 'columns'>, text: string): void {
+  io.err(io.stderrIsTTY ? wrapText(text, io.columns ?? 80) : text)
 }
 
 export interface ProfileOptions {

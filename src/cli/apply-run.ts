@@ -9,8 +9,8 @@ import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
 import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from './base-command.js'
 import {confirm} from './confirm.js'
+import {fitTalk} from './io.js'
 import {fitText, paint} from './output.js'
-import {wrapText} from '../text/wrap.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
 import {idShortener, propertyNames, rememberIds} from './ids.js'
 import {watchInterrupt} from './signals.js'
@@ -24,7 +24,7 @@ export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyU
     // No line wider than the terminal: what the tables do not fit (the plan, the questions, the
     // outcome in words) wraps at spaces.
     out: (text) => (ctx.json ? undefined : io.out(fitText(io, text))),
-    talk: (text) => io.err(io.stderrIsTTY ? wrapText(text, io.columns ?? 80) : text),
+    talk: (text) => io.err(fitTalk(io, text)),
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
     follow: (ids) => createFollowDisplay(io, ids, clock),
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),

@@ -3,7 +3,7 @@ import {systemClock, type Clock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
 import {PromptCancelledError} from './confirm.js'
 import {idHint, resolveId, type IdKind} from './ids.js'
-import {processIo, type Io} from './io.js'
+import {fitTalk, processIo, type Io} from './io.js'
 import {parseUsageError} from './parse-errors.js'
 import {renderError} from './render-error.js'
 
@@ -109,7 +109,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return this.exit(rendered.exitCode)
     }
     if (ctx.json) ctx.io.out(JSON.stringify(rendered.json) + '\n')
-    else ctx.io.err(rendered.text)
+    else ctx.io.err(fitTalk(ctx.io, rendered.text))
     return this.exit(rendered.exitCode)
   }
 }

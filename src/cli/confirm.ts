@@ -1,3 +1,4 @@
+import {styleText} from 'node:util'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import type {Io} from './io.js'
 
@@ -44,6 +45,8 @@ export async function confirm(io: Io, question: string, options: {yes: boolean; 
 export interface Choice<T> {
   name: string
   value: T
+  /** What the answered question shows of the choice (the name otherwise): a row of a table needs its heading to be read. */
+  short?: string
 }
 
 /**
@@ -61,7 +64,15 @@ export async function choose<T>(question: string, choices: readonly Choice<T>[],
   try {
     return await select<T>(
       // `vim` keys are what turns the select's jump-to-typed-letters off.
-      {message: question, choices: [...choices], default: options.default, pageSize: options.pageSize, theme: {keybindings: ['vim']}},
+      {
+        message: question,
+        choices: [...choices],
+        default: options.default,
+        pageSize: options.pageSize,
+        // Answered, a question over several lines (a table's heading under it) shows its first line
+        // only: the answer then follows the question, not the heading.
+        theme: {keybindings: ['vim'], style: {message: (text: string, status: string) => styleText('bold', status === 'done' ? text.split('\n')[0]! : text)}},
+      },
       {output: process.stderr, signal: escape.signal},
     )
   } catch (error) {

@@ -1,3 +1,5 @@
+import {wrapText} from '../text/wrap.js'
+
 /** The streams a command talks through, and what kind of terminal they are. Tests hand in buffers. */
 export interface Io {
   /** Results: tables, CSV, JSON. */
@@ -42,4 +44,9 @@ export function bufferIo(options: Partial<Pick<Io, 'stdoutIsTTY' | 'stderrIsTTY'
     color: options.color ?? false,
   }
   return {io, stdout: () => stdout.join(''), stderr: () => stderr.join('')}
+}
+
+/** Lines of talk for stderr (notes, warnings, errors) wrapped at the terminal's width; as they are in a pipe. */
+export function fitTalk(io: Pick<Io, 'stderrIsTTY' | 'columns'>, text: string): string {
+  return io.stderrIsTTY ? wrapText(text, io.columns ?? 80) : text
 }

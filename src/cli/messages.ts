@@ -275,7 +275,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
         'in scripts use pms messages threads --unread, pms messages read BOOKING, pms messages reply BOOKING --text ... and pms messages close BOOKING',
     })
   }
-  const [{listThreads, readConversation, changeThread, saveAttachments}, {renderConversation, renderSaved}, {inboxFacts, inboxRows}] = await Promise.all([
+  const [{listThreads, readConversation, changeThread, saveAttachments}, {renderConversation, renderSaved}, {inboxChoice, inboxFacts, inboxRows}] = await Promise.all([
     import('../messages/service.js'),
     import('../messages/render.js'),
     import('./views/messages.js'),
@@ -312,7 +312,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
       following ??
       (await choose<string>(
         `${plural(threads.length, 'unread conversation')}: which one?\n  ${rows.heading}`,
-        [...ordered.map((t, i) => ({name: rows.lines[i]!, value: t.booking_id})), {name: 'Quit', value: ''}],
+        [...ordered.map((t, i) => ({name: rows.lines[i]!, value: t.booking_id, short: inboxChoice(t, facts)})), {name: 'Quit', value: ''}],
         {cancelled: left(), pageSize: Math.max(5, (ctx.io.rows ?? 24) - 4)},
       ))
     if (booking === '') return done

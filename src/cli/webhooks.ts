@@ -412,7 +412,7 @@ export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<
   }
 }
 
-export function renderInbox(io: Io, rows: InboxLine[]): string {
+export function renderInbox(io: Io, rows: InboxLine[], wide = false): string {
   const columns: Column<InboxLine>[] = [
     {header: 'id', value: (e) => e.id, id: true},
     {header: 'type', value: (e) => e.type, wrap: true},
@@ -422,7 +422,7 @@ export function renderInbox(io: Io, rows: InboxLine[]): string {
     {header: 'next_at', value: (e) => e.next_at, drop: 1},
     {header: 'last_error', value: (e) => e.last_error, wrap: true, min: 20},
   ]
-  return renderTable(io, columns, rows, {noun: ['event', 'events']})
+  return renderTable(io, columns, rows, {noun: ['event', 'events'], wide})
 }
 
 export interface ReplayOptions {
@@ -443,8 +443,9 @@ export interface ReplayResult {
 export async function runReplay(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
   const filtered = options.dead || options.since !== undefined || options.types !== undefined
   if (filtered === (options.ids.length > 0)) {
+    const store = storeWords(options.store)
     throw new UsageError(filtered ? 'Give event ids or --dead, --since and --type, not both' : 'Nothing to replay', {
-      suggestion: 'pms webhooks replay ID... (ids from pms webhooks inbox), or pms webhooks replay --dead, --since -1h, --type booking.created',
+      suggestion: `${shellCommand(['pms', 'webhooks', 'replay', 'ID...', ...store])} (ids from ${shellCommand(['pms', 'webhooks', 'inbox', ...store])}), or ${shellCommand(['pms', 'webhooks', 'replay', '--dead', ...store])} (or --since -1h, --type booking.created)`,
     })
   }
   const types = options.types?.flatMap((type) => type.split(',')).map((type) => type.trim()).filter((type) => type !== '')

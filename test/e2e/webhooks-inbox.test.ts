@@ -311,3 +311,12 @@ describe('pms webhooks listen refused its port', () => {
     }
   }, 60_000)
 })
+
+describe('pms webhooks replay hints', () => {
+  it('without ids or --dead, the hint names the commands with the --store given', async () => {
+    const store = join(tempDir(), 'inbox.sqlite')
+    const refused = await runPms(['webhooks', 'replay', '--store', store])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain(`Try: pms webhooks replay ID... --store ${store} (ids from pms webhooks inbox --store ${store}), or pms webhooks replay --dead --store ${store}`)
+  })
+})

@@ -61,12 +61,19 @@ export function stayText(booking: {check_in: string | null; check_out: string | 
 
 const inboxColumns = (facts: InboxFacts): Column<MessageThread>[] => [
   {header: 'guest', value: (t) => facts.bookings.get(t.booking_id)?.guest ?? '', wrap: true},
-  {header: 'Property', value: (t) => facts.properties.get(t.property_id) ?? t.property_id.slice(0, 8), wrap: true},
+  // Left out before the latest message is cut under LATEST_MIN: the conversation names it.
+  {header: 'Property', value: (t) => facts.properties.get(t.property_id) ?? t.property_id.slice(0, 8), wrap: true, drop: 1},
   {header: 'stay', value: (t) => stayText(facts.bookings.get(t.booking_id))},
   {header: 'channel', value: (t) => t.sales_channel.name},
   {header: 'unread', value: (t) => t.unread_count, align: 'right'},
-  {header: 'latest', value: (t) => `${authorName(t.latest_message.author)}: ${previewLine(t.latest_message.preview, 200)}`, wrap: true},
+  {header: 'latest', value: (t) => `${authorName(t.latest_message.author)}: ${previewLine(t.latest_message.preview, 200)}`, wrap: true, min: LATEST_MIN},
 ]
+
+/** The chosen inbox row as the answered question shows it: the guest, or the booking when the guest is not known, and the stay. */
+export function inboxChoice(thread: MessageThread, facts: InboxFacts | undefined): string {
+  const booking = facts?.bookings.get(thread.booking_id)
+  return [booking?.guest ?? `booking ${thread.booking_id}`, stayText(booking)].filter(Boolean).join(', ')
+}
 
 /** Inbox rows aligned as a table fitted to `width` (who, where, when, then the latest message), and their heading. */
 export function inboxRows(threads: readonly MessageThread[], facts: InboxFacts, width: number): {heading: string; lines: string[]} {
