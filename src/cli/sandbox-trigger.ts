@@ -4,7 +4,7 @@
  * delivered. The admin API is reached through the client's HTTP core, never the sandbox's code.
  */
 import {anonymousTokenProvider, ExitCode, NetworkError, PmsClient, PmsError, UsageError} from '../client/index.js'
-import {buildRawRequest} from '../client/raw.js'
+import {buildRawRequest} from './raw-request.js'
 import type {RunContext} from './base-command.js'
 
 /** Where `pms sandbox start` listens by default. */
