@@ -18,8 +18,6 @@ const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
  */
 const STILL_TO_MOVE = [
   'mcp/answer.ts -> cli/render-error.ts',
-  'mcp/resources.ts -> cli/ids.ts',
-  'mcp/resources.ts -> cli/views/properties.ts',
   'mcp/server.ts -> cli/base-command.ts',
   'mcp/server.ts -> cli/session.ts',
   'mcp/tool.ts -> cli/base-command.ts',
@@ -30,8 +28,6 @@ const STILL_TO_MOVE = [
   'mcp/tools/calendar.ts -> cli/views/rates.ts',
   'mcp/tools/lock-codes.ts -> cli/views/bookings.ts',
   'mcp/tools/messages.ts -> cli/messages.ts',
-  'mcp/tools/messages.ts -> cli/views/properties.ts',
-  'mcp/tools/properties.ts -> cli/views/properties.ts',
 ]
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g

@@ -9,7 +9,8 @@ import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../base-command.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
-import {assertUuid, idHint, propertyNames} from '../ids.js'
+import {assertUuid} from '../../client/ids.js'
+import {idHint, propertyNames} from '../ids.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
