@@ -21,8 +21,9 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings, bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
+    const [{createClient}, {listBookings}, {bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
       import('../../src/cli/session.js'),
+      import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/date-flags.js'),

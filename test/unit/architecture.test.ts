@@ -21,12 +21,9 @@ const STILL_TO_MOVE = [
   'mcp/server.ts -> cli/base-command.ts',
   'mcp/server.ts -> cli/session.ts',
   'mcp/tool.ts -> cli/base-command.ts',
-  'mcp/tools/batches.ts -> cli/views/rates.ts',
-  'mcp/tools/bookings.ts -> cli/views/bookings.ts',
   'mcp/tools/calendar.ts -> cli/apply-run.ts',
   'mcp/tools/calendar.ts -> cli/base-command.ts',
   'mcp/tools/calendar.ts -> cli/views/rates.ts',
-  'mcp/tools/lock-codes.ts -> cli/views/bookings.ts',
   'mcp/tools/messages.ts -> cli/messages.ts',
 ]
 

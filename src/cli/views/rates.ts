@@ -11,6 +11,7 @@ import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
 import {assertUuid} from '../../client/ids.js'
 import {idHint, propertyNames} from '../ids.js'
+import {rememberStatuses} from '../../batches/submitted.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
@@ -78,18 +79,4 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
     interrupt.dispose()
     await client.close()
   }
-}
-
-/** Statuses read by `batches get` and `batches wait`, noted in the profile's journal for `batches list`. */
-export async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
-  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
-  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
-  await journal.seenReports(reports)
-}
-
-/** `batches list`: the batches this profile submitted (within the journal's 24 hours), newest first. */
-export async function listSubmitted(ctx: RunContext): Promise<{id: string; submitted_at: string; status: string}[]> {
-  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
-  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
-  return journal.stored().map((a) => ({id: a.storedId, submitted_at: new Date(a.startedAt).toISOString(), status: a.status ?? 'unknown'}))
 }
