@@ -12,7 +12,7 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
 
   async run(): Promise<void> {
     const [{createClient}, {showReports}, {rememberStatuses}] = await Promise.all([
-      import('../../src/cli/session.js'),
+      import('../../src/run/session.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/batches/submitted.js'),
     ])

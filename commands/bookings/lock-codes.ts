@@ -16,7 +16,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
 
   async run(): Promise<void> {
     const [{createClient}, {listLockCodes}, {lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
-      import('../../src/cli/session.js'),
+      import('../../src/run/session.js'),
       import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),

@@ -7,7 +7,7 @@ import type {PmsClient} from '../client/index.js'
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
 import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
 import type {ApplyFlags} from './apply-flags.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
 import {fitText, paint} from './output.js'
 import {wrapText} from '../text/wrap.js'
@@ -56,7 +56,7 @@ export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
 
 /** The run's client, with its waits for the write limit routed to the progress line of the current phase. */
 async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
-  const {createClient} = await import('./session.js')
+  const {createClient} = await import('../run/session.js')
   const pacing: PacingSignal = {}
   const client = await createClient(ctx, {
     onPacingWait: (limitClass, ms) => {

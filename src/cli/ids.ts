@@ -4,7 +4,7 @@ import {UsageError} from '../client/errors.js'
 import {assertUuid} from '../client/ids.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import {shellQuote} from '../text/shell.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {idPrefix, matchPrefix, uniquePrefixLength, UUID} from '../text/id-prefix.js'
 
 

@@ -5,7 +5,7 @@
  */
 import {anonymousTokenProvider, ExitCode, NetworkError, PmsClient, PmsError, UsageError} from '../client/index.js'
 import {buildRawRequest} from './raw-request.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 
 /** Where `pms sandbox start` listens by default. */
 export const DEFAULT_SANDBOX_APP_URL = 'http://127.0.0.1:4010'

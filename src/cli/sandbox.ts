@@ -1,7 +1,7 @@
 import {DEFAULT_REDIRECT_URI} from '../auth/urls.js'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {shellCommand} from '../text/shell.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {untilSignal} from './signals.js'
 
 export interface SandboxRunOptions {

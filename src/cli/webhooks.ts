@@ -16,8 +16,8 @@ import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbo
 import type {RequestReport} from '../webhooks/listener.js'
 import {runEnd, type RunOutcome} from '../webhooks/runner.js'
 import type {WorkReport} from '../webhooks/worker.js'
-import type {RunContext} from './base-command.js'
-import type {Io} from './io.js'
+import type {RunContext} from '../run/context.js'
+import type {Io} from '../run/context.js'
 import {renderTable, type Column} from './output.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
@@ -302,7 +302,7 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
 async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
   const {reconcile} = await import('../webhooks/reconcile.js')
   const {sign} = await import('../contract/webhook-signature.js')
-  const {createClient} = await import('./session.js')
+  const {createClient} = await import('../run/session.js')
   const client = await createClient(ctx)
   const account = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
   const startedAt = new Date(ctx.clock.now()).toISOString()

@@ -6,8 +6,8 @@
  */
 import {McpServer} from '@modelcontextprotocol/server'
 import {serveStdio} from '@modelcontextprotocol/server/stdio'
-import type {RunContext} from '../cli/base-command.js'
-import {createClient} from '../cli/session.js'
+import type {RunContext} from '../run/context.js'
+import {createClient} from '../run/session.js'
 import {Questions, type WriteGate} from './confirm.js'
 import {registerResources} from './resources.js'
 import {assertBookingsCopy} from './synced-bookings.js'

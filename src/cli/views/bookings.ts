@@ -5,10 +5,10 @@ import {formatDay, utcDay} from '../../contract/days.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
 import {profilesToSync} from '../../sync/profiles.js'
-import type {RunContext} from '../base-command.js'
+import type {RunContext} from '../../run/context.js'
 import {assertUuid} from '../../client/ids.js'
 import {toCsv, utcMinute, type Column} from '../output.js'
-import {renderError} from '../render-error.js'
+import {renderError} from '../../run/render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
 import {localTime} from '../../messages/render.js'
 import {amountText} from '../../text/money.js'
@@ -135,7 +135,7 @@ export interface SyncFlags {
 
 /** Runs the sync of the command's flags: clients per profile, the CSV writer, a progress line on a terminal. */
 export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<SyncRunSummary> {
-  const [{runSync, BOOKING_ROW_COLUMNS}, {createClient}] = await Promise.all([import('../../sync/index.js'), import('../session.js')])
+  const [{runSync, BOOKING_ROW_COLUMNS}, {createClient}] = await Promise.all([import('../../sync/index.js'), import('../../run/session.js')])
   for (const id of flags.property ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
   if ((flags.property?.length ?? 0) > MAX_PROPERTIES_PER_CALL) {
     throw new UsageError(`--property names ${flags.property?.length} Properties; a sync walks at most ${MAX_PROPERTIES_PER_CALL}`, {

@@ -6,7 +6,7 @@ import type {PmsClient} from '../../client/index.js'
 import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
 import type {NightRange, PropertyInfo} from '../../rates/index.js'
 import {reportWidth, watchInterrupt} from '../apply-run.js'
-import type {RunContext} from '../base-command.js'
+import type {RunContext} from '../../run/context.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
 import {assertUuid} from '../../client/ids.js'
@@ -30,7 +30,7 @@ export async function readCalendarOf(
   wanted: readonly string[] | undefined,
   range: NightRange,
 ): Promise<{properties: PropertyInfo[]; ids: string[]; records: RestrictionRecord[]}> {
-  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
+  const [{createClient}, rates] = await Promise.all([import('../../run/session.js'), import('../../rates/index.js')])
   const client = await createClient(ctx)
   try {
     const properties = await rates.loadProperties(client)
@@ -51,7 +51,7 @@ export async function readCalendarOf(
 
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
   for (const id of ids) assertUuid(id, 'batch', idHint('batch', ctx.profile))
-  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
+  const [{createClient}, rates] = await Promise.all([import('../../run/session.js'), import('../../rates/index.js')])
   const {io} = ctx
   const client = await createClient(ctx)
   const interrupt = watchInterrupt()
