@@ -49,8 +49,11 @@ export function reportWidth(io: Pick<RunContext['io'], 'stdoutIsTTY' | 'columns'
  */
 export function watchInterrupt(): {signal: AbortSignal; dispose(): void} {
   const controller = new AbortController()
-  const onInterrupt = () => controller.abort()
-  process.once('SIGINT', onInterrupt)
+  // Held until disposed, not once: a library's exit handler (signal-exit) that finds itself the last
+  // listener raises the signal again and would end the run before it says what was kept. A second
+  // Ctrl-C ends it at once.
+  const onInterrupt = () => (controller.signal.aborted ? process.exit(130) : controller.abort())
+  process.on('SIGINT', onInterrupt)
   return {signal: controller.signal, dispose: () => process.off('SIGINT', onInterrupt)}
 }
 

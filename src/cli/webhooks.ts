@@ -21,7 +21,7 @@ import type {Io} from '../run/context.js'
 import {renderTable, type Column} from './output.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
-import {untilSignal} from './signals.js'
+import {untilSignal} from '../run/signals.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
 export class WebhookRefusedError extends PmsError {

@@ -107,6 +107,9 @@ function timedOut(code: 'connect_timeout' | 'headers_timeout' | 'body_timeout'):
 
 class NodePool implements HttpPool {
   private readonly agents: {http: NodeHttp.Agent; https: NodeHttps.Agent}
+  /** Exchanges not yet over (their answer not read to its end): close() lets them finish, as undici's does. */
+  private inFlight = 0
+  private drained?: () => void
 
   constructor(
     private readonly http: typeof NodeHttp,
@@ -126,6 +129,14 @@ class NodePool implements HttpPool {
         return reject(toNetworkError(error, url))
       }
       const secure = target.protocol === 'https:'
+      this.inFlight += 1
+      let over = false
+      const end = () => {
+        if (over) return
+        over = true
+        this.inFlight -= 1
+        if (this.inFlight === 0) this.drained?.()
+      }
       const request = (secure ? this.https : this.http).request(target, {
         method: init.method,
         headers: init.headers,
@@ -141,10 +152,18 @@ class NodePool implements HttpPool {
       })
       request.once('error', (error) => {
         clearTimeout(headersTimer)
+        end()
         reject(toNetworkError(error, url))
       })
+      let responded = false
+      // A request that ends without an answer (aborted, refused) is over when it closes.
+      request.once('close', () => {
+        if (!responded) end()
+      })
       request.once('response', (response) => {
+        responded = true
         clearTimeout(headersTimer)
+        response.once('close', end)
         // Restarts with each chunk, as undici's bodyTimeout: a slow body that still moves goes on.
         response.setTimeout(bodyMs, () => response.destroy(timedOut('body_timeout')))
         resolve({status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: nodeBody(response, url)})
@@ -154,6 +173,7 @@ class NodePool implements HttpPool {
   }
 
   async close(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve))
     this.agents.http.destroy()
     this.agents.https.destroy()
   }
