@@ -18,7 +18,6 @@ const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
  */
 const STILL_TO_MOVE = [
   'mcp/tools/calendar.ts -> cli/apply-run.ts',
-  'mcp/tools/calendar.ts -> cli/views/rates.ts',
   'mcp/tools/messages.ts -> cli/messages.ts',
 ]
 

@@ -3,8 +3,9 @@
  * calendar read by `restrictions get` and `rates export`. The import flow is in ../apply-run.ts.
  */
 import type {PmsClient} from '../../client/index.js'
-import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
-import type {NightRange, PropertyInfo} from '../../rates/index.js'
+import type {BatchReport} from '../../contract/index.js'
+import {readCalendarOf as readCalendar} from '../../rates/calendar-of.js'
+import type {NightRange} from '../../rates/index.js'
 import {reportWidth, watchInterrupt} from '../apply-run.js'
 import type {RunContext} from '../../run/context.js'
 import {paint} from '../output.js'
@@ -21,26 +22,9 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
   return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
 }
 
-/**
- * What `restrictions get` and `rates export` read: the listed Properties and the calendar of those
- * chosen (all, or --property ids checked against the listing), with a bar over the calls on a terminal.
- */
-export async function readCalendarOf(
-  ctx: RunContext,
-  wanted: readonly string[] | undefined,
-  range: NightRange,
-): Promise<{properties: PropertyInfo[]; ids: string[]; records: RestrictionRecord[]}> {
-  const [{createClient}, rates] = await Promise.all([import('../../run/session.js'), import('../../rates/index.js')])
-  const client = await createClient(ctx)
-  try {
-    const properties = await rates.loadProperties(client)
-    const ids = rates.selectProperties(properties, wanted)
-    const bar = createProgress(ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: ctx.clock})
-    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
-    return {properties, ids, records}
-  } finally {
-    await client.close()
-  }
+/** The calendar read of `restrictions get` and `rates export`, with a bar over the calls on a terminal. */
+export async function readCalendarOf(ctx: RunContext, wanted: readonly string[] | undefined, range: NightRange): Promise<Awaited<ReturnType<typeof readCalendar>>> {
+  return readCalendar(ctx, wanted, range, (total) => createProgress(ctx.io, {label: 'reading', total, clock: ctx.clock}))
 }
 
 /**
