@@ -62,6 +62,10 @@ if (major < 22) {
     }
   }
 
+  // oclif checks the Node version against its own engines with semver (about 50 modules) on every
+  // start; the check above already holds pms's own, stricter range.
+  env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
+
   // `pms ... | head` closes the pipe early: that is the reader's choice, not a failure of the command.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)

@@ -37,8 +37,8 @@ The answer is printed as pretty JSON on stdout; an error answer prints its body 
 
   async run(): Promise<void> {
     const [{buildRawRequest, readInput, resolveFieldFiles, runRaw}, {createClient}] = await Promise.all([
-      import('../src/client/raw.js'),
-      import('../src/cli/session.js'),
+      import('../src/cli/raw-request.js'),
+      import('../src/run/session.js'),
     ])
     const fields = await resolveFieldFiles({fields: this.flags.field, rawFields: this.flags['raw-field']}, {stdinTaken: this.flags.input === '-'})
     const request = buildRawRequest({

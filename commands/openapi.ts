@@ -19,7 +19,7 @@ with the profile's token (every call carries one: a login, or PMS_ACCESS_TOKEN).
       this.ctx.io.out(JSON.stringify(buildOpenApiDocument(), null, 2) + '\n')
       return
     }
-    const {createClient} = await import('../src/cli/session.js')
+    const {createClient} = await import('../src/run/session.js')
     const client = await createClient(this.ctx)
     try {
       const document = await client.openapi()

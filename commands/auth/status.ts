@@ -2,7 +2,7 @@ import {ExitCode, PmsError} from '../../src/client/errors.js'
 import {authStatus, statusExitCode} from '../../src/auth/status.js'
 import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
-import {renderError} from '../../src/cli/render-error.js'
+import {renderError} from '../../src/run/render-error.js'
 import {renderAuthStatus} from '../../src/cli/views/auth.js'
 
 export default class AuthStatus extends BaseCommand<typeof AuthStatus> {

@@ -11,7 +11,11 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {showReports, rememberStatuses}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/rates.js')])
+    const [{createClient}, {showReports}, {rememberStatuses}] = await Promise.all([
+      import('../../src/run/session.js'),
+      import('../../src/cli/views/rates.js'),
+      import('../../src/batches/submitted.js'),
+    ])
     const id = this.resolveId(this.args.id, 'batch')
     const client = await createClient(this.ctx)
     try {

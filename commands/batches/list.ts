@@ -12,7 +12,7 @@ export default class BatchesList extends BaseCommand<typeof BatchesList> {
 
   async run(): Promise<void> {
     const [{listSubmitted}, {renderTable}, {rememberIds}] = await Promise.all([
-      import('../../src/cli/views/rates.js'),
+      import('../../src/batches/submitted.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/ids.js'),
     ])

@@ -23,8 +23,9 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings, bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
-      import('../../src/cli/session.js'),
+    const [{createClient}, {listBookings}, {bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
+      import('../../src/run/session.js'),
+      import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/date-flags.js'),

@@ -15,8 +15,9 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listLockCodes, lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
-      import('../../src/cli/session.js'),
+    const [{createClient}, {listLockCodes}, {lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
+      import('../../src/run/session.js'),
+      import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/ids.js'),

@@ -17,7 +17,7 @@ export default class MessagesAttachment extends BaseCommand<typeof MessagesAttac
   }
 
   async run(): Promise<void> {
-    const [{createClient}, service] = await Promise.all([import('../../src/cli/session.js'), import('../../src/messages/service.js')])
+    const [{createClient}, service] = await Promise.all([import('../../src/run/session.js'), import('../../src/messages/service.js')])
     const booking = this.resolveId(this.args.booking, 'booking')
     service.assertId(this.args.message, {messageOf: booking})
     if (this.flags.output !== undefined) await service.assertNewFile(this.flags.output, this.flags.force)

@@ -9,7 +9,7 @@ export default class MessagesClose extends BaseCommand<typeof MessagesClose> {
 
   async run(): Promise<void> {
     const [{createClient}, {changeThread}, {renderThreadState}] = await Promise.all([
-      import('../../src/cli/session.js'),
+      import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/messages/render.js'),
     ])

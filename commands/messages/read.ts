@@ -13,7 +13,7 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
 
   async run(): Promise<void> {
     const [{createClient}, service, {renderConversation, renderSaved}, {idShortener}, {fitText}] = await Promise.all([
-      import('../../src/cli/session.js'),
+      import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/messages/render.js'),
       import('../../src/cli/ids.js'),

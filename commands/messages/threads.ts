@@ -20,7 +20,7 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
 
   async run(): Promise<void> {
     const [{createClient}, {listThreads}, {threadColumns}, {renderTable}, {instantFlag}, ids] = await Promise.all([
-      import('../../src/cli/session.js'),
+      import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/cli/views/messages.js'),
       import('../../src/cli/output.js'),

@@ -9,7 +9,7 @@ export default class PropertiesGet extends BaseCommand<typeof PropertiesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {getProperty, renderProperty}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const [{createClient}, {getProperty}, {renderProperty}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
     const client = await createClient(this.ctx)
     try {
       this.emit(await getProperty(client, this.resolveId(this.args.id, 'Property')), renderProperty)

@@ -10,7 +10,7 @@ export default class PropertiesGuide extends BaseCommand<typeof PropertiesGuide>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {getGuide, renderGuide}] = await Promise.all([import('../../src/cli/session.js'), import('../../src/cli/views/properties.js')])
+    const [{createClient}, {getGuide}, {renderGuide}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
     const client = await createClient(this.ctx)
     try {
       this.emit(await getGuide(client, this.resolveId(this.args.id, 'Property')), renderGuide)

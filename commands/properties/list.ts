@@ -12,8 +12,9 @@ export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listProperties, propertyColumns, propertyTable}, {renderTable, toCsv}, {rememberIds}] = await Promise.all([
-      import('../../src/cli/session.js'),
+    const [{createClient}, {listProperties}, {propertyColumns, propertyTable}, {renderTable, toCsv}, {rememberIds}] = await Promise.all([
+      import('../../src/run/session.js'),
+      import('../../src/properties/read.js'),
       import('../../src/cli/views/properties.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/ids.js'),

@@ -1,6 +1,5 @@
 import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
-import lockfile from 'proper-lockfile'
 import {ExitCode, PmsError} from '../client/errors.js'
 
 export function lockPath(configDir: string, profile: string): string {
@@ -39,6 +38,8 @@ export class LockTimeoutError extends PmsError {
 export async function withCredentialLock<T>(configDir: string, profile: string, task: () => Promise<T>): Promise<T> {
   const path = lockPath(configDir, profile)
   mkdirSync(join(path, '..'), {recursive: true, mode: 0o700})
+  // Loaded when a login is refreshed, not by every command that reads one.
+  const {default: lockfile} = await import('proper-lockfile')
   let release: () => Promise<void>
   try {
     release = await lockfile.lock(path, {

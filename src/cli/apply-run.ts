@@ -7,13 +7,13 @@ import type {PmsClient} from '../client/index.js'
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
 import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
 import type {ApplyFlags} from './apply-flags.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
 import {fitTalk} from './io.js'
 import {fitText, paint} from './output.js'
 import {CLEAR_LINE, createFollowDisplay, createProgress} from './progress.js'
 import {idShortener, propertyNames, rememberIds} from './ids.js'
-import {watchInterrupt} from './signals.js'
+import {watchInterrupt} from '../run/signals.js'
 import {durationText} from '../text/words.js'
 
 export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
@@ -45,7 +45,7 @@ export function reportWidth(io: Pick<RunContext['io'], 'stdoutIsTTY' | 'columns'
 
 /** The run's client, with its waits for the write limit routed to the progress line of the current phase. */
 async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
-  const {createClient} = await import('./session.js')
+  const {createClient} = await import('../run/session.js')
   const pacing: PacingSignal = {}
   const client = await createClient(ctx, {
     onPacingWait: (limitClass, ms) => {

@@ -1,28 +1,15 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
-import {systemClock, type Clock} from '../client/clock.js'
+import {systemClock} from '../client/clock.js'
 import {PmsError} from '../client/errors.js'
 import {PromptCancelledError} from './confirm.js'
 import {idHint, resolveId, type IdKind} from './ids.js'
-import {fitTalk, processIo, type Io} from './io.js'
+import {fitTalk, processIo} from './io.js'
 import {parseUsageError} from './parse-errors.js'
-import {renderError} from './render-error.js'
+import type {RunContext} from '../run/context.js'
+import {renderError} from '../run/render-error.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** What every command's work needs, built once per run so that src/ never reaches for globals. */
-export interface RunContext {
-  io: Io
-  env: NodeJS.ProcessEnv
-  clock: Clock
-  /** Profile named by --profile or PMS_PROFILE; undefined means the default profile. */
-  profile?: string
-  json: boolean
-  debug: boolean
-  /** Whole config and state directory (PMS_CONFIG_DIR or the XDG config dir). */
-  configDir: string
-  version: string
-}
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
@@ -100,7 +87,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = this.ctx ?? this.buildContext({json: false, debug: false})
     if ((error as {code?: unknown}).code === 'connection_revoked') {
       // Best effort: the refusal itself is what the user must see, even if the store is unreachable.
-      await import('./session.js').then((session) => session.forgetRevokedLogin(ctx, error)).catch(() => undefined)
+      await import('../run/session.js').then((session) => session.forgetRevokedLogin(ctx, error)).catch(() => undefined)
     }
     const rendered = renderError(error, {debug: ctx.debug, profile: ctx.profile})
     // Ctrl-C or Esc at a prompt is an answer, not a failure: one plain line saying what it left behind.

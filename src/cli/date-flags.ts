@@ -8,7 +8,7 @@
 import {UsageError} from '../client/errors.js'
 import {formatDay} from '../contract/days.js'
 import {localToday, parseNight} from '../rates/calendar.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 
 /** A night flag as the API's YYYY-MM-DD; undefined when the flag was not given. */
 export function nightFlag(ctx: Pick<RunContext, 'clock'>, text: string | undefined, flag: string): string | undefined {

@@ -1,15 +1,12 @@
 import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {UsageError} from '../client/errors.js'
+import {assertUuid} from '../client/ids.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import {shellQuote} from '../text/shell.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {idPrefix, matchPrefix, uniquePrefixLength, UUID} from '../text/id-prefix.js'
 
-/** Ids of the API are uuids: anything else is refused before it costs a read or a place in the rate limit. */
-export function assertUuid(id: string, what: string, suggestion: string): void {
-  if (!UUID.test(id)) throw new UsageError(`"${id}" is not a ${what} id: ids are uuids`, {code: 'invalid_argument', suggestion})
-}
 
 /** The kinds of ids a terminal table shortens, each kept apart. */
 export type IdKind = 'booking' | 'Property' | 'batch'

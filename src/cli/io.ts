@@ -1,21 +1,5 @@
 import {wrapText} from '../text/wrap.js'
-
-/** The streams a command talks through, and what kind of terminal they are. Tests hand in buffers. */
-export interface Io {
-  /** Results: tables, CSV, JSON. */
-  out(text: string): void
-  /** Talk: progress, warnings, errors. */
-  err(text: string): void
-  readonly stdoutIsTTY: boolean
-  readonly stderrIsTTY: boolean
-  readonly stdinIsTTY: boolean
-  /** Colours are on when stdout is a terminal and NO_COLOR is unset. */
-  readonly color: boolean
-  /** Terminal width for tables, or undefined when not a terminal. */
-  readonly columns?: number
-  /** Terminal height, to cap long output before a prompt; undefined when not a terminal. */
-  readonly rows?: number
-}
+import type {Io} from '../run/context.js'
 
 export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
   const stdoutIsTTY = Boolean(process.stdout.isTTY)

@@ -9,12 +9,12 @@ import type {Channel} from '../messages/compose.js'
 import {shellCommand} from '../text/shell.js'
 import {plural} from '../text/words.js'
 import {wrapText} from '../text/wrap.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {choose, confirm, PromptCancelledError} from './confirm.js'
 import type {PhotoArrival} from '../messages/arrivals.js'
 import {idShortener} from './ids.js'
 import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
-import {createClient} from './session.js'
+import {createClient} from '../run/session.js'
 
 export interface ReplyFlags {
   text?: string
@@ -80,7 +80,7 @@ function keptText(path: string | undefined): string {
  */
 async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Channel): Promise<{channel: Channel; text: string}> {
   const [{createClient: create}, {readConversation}, {renderConversation}, prompts] = await Promise.all([
-    import('./session.js'),
+    import('../run/session.js'),
     import('../messages/service.js'),
     import('../messages/render.js'),
     import('@inquirer/prompts'),
@@ -369,7 +369,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
         } catch (error) {
           // A refused, failed or cancelled reply is told and the round goes on: the host decides what next.
           if (!(error instanceof PmsError)) throw error
-          const {renderError} = await import('./render-error.js')
+          const {renderError} = await import('../run/render-error.js')
           ctx.io.err(error instanceof PromptCancelledError ? `${error.message}.\n` : renderError(error, {profile: ctx.profile}).text)
         }
       }

@@ -1,6 +1,6 @@
 import {styleText} from 'node:util'
 import {stringify, type Options} from 'csv-stringify/sync'
-import type {Io} from './io.js'
+import type {Io} from '../run/context.js'
 import {plural} from '../text/words.js'
 import {formulaSafe} from '../text/spreadsheet.js'
 import {wrapText} from '../text/wrap.js'

@@ -1,7 +1,7 @@
 import type {Clock} from '../client/clock.js'
 import type {BatchReport} from '../contract/index.js'
 import {type FollowedBatch, followLine} from '../rates/render.js'
-import type {Io} from './io.js'
+import type {Io} from '../run/context.js'
 import {durationText} from '../text/words.js'
 
 export interface Progress {

@@ -9,7 +9,7 @@ import {type PhotoArrival, photoArrivals} from '../messages/arrivals.js'
 import type {UnsettledAttempt} from '../messages/reply.js'
 import {bookingContext, conversation} from '../messages/service.js'
 import {localTime, renderConversation} from '../messages/render.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
 
 /**

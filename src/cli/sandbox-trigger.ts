@@ -4,8 +4,8 @@
  * delivered. The admin API is reached through the client's HTTP core, never the sandbox's code.
  */
 import {anonymousTokenProvider, ExitCode, NetworkError, PmsClient, PmsError, UsageError} from '../client/index.js'
-import {buildRawRequest} from '../client/raw.js'
-import type {RunContext} from './base-command.js'
+import {buildRawRequest} from './raw-request.js'
+import type {RunContext} from '../run/context.js'
 
 /** Where `pms sandbox start` listens by default. */
 export const DEFAULT_SANDBOX_APP_URL = 'http://127.0.0.1:4010'

@@ -1,8 +1,8 @@
 import {DEFAULT_REDIRECT_URI} from '../auth/urls.js'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
 import {shellCommand} from '../text/shell.js'
-import type {RunContext} from './base-command.js'
-import {untilSignal} from './signals.js'
+import type {RunContext} from '../run/context.js'
+import {untilSignal} from '../run/signals.js'
 
 export interface SandboxRunOptions {
   port: number

@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../client/errors.js'
-import {readInput} from '../client/raw.js'
+import {readInput} from './raw-request.js'
 import {displayUrl, isPostgresUrl} from '../db/postgres.js'
 import {tryHoldProcessLock} from '../fs/process-lock.js'
 import type {WebhookEnvelope} from '../contract/webhooks.js'
@@ -16,12 +16,12 @@ import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbo
 import type {RequestReport} from '../webhooks/listener.js'
 import {runEnd, type RunOutcome} from '../webhooks/runner.js'
 import type {WorkReport} from '../webhooks/worker.js'
-import type {RunContext} from './base-command.js'
-import type {Io} from './io.js'
+import type {RunContext} from '../run/context.js'
+import type {Io} from '../run/context.js'
 import {renderTable, type Column} from './output.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
-import {untilSignal} from './signals.js'
+import {untilSignal} from '../run/signals.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
 export class WebhookRefusedError extends PmsError {
@@ -310,7 +310,7 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
 async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
   const {reconcile} = await import('../webhooks/reconcile.js')
   const {sign} = await import('../contract/webhook-signature.js')
-  const {createClient} = await import('./session.js')
+  const {createClient} = await import('../run/session.js')
   const client = await createClient(ctx)
   const name = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
   const account = {key: name, accountId: name, connectionId: name}

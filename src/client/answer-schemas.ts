@@ -1,10 +1,23 @@
 /**
- * The contract's schemas of every answer the client reads. parse.ts loads this module with the
- * first answer, so that importing the client (pms/client) does not build zod and the schemas.
+ * The contract's schemas of every answer the client reads, each loaded with the first answer that
+ * needs it: importing the client (pms/client) builds no zod schema, and a command builds only the
+ * schemas of the answers it reads.
  */
-export {BatchReportSchema, RestrictionBatchAcceptedSchema, RestrictionBatchPreviewSchema} from '../contract/batches.js'
-export {BookingRecordsPageSchema, LockCodesRecordSchema} from '../contract/bookings.js'
-export {PropertyGuideSchema} from '../contract/guide.js'
-export {MessageSchema, MessagesPageSchema, MessageThreadsPageSchema, MessageThreadStateSchema} from '../contract/messages.js'
-export {PropertiesPageSchema, PropertySchema} from '../contract/properties.js'
-export {RestrictionsAnswerSchema} from '../contract/restrictions.js'
+export const ANSWER_SCHEMAS = {
+  BatchReportSchema: async () => (await import('../contract/batches.js')).BatchReportSchema,
+  RestrictionBatchAcceptedSchema: async () => (await import('../contract/batches.js')).RestrictionBatchAcceptedSchema,
+  RestrictionBatchPreviewSchema: async () => (await import('../contract/batches.js')).RestrictionBatchPreviewSchema,
+  BookingRecordsPageSchema: async () => (await import('../contract/bookings.js')).BookingRecordsPageSchema,
+  LockCodesRecordSchema: async () => (await import('../contract/bookings.js')).LockCodesRecordSchema,
+  PropertyGuideSchema: async () => (await import('../contract/guide.js')).PropertyGuideSchema,
+  MessageSchema: async () => (await import('../contract/messages.js')).MessageSchema,
+  MessagesPageSchema: async () => (await import('../contract/messages.js')).MessagesPageSchema,
+  MessageThreadsPageSchema: async () => (await import('../contract/messages.js')).MessageThreadsPageSchema,
+  MessageThreadStateSchema: async () => (await import('../contract/messages.js')).MessageThreadStateSchema,
+  PropertiesPageSchema: async () => (await import('../contract/properties.js')).PropertiesPageSchema,
+  PropertySchema: async () => (await import('../contract/properties.js')).PropertySchema,
+  RestrictionsAnswerSchema: async () => (await import('../contract/restrictions.js')).RestrictionsAnswerSchema,
+}
+
+export type AnswerSchemaName = keyof typeof ANSWER_SCHEMAS
+export type AnswerSchema<K extends AnswerSchemaName> = Awaited<ReturnType<(typeof ANSWER_SCHEMAS)[K]>>

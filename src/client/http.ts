@@ -1,10 +1,12 @@
 import type * as Undici from 'undici'
 import type {Dispatcher} from 'undici'
+import type * as NodeHttp from 'node:http'
+import type * as NodeHttps from 'node:https'
 import {ExitCode, NetworkError, PmsError, UsageError} from './errors.js'
 
 let undici: Promise<typeof Undici> | undefined
 
-/** undici (~100 modules) is loaded with the first request rather than on import: pms/client is imported by servers that may not send at once. */
+/** undici (~100 modules) is loaded only for a proxy: Node's own http serves every other request at half the start-up cost. */
 function loadUndici(): Promise<typeof Undici> {
   return (undici ??= import('undici').catch((error: unknown) => {
     undici = undefined
@@ -29,25 +31,51 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = {connectMs: 10_000, headersMs: 60_
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']
 
+/** An answer's body: read whole as text, or chunk by chunk; an answer cut short fails either way. */
+export interface ResponseBody extends AsyncIterable<Uint8Array> {
+  text(): Promise<string>
+}
+
+export interface Exchange {
+  status: number
+  headers: Record<string, string>
+  body: ResponseBody
+}
+
+export interface ExchangeInit {
+  method: string
+  headers: Record<string, string>
+  body?: Uint8Array | string
+  signal?: AbortSignal
+}
+
+/** One keep-alive pool of connections: sends exchanges until closed. */
+export interface HttpPool {
+  /** One HTTP exchange; every failure to get an answer becomes a NetworkError. */
+  exchange(url: string, init: ExchangeInit): Promise<Exchange>
+  close(): Promise<void>
+}
+
 /**
- * One keep-alive pool per client. With a proxy configured, EnvHttpProxyAgent reads HTTPS_PROXY,
- * HTTP_PROXY and NO_PROXY itself; without one a plain Agent avoids its per-request lookups.
+ * One keep-alive pool per client. With a proxy configured, undici's EnvHttpProxyAgent reads
+ * HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself; without one, Node's own http and https agents.
  */
-export async function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Promise<Dispatcher> {
-  const {Agent, EnvHttpProxyAgent} = await loadUndici()
-  const options = {
-    connect: {timeout: timeouts.connectMs},
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 10_000,
-  }
+export async function createPool(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Promise<HttpPool> {
   const proxied = PROXY_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '')
-  if (proxied.length === 0) return new Agent(options)
+  if (proxied.length === 0) {
+    const [http, https] = await Promise.all([import('node:http'), import('node:https')])
+    return new NodePool(http, https, timeouts)
+  }
+  const {EnvHttpProxyAgent, request} = await loadUndici()
   // Read from the given environment (not only process.env) so that the run's context decides.
   const pick = (...names: string[]) => names.map((name) => env[name]).find((value) => value !== undefined && value.trim() !== '')
+  let agent: Dispatcher
   try {
-    return new EnvHttpProxyAgent({
-      ...options,
+    agent = new EnvHttpProxyAgent({
+      connect: {timeout: timeouts.connectMs},
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+      keepAliveTimeout: 10_000,
       httpProxy: pick('HTTP_PROXY', 'http_proxy'),
       httpsProxy: pick('HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'),
       noProxy: pick('NO_PROXY', 'no_proxy') ?? '',
@@ -59,33 +87,116 @@ export async function createDispatcher(timeouts: HttpTimeouts, env: NodeJS.Proce
       cause: error,
     })
   }
+  return {
+    async exchange(url, init) {
+      try {
+        const response = await request(url, {dispatcher: agent, method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, signal: init.signal})
+        return {status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body}
+      } catch (error) {
+        throw toNetworkError(error, url)
+      }
+    },
+    close: () => agent.close(),
+  }
 }
 
-export interface Exchange {
-  status: number
-  headers: Record<string, string>
-  body: Dispatcher.ResponseData['body']
+/** The socket error a timer ends an exchange with: its code says which phase ran out (see describe). */
+function timedOut(code: 'connect_timeout' | 'headers_timeout' | 'body_timeout'): Error {
+  return Object.assign(new Error(code.replace('_', ' ')), {code})
 }
 
-/** One HTTP exchange; every failure to get an answer becomes a NetworkError. */
-export async function exchange(
-  dispatcher: Dispatcher,
-  url: string,
-  init: {method: string; headers: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal},
-): Promise<Exchange> {
-  // Loaded with the dispatcher already: this never fails after a send.
-  const {request} = await loadUndici()
-  try {
-    const response = await request(url, {
-      dispatcher,
-      method: init.method as Dispatcher.HttpMethod,
-      headers: init.headers,
-      body: init.body,
-      signal: init.signal,
+class NodePool implements HttpPool {
+  private readonly agents: {http: NodeHttp.Agent; https: NodeHttps.Agent}
+  /** Exchanges not yet over (their answer not read to its end): close() lets them finish, as undici's does. */
+  private inFlight = 0
+  private drained?: () => void
+
+  constructor(
+    private readonly http: typeof NodeHttp,
+    private readonly https: typeof NodeHttps,
+    private readonly timeouts: HttpTimeouts,
+  ) {
+    this.agents = {http: new http.Agent({keepAlive: true}), https: new https.Agent({keepAlive: true})}
+  }
+
+  exchange(url: string, init: ExchangeInit): Promise<Exchange> {
+    const {connectMs, headersMs, bodyMs} = this.timeouts
+    return new Promise<Exchange>((resolve, reject) => {
+      let target: URL
+      try {
+        target = new URL(url)
+      } catch (error) {
+        return reject(toNetworkError(error, url))
+      }
+      const secure = target.protocol === 'https:'
+      this.inFlight += 1
+      let over = false
+      const end = () => {
+        if (over) return
+        over = true
+        this.inFlight -= 1
+        if (this.inFlight === 0) this.drained?.()
+      }
+      const request = (secure ? this.https : this.http).request(target, {
+        method: init.method,
+        headers: init.headers,
+        agent: secure ? this.agents.https : this.agents.http,
+        signal: init.signal,
+      })
+      const headersTimer = setTimeout(() => request.destroy(timedOut('headers_timeout')), headersMs)
+      request.once('socket', (socket) => {
+        if (!socket.connecting) return
+        const connectTimer = setTimeout(() => request.destroy(timedOut('connect_timeout')), connectMs)
+        socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer))
+        socket.once('close', () => clearTimeout(connectTimer))
+      })
+      request.once('error', (error) => {
+        clearTimeout(headersTimer)
+        end()
+        reject(toNetworkError(error, url))
+      })
+      let responded = false
+      // A request that ends without an answer (aborted, refused) is over when it closes.
+      request.once('close', () => {
+        if (!responded) end()
+      })
+      request.once('response', (response) => {
+        responded = true
+        clearTimeout(headersTimer)
+        response.once('close', end)
+        // Restarts with each chunk, as undici's bodyTimeout: a slow body that still moves goes on.
+        response.setTimeout(bodyMs, () => response.destroy(timedOut('body_timeout')))
+        resolve({status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: nodeBody(response, url)})
+      })
+      request.end(init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength))
     })
-    return {status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body}
-  } catch (error) {
-    throw toNetworkError(error, url)
+  }
+
+  async close(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve))
+    this.agents.http.destroy()
+    this.agents.https.destroy()
+  }
+}
+
+/** A response whose connection ends before its framing says it is complete fails as it is read. */
+function nodeBody(response: NodeHttp.IncomingMessage, url: string): ResponseBody {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of response) yield chunk as Buffer
+    } catch (error) {
+      throw toNetworkError(error, url)
+    }
+    if (!response.complete) throw toNetworkError(Object.assign(new Error('aborted'), {code: 'ECONNRESET'}), url)
+  }
+  return {
+    [Symbol.asyncIterator]: () => chunks(),
+    async text() {
+      const parts: Buffer[] = []
+      for await (const chunk of chunks()) parts.push(chunk as Buffer)
+      // As a fetch body's text(): a byte-order mark is no part of the text.
+      return new TextDecoder().decode(Buffer.concat(parts))
+    },
   }
 }
 
@@ -117,6 +228,7 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   'EHOSTDOWN',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+  'connect_timeout',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -136,10 +248,13 @@ function describe(code: string | undefined, error: unknown): string {
     case 'UND_ERR_SOCKET':
       return 'the connection was closed before the answer was complete'
     case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'connect_timeout':
       return 'connecting timed out'
     case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'headers_timeout':
       return 'no answer in time'
     case 'UND_ERR_BODY_TIMEOUT':
+    case 'body_timeout':
       return 'the answer stalled'
     default:
       return error instanceof Error ? error.message : String(error)

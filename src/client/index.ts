@@ -13,7 +13,7 @@ export {anonymousTokenProvider, staticTokenProvider} from './token-provider.js'
 export * from './errors.js'
 
 /** What a client is built from; the rest of TransportOptions exists for tests. */
-export type ClientOptions = Omit<TransportOptions, 'dispatcher' | 'retry' | 'random' | 'pacer' | 'env'>
+export type ClientOptions = Omit<TransportOptions, 'http' | 'retry' | 'random' | 'pacer' | 'env'>
 
 export interface RawRequest {
   method: string
@@ -45,7 +45,7 @@ export class PmsClient {
   /**
    * Built on a transport of its own, or on one already open (`transport.withTokens(...)`), so that
    * the client shares its pool and pacing with the OAuth calls of the same run. Options beyond
-   * ClientOptions exist for tests (dispatcher, retry policy, random source, pacer).
+   * ClientOptions exist for tests (an HTTP pool, retry policy, random source, pacer).
    */
   constructor(options: TransportOptions | Transport) {
     this.transport = options instanceof Transport ? options : new Transport(options)

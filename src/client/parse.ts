@@ -1,30 +1,26 @@
 import type {z} from 'zod'
-import type * as AnswerSchemas from './answer-schemas.js'
+import {ANSWER_SCHEMAS, type AnswerSchema, type AnswerSchemaName} from './answer-schemas.js'
 import {UnexpectedResponseError} from './errors.js'
 
-type Schemas = typeof AnswerSchemas
-
-let schemas: Promise<Schemas> | undefined
+let zod: Promise<unknown> | undefined
 
 /**
- * Starts loading the answer schemas (zod) without waiting: a client calls it when made, so that
- * they load while its first request is on the way, not after a write was sent.
+ * Starts loading zod without waiting: a client calls it when made, so that it loads while its
+ * first request is on the way, not after a write was sent.
  */
-export function loadAnswerSchemas(): Promise<Schemas> {
-  schemas ??= import('./answer-schemas.js')
-  // Told to the answer that needs them; not an unhandled rejection meanwhile.
-  schemas.catch(() => undefined)
-  return schemas
+export function loadAnswerSchemas(): void {
+  // Told to the answer that needs it; not an unhandled rejection meanwhile.
+  zod ??= import('zod').catch(() => undefined)
 }
 
 /**
- * Parses an answer with its (tolerant) contract schema, named as answer-schemas.ts exports it.
+ * Parses an answer with its (tolerant) contract schema, named as answer-schemas.ts lists it.
  * Unknown fields and enum values pass; a missing required field is a service that does not keep
  * the contract, reported as such.
  */
-export async function parseAnswer<K extends keyof Schemas>(schema: K, body: unknown, what: string): Promise<z.output<Schemas[K]>> {
-  const result = (await loadAnswerSchemas())[schema].safeParse(body)
-  if (result.success) return result.data as z.output<Schemas[K]>
+export async function parseAnswer<K extends AnswerSchemaName>(schema: K, body: unknown, what: string): Promise<z.output<AnswerSchema<K>>> {
+  const result = (await ANSWER_SCHEMAS[schema]()).safeParse(body)
+  if (result.success) return result.data as z.output<AnswerSchema<K>>
   const issues = result.error.issues.slice(0, 5).map((issue) => ({path: issue.path.map(String).join('.'), message: issue.message}))
   const first = issues[0]
   throw new UnexpectedResponseError(

@@ -1,4 +1,3 @@
-import type {Dispatcher} from 'undici'
 import {API_PREFIX, MAX_REQUEST_BODY_BYTES, RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS, type LimitClass} from '../contract/limits.js'
 import {backoffDelay, parseRetryAfter} from './backoff.js'
 import {systemClock, type Clock} from './clock.js'
@@ -13,7 +12,7 @@ import {
   UsageError,
   type PmsError,
 } from './errors.js'
-import {createDispatcher, DEFAULT_TIMEOUTS, exchange, toNetworkError, type Exchange} from './http.js'
+import {createPool, DEFAULT_TIMEOUTS, toNetworkError, type Exchange, type HttpPool} from './http.js'
 import {limitClassOf, Pacer, type PaceStore} from './pacer.js'
 import {PacingFileStore} from './pacing-file.js'
 import {Pool} from './pool.js'
@@ -141,8 +140,8 @@ export interface TransportOptions {
   /** Hears of every pacing wait before it starts, e.g. for a progress line ("waiting 42 s for the write limit"). */
   onPacingWait?: (limitClass: LimitClass, ms: number) => void
   timeoutMs?: number
-  /** For tests: another dispatcher, a fixed random source, a shorter policy, a shared pacer. */
-  dispatcher?: Dispatcher
+  /** For tests: another HTTP pool, a fixed random source, a shorter policy, a shared pacer. */
+  http?: HttpPool
   random?: () => number
   retry?: Partial<RetryPolicy>
   pacer?: Pacer
@@ -204,8 +203,8 @@ export class Transport {
     const timeouts = options.timeoutMs
       ? {connectMs: Math.min(options.timeoutMs, DEFAULT_TIMEOUTS.connectMs), headersMs: options.timeoutMs, bodyMs: options.timeoutMs}
       : DEFAULT_TIMEOUTS
-    const given = options.dispatcher
-    this.pool = given ? new Pool(() => Promise.resolve(given), false) : new Pool(() => createDispatcher(timeouts, options.env), true)
+    const given = options.http
+    this.pool = given ? new Pool(() => Promise.resolve(given), false) : new Pool(() => createPool(timeouts, options.env), true)
     this.tokens = options.tokens
     this.pacer = options.pacing === false ? undefined : (options.pacer ?? new Pacer(this.clock, {store: this.pacingStore()}))
     this.connectionKey = options.connectionKey ?? 'default'
@@ -296,7 +295,7 @@ export class Transport {
   private async attempt(call: Call, token: string | undefined): Promise<Outcome> {
     const {req, url} = call
     // Before a pacing slot is spent: a pool that cannot be made sends nothing.
-    const dispatcher = await this.pool.get()
+    const http = await this.pool.get()
     const slot =
       this.pacer && call.isApi
         ? await this.pacer.acquire(this.connectionKey, call.limitClass, {
@@ -310,7 +309,7 @@ export class Transport {
     const headers = token === undefined ? call.headers : {...call.headers, authorization: `Bearer ${token}`}
     try {
       // The service has counted the call by the time its answer starts, whatever that answer is.
-      const response = await this.exchangeTraced(dispatcher, call.method, url, headers, call.body, req).finally(() => slot?.done())
+      const response = await this.exchangeTraced(http, call.method, url, headers, call.body, req).finally(() => slot?.done())
       if (response.status < 400) {
         if (req.stream) return {response: {status: response.status, headers: response.headers, body: undefined, stream: response.body}}
         const text = await readText(response.body, url)
@@ -390,7 +389,7 @@ export class Transport {
   }
 
   private async exchangeTraced(
-    dispatcher: Dispatcher,
+    http: HttpPool,
     method: string,
     url: string,
     headers: Record<string, string>,
@@ -408,7 +407,7 @@ export class Transport {
         this.trace(`> ${shown}`)
       }
     }
-    const response = await exchange(dispatcher, url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
+    const response = await http.exchange(url, {method, headers, body: body?.bytes, signal: req.signal}).catch(
       (error: unknown) => {
         this.trace(`< ${error instanceof Error ? error.message : String(error)} (${this.clock.now() - started} ms)`)
         throw error

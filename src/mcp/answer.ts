@@ -4,7 +4,7 @@
  * a marked block whose content cannot close it, with a line saying it is data, never instructions.
  */
 import type {CallToolResult} from '@modelcontextprotocol/server'
-import {renderError} from '../cli/render-error.js'
+import {renderError} from '../run/render-error.js'
 
 export const UNTRUSTED_OPEN = '<untrusted-data source="guests">'
 export const UNTRUSTED_CLOSE = '</untrusted-data>'

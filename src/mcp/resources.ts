@@ -3,8 +3,8 @@
  * booking's conversation, read when asked (they are templates: listing them would spend reads).
  */
 import {ResourceTemplate, type McpServer} from '@modelcontextprotocol/server'
-import {getGuide} from '../cli/views/properties.js'
-import {assertUuid} from '../cli/ids.js'
+import {getGuide} from '../properties/read.js'
+import {assertUuid} from '../client/ids.js'
 import {readConversation} from '../messages/service.js'
 import {dataText} from './answer.js'
 import type {ToolEnv} from './tool.js'

@@ -6,8 +6,9 @@
  */
 import {McpServer} from '@modelcontextprotocol/server'
 import {serveStdio} from '@modelcontextprotocol/server/stdio'
-import type {RunContext} from '../cli/base-command.js'
-import {createClient} from '../cli/session.js'
+import type {RunContext} from '../run/context.js'
+import {createClient} from '../run/session.js'
+import {untilSignal} from '../run/signals.js'
 import {Questions, type WriteGate} from './confirm.js'
 import {registerResources} from './resources.js'
 import {assertBookingsCopy} from './synced-bookings.js'
@@ -72,8 +73,7 @@ export async function serveMcp(run: RunContext, options: McpOptions): Promise<vo
       const stop = () => void handle.close().finally(resolve)
       process.stdin.once('end', stop)
       process.stdin.once('close', stop)
-      process.once('SIGTERM', stop)
-      process.once('SIGINT', stop)
+      void untilSignal().then(stop)
     })
   } finally {
     await client.close()

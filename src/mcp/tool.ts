@@ -5,7 +5,7 @@
  */
 import type {CallToolResult, McpServer} from '@modelcontextprotocol/server'
 import type {z} from 'zod'
-import type {RunContext} from '../cli/base-command.js'
+import type {RunContext} from '../run/context.js'
 import type {PmsClient} from '../client/index.js'
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
 import {errorAnswer, UNTRUSTED_OPEN} from './answer.js'

@@ -53,6 +53,10 @@ export const SANDBOX_DEFAULTS = {
 /** How often (real time) --state FILE is written while something changes. */
 export const STATE_AUTOSAVE_MS = 1000
 
+function schemaCompilerUnused(): never {
+  throw new Error('The sandbox declares no Fastify route schemas; check bodies with the contract schemas instead')
+}
+
 export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstance {
   const options: SandboxOptions = {...SANDBOX_DEFAULTS, ...input}
   const loaded = options.statePath ? loadWorld(options.statePath) : undefined
@@ -69,6 +73,9 @@ export function buildSandbox(input: Partial<SandboxOptions> = {}): FastifyInstan
     exposeHeadRoutes: false,
     forceCloseConnections: true,
     return503OnClosing: false,
+    // No route declares a JSON schema (bodies are checked with the contract's zod schemas): without
+    // compilers of its own, Fastify would load ajv and fast-json-stringify (about 100 modules) at start.
+    schemaController: {compilersFactory: {buildValidator: schemaCompilerUnused, buildSerializer: schemaCompilerUnused}},
   })
   // An empty JSON body reads as no body: endpoints then say what is missing in their own terms.
   app.removeContentTypeParser('application/json')

@@ -1,6 +1,6 @@
 import type {Hook} from '@oclif/core'
 import {UsageError} from '../../client/errors.js'
-import {renderError} from '../render-error.js'
+import {renderError} from '../../run/render-error.js'
 import {closestCommands} from '../suggest.js'
 
 /**

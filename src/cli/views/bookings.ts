@@ -1,26 +1,18 @@
 /** What the bookings commands share between the terminal and src/: columns, the sync's profiles and its progress line. */
-import {loadConfig} from '../../auth/config.js'
-import {loadProfile} from '../../auth/index.js'
-import {ApiError, UsageError, type BookingsQuery, type PmsClient} from '../../client/index.js'
-import {readBooking, readLockCode, type BookingFields, type BookingRecord, type LockCodeFields, type LockCodeRecord} from '../../contract/bookings.js'
+import {ApiError, UsageError, type PmsClient} from '../../client/index.js'
+import {readBooking, readLockCode, type BookingFields, type LockCodeFields, type LockCodeRecord} from '../../contract/bookings.js'
 import {formatDay, utcDay} from '../../contract/days.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
-import type {RunContext} from '../base-command.js'
-import {assertUuid} from '../ids.js'
+import {profilesToSync} from '../../sync/profiles.js'
+import type {RunContext} from '../../run/context.js'
+import {assertUuid} from '../../client/ids.js'
 import {toCsv, utcMinute, type Column} from '../output.js'
-import {renderError} from '../render-error.js'
+import {renderError} from '../../run/render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
-import {watchInterrupt} from '../signals.js'
+import {watchInterrupt} from '../../run/signals.js'
 import {localTime} from '../../messages/render.js'
 import {amountText} from '../../text/money.js'
-
-export async function listBookings(client: PmsClient, query: BookingsQuery): Promise<BookingRecord[]> {
-  for (const id of query.propertyIds ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
-  const bookings: BookingRecord[] = []
-  for await (const booking of client.bookings.list(query)) bookings.push(booking)
-  return bookings
-}
 
 /** Null when the record does not say how many came: no count is better than a wrong one. */
 const guests = (b: BookingFields) => (b.adults === null || b.children === null || b.infants === null ? null : b.adults + b.children + b.infants)
@@ -58,24 +50,6 @@ export const bookingCsvColumns: Column<BookingFields>[] = [
 ]
 
 export {readBooking, readLockCode}
-
-export async function listLockCodes(client: PmsClient, bookingId: string): Promise<LockCodeRecord[]> {
-  assertUuid(bookingId, 'booking', 'copy the id from the first column of pms bookings list')
-  try {
-    return await client.bookings.lockCodes(bookingId)
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
-    throw new ApiError({
-      status: error.status,
-      code: error.code,
-      message: `Booking ${bookingId} has no lock codes to read: it is not in the Connection Scope, or it has no stay dates`,
-      details: error.details,
-      body: error.body,
-      headers: error.headers,
-      suggestion: 'check the id with pms bookings list: a booking without stay dates has no lock codes, and one outside the Connection Scope looks missing',
-    })
-  }
-}
 
 /** A key box's code is static; a smart lock's code is `pending` until the lock confirms it. */
 export const lockCodeColumns: Column<LockCodeFields>[] = [
@@ -149,26 +123,6 @@ export function renderLockCodes(codes: LockCodeRecord[], render: (rows: LockCode
   return codes.length === 0 ? 'No lock codes for this booking (a cancelled booking has none).\n' : render(codes.map(readLockCode))
 }
 
-/**
- * The profiles a sync walks: the run's profile, or with --all-profiles every profile with a stored
- * login, in name order. PMS_ACCESS_TOKEN is one connection's token, so it cannot serve several.
- */
-export function profilesToSync(ctx: RunContext, allProfiles: boolean): string[] {
-  if (!allProfiles) return [loadProfile({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io}).name]
-  if (ctx.env.PMS_ACCESS_TOKEN) {
-    throw new UsageError('--all-profiles uses the stored login of each profile, and PMS_ACCESS_TOKEN is set', {
-      code: 'invalid_argument',
-      suggestion: 'unset PMS_ACCESS_TOKEN, or sync one connection without --all-profiles',
-    })
-  }
-  const profiles = Object.entries(loadConfig(ctx.configDir).config.profiles)
-    .filter(([, settings]) => settings.credential_store !== undefined)
-    .map(([name]) => name)
-    .sort()
-  if (profiles.length === 0) throw new UsageError('No profile has a stored login', {code: 'not_logged_in', suggestion: 'log in each account under a profile of its own: pms login --profile NAME'})
-  return profiles
-}
-
 export interface SyncFlags {
   /** Undefined: PMS_SYNC_DATABASE_URL, else bookings.sqlite. */
   to?: string
@@ -182,7 +136,7 @@ export interface SyncFlags {
 
 /** Runs the sync of the command's flags: clients per profile, the CSV writer, a progress line on a terminal. */
 export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<SyncRunSummary> {
-  const [{runSync, BOOKING_ROW_COLUMNS}, {createClient}] = await Promise.all([import('../../sync/index.js'), import('../session.js')])
+  const [{runSync, BOOKING_ROW_COLUMNS}, {createClient}] = await Promise.all([import('../../sync/index.js'), import('../../run/session.js')])
   for (const id of flags.property ?? []) assertUuid(id, 'Property', 'copy the id from the first column of pms properties list')
   if ((flags.property?.length ?? 0) > MAX_PROPERTIES_PER_CALL) {
     throw new UsageError(`--property names ${flags.property?.length} Properties; a sync walks at most ${MAX_PROPERTIES_PER_CALL}`, {

@@ -3,14 +3,17 @@
  * calendar read by `restrictions get` and `rates export`. The import flow is in ../apply-run.ts.
  */
 import type {PmsClient} from '../../client/index.js'
-import type {BatchReport, RestrictionRecord} from '../../contract/index.js'
-import type {NightRange, PropertyInfo} from '../../rates/index.js'
+import type {BatchReport} from '../../contract/index.js'
+import {readCalendarOf as readCalendar} from '../../rates/calendar-of.js'
+import type {NightRange} from '../../rates/index.js'
 import {reportWidth} from '../apply-run.js'
-import {watchInterrupt} from '../signals.js'
-import type {RunContext} from '../base-command.js'
+import {watchInterrupt} from '../../run/signals.js'
+import type {RunContext} from '../../run/context.js'
 import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
-import {assertUuid, idHint, propertyNames} from '../ids.js'
+import {assertUuid} from '../../client/ids.js'
+import {idHint, propertyNames} from '../ids.js'
+import {rememberStatuses} from '../../batches/submitted.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
@@ -20,26 +23,9 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
   return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
 }
 
-/**
- * What `restrictions get` and `rates export` read: the listed Properties and the calendar of those
- * chosen (all, or --property ids checked against the listing), with a bar over the calls on a terminal.
- */
-export async function readCalendarOf(
-  ctx: RunContext,
-  wanted: readonly string[] | undefined,
-  range: NightRange,
-): Promise<{properties: PropertyInfo[]; ids: string[]; records: RestrictionRecord[]}> {
-  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
-  const client = await createClient(ctx)
-  try {
-    const properties = await rates.loadProperties(client)
-    const ids = rates.selectProperties(properties, wanted)
-    const bar = createProgress(ctx.io, {label: 'reading', total: rates.splitCalendarCalls(ids, range).length, clock: ctx.clock})
-    const records = await rates.readCalendar(client, ids, range, () => bar.tick()).finally(() => bar.done())
-    return {properties, ids, records}
-  } finally {
-    await client.close()
-  }
+/** The calendar read of `restrictions get` and `rates export`, with a bar over the calls on a terminal. */
+export async function readCalendarOf(ctx: RunContext, wanted: readonly string[] | undefined, range: NightRange): Promise<Awaited<ReturnType<typeof readCalendar>>> {
+  return readCalendar(ctx, wanted, range, (total) => createProgress(ctx.io, {label: 'reading', total, clock: ctx.clock}))
 }
 
 /**
@@ -50,7 +36,7 @@ export async function readCalendarOf(
 
 export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeoutSeconds?: number): Promise<void> {
   for (const id of ids) assertUuid(id, 'batch', idHint('batch', ctx.profile))
-  const [{createClient}, rates] = await Promise.all([import('../session.js'), import('../../rates/index.js')])
+  const [{createClient}, rates] = await Promise.all([import('../../run/session.js'), import('../../rates/index.js')])
   const {io} = ctx
   const client = await createClient(ctx)
   const interrupt = watchInterrupt()
@@ -78,18 +64,4 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
     interrupt.dispose()
     await client.close()
   }
-}
-
-/** Statuses read by `batches get` and `batches wait`, noted in the profile's journal for `batches list`. */
-export async function rememberStatuses(ctx: RunContext, reports: readonly BatchReport[]): Promise<void> {
-  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
-  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
-  await journal.seenReports(reports)
-}
-
-/** `batches list`: the batches this profile submitted (within the journal's 24 hours), newest first. */
-export async function listSubmitted(ctx: RunContext): Promise<{id: string; submitted_at: string; status: string}[]> {
-  const {AttemptJournal, attemptsPath} = await import('../../attempts/journal.js')
-  const journal = await AttemptJournal.open(attemptsPath(ctx.configDir, ctx.profile ?? 'default', 'rates'), ctx.clock.now())
-  return journal.stored().map((a) => ({id: a.storedId, submitted_at: new Date(a.startedAt).toISOString(), status: a.status ?? 'unknown'}))
 }

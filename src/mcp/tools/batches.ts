@@ -1,7 +1,7 @@
 /** The batches toolset: `pms batches get` (status and report) and `pms batches list` (this profile's submissions). */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {listSubmitted} from '../../cli/views/rates.js'
+import {listSubmitted} from '../../batches/submitted.js'
 import {dataAnswer} from '../answer.js'
 import {addReadTool, type ToolEnv} from '../tool.js'
 

@@ -1,7 +1,8 @@
 /** The bookings toolset: the listing behind `pms bookings list`. */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {listBookings, profilesToSync} from '../../cli/views/bookings.js'
+import {listBookings} from '../../bookings/read.js'
+import {profilesToSync} from '../../sync/profiles.js'
 import {dataAnswer} from '../answer.js'
 import {querySyncedBookings} from '../synced-bookings.js'
 import {addReadTool, type ToolEnv} from '../tool.js'

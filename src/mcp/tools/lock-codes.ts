@@ -5,7 +5,7 @@
  */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {listLockCodes} from '../../cli/views/bookings.js'
+import {listLockCodes} from '../../bookings/read.js'
 import {dataAnswer} from '../answer.js'
 import {addReadTool, type ToolEnv} from '../tool.js'
 

@@ -12,7 +12,7 @@ import {changeThread, conversation, listThreads, readConversation} from '../../m
 import {countSms, describeSms} from '../../messages/sms.js'
 import {checkReply} from '../../messages/compose.js'
 import {mayHoldCustomShortcode, shortcodesIn, type CustomShortcodes, type ShortcodeFinding} from '../../messages/shortcodes.js'
-import {getGuide} from '../../cli/views/properties.js'
+import {getGuide} from '../../properties/read.js'
 import {PmsError, UsageError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
 import type {Toolset} from '../toolsets.js'

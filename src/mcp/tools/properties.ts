@@ -1,7 +1,7 @@
 /** The properties toolset: the calls behind `pms properties list/get/guide`. */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {getGuide, getProperty, listProperties} from '../../cli/views/properties.js'
+import {getGuide, getProperty, listProperties} from '../../properties/read.js'
 import {dataAnswer} from '../answer.js'
 import {addReadTool, type ToolEnv} from '../tool.js'
 

@@ -29,7 +29,11 @@ export interface Terminal {
  * Starts `pms ARGS...` in a `columns` x `rows` terminal. The command runs under `sh -c`, which
  * writes its exit code to a file and then waits, so the last screen stays readable.
  */
-export function openTerminal(args: string[], options: {columns: number; rows?: number; env?: Record<string, string>; cwd?: string}): Terminal {
+/**
+ * `env` is exported for the whole session; `commandEnv` is given to the pms command alone (a clock
+ * made to run fast with libfaketime must not speed up the shell that keeps the session open).
+ */
+export function openTerminal(args: string[], options: {columns: number; rows?: number; env?: Record<string, string>; commandEnv?: Record<string, string>; cwd?: string}): Terminal {
   const socket = `pms-test-${process.pid}-${++sessions}-${Math.random().toString(36).slice(2, 8)}`
   const dir = mkdtempSync(join(tmpdir(), 'pms-tty-'))
   const exitFile = join(dir, 'exit')
@@ -41,7 +45,10 @@ export function openTerminal(args: string[], options: {columns: number; rows?: n
   const script = join(dir, 'run.sh')
   // `trap : INT`: Ctrl-C reaches the command (a trap, unlike an ignored signal, is not inherited)
   // while the shell lives on to note its exit code.
-  writeFileSync(script, `trap : INT; ${exports} ${quote(process.execPath)} ${quote(PMS_BIN)} ${args.map(quote).join(' ')}; echo $? > ${quote(exitFile)}; exec sleep 600\n`)
+  const commandEnv = Object.entries(options.commandEnv ?? {})
+    .map(([key, value]) => `${key}=${quote(value)} `)
+    .join('')
+  writeFileSync(script, `trap : INT; ${exports} ${commandEnv}${quote(process.execPath)} ${quote(PMS_BIN)} ${args.map(quote).join(' ')}; echo $? > ${quote(exitFile)}; exec sleep 600\n`)
   const tmux = (...rest: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...rest], {encoding: 'utf8', cwd: options.cwd})
   tmux('new-session', '-d', '-x', String(options.columns), '-y', String(options.rows ?? 24), 'sh', script)
   const capture = (all: boolean) =>

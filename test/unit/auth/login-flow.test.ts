@@ -173,16 +173,18 @@ describe('login against any OAuth server with the contract paths', () => {
     const appUrl = await startOAuthServer({})
     const configDir = mkdtempSync(join(tmpdir(), 'pms-login-flow-'))
     const store = new FileTokenStore(configDir, 'default')
-    let finishRefresh!: () => void
+    let finishRefresh: (() => void) | undefined
     const refreshing = withCredentialLock(configDir, 'default', async () => {
       await new Promise<void>((resolve) => (finishRefresh = resolve))
       await store.write({access_token: 'old_login_at', refresh_token: 'old_login_rt', client_secret: 'secret'})
     })
+    // The refresh holds the lock before the login starts (its own request for it is not the login's).
+    await vi.waitFor(() => expect(finishRefresh).toBeDefined(), {timeout: 20_000, interval: 10})
     const asked = lockRequests.length
     const loggingIn = loginTo(appUrl, {configDir, openBrowser: async (url) => void fetch(url)})
     // The login has its pair and asks for the lock the refresh holds: now the refresh may finish.
     await vi.waitFor(() => expect(lockRequests.slice(asked)).toContain(lockPath(configDir, 'default')), {timeout: 20_000, interval: 10})
-    finishRefresh()
+    finishRefresh!()
     await refreshing
     await loggingIn
     expect(await store.read()).toMatchObject({access_token: 'at', refresh_token: 'rt'})

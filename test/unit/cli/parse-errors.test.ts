@@ -1,7 +1,7 @@
 import {Args, Flags, Parser} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import {parseUsageError} from '../../../src/cli/parse-errors.js'
-import {renderError} from '../../../src/cli/render-error.js'
+import {renderError} from '../../../src/run/render-error.js'
 
 // The errors are oclif's own, thrown by its parser on a command line, never copies of their text.
 const input = {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {ApiError, ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
-import {renderError} from '../../../src/cli/render-error.js'
+import {renderError} from '../../../src/run/render-error.js'
 
 describe('error rendering', () => {
   it('prints Error and Try lines with the code, and keeps the exit code; the JSON form keeps the Try line as hint', () => {

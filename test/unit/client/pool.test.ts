@@ -1,22 +1,22 @@
-import type {Dispatcher} from 'undici'
 import {describe, expect, it} from 'vitest'
 import {PmsError} from '../../../src/client/errors.js'
+import type {HttpPool} from '../../../src/client/http.js'
 import {Pool} from '../../../src/client/pool.js'
 
-/** A stand-in dispatcher that counts its closes: the pool only makes, hands out and closes it. */
-function fakeDispatcher(): Dispatcher & {closes: number} {
+/** A stand-in HTTP pool that counts its closes: the pool only makes, hands out and closes it. */
+function fakeDispatcher(): HttpPool & {closes: number} {
   const fake = {
     closes: 0,
     async close() {
       fake.closes += 1
     },
   }
-  return fake as unknown as Dispatcher & {closes: number}
+  return fake as unknown as HttpPool & {closes: number}
 }
 
 describe('the connection pool, made with the first request', () => {
   it('concurrent first requests share one pool, closed once however often close is called', async () => {
-    const made: Array<Dispatcher & {closes: number}> = []
+    const made: Array<HttpPool & {closes: number}> = []
     const pool = new Pool(async () => {
       const dispatcher = fakeDispatcher()
       made.push(dispatcher)

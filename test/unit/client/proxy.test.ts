@@ -1,8 +1,7 @@
 import {createServer, request as httpRequest, type Server} from 'node:http'
 import {connect, type AddressInfo} from 'node:net'
-import {Agent, EnvHttpProxyAgent} from 'undici'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createDispatcher, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
+import {createPool, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
 import {refreshTokens} from '../../../src/auth/oauth-client.js'
 import {PmsClient, staticTokenProvider} from '../../../src/client/index.js'
 import {Transport} from '../../../src/client/transport.js'
@@ -19,11 +18,16 @@ afterEach(async () => {
 })
 
 describe('proxy support', () => {
-  it('uses EnvHttpProxyAgent only when a proxy variable is set', async () => {
-    const plain = await createDispatcher(DEFAULT_TIMEOUTS, {})
-    const proxied = await createDispatcher(DEFAULT_TIMEOUTS, {HTTPS_PROXY: 'http://127.0.0.1:9'})
-    expect(plain).toBeInstanceOf(Agent)
-    expect(proxied).toBeInstanceOf(EnvHttpProxyAgent)
+  it('goes through a proxy only when a proxy variable is set', async () => {
+    service = await startServer(() => ({status: 200, body: {ok: true}}))
+    const plain = await createPool(DEFAULT_TIMEOUTS, {})
+    const answer = await plain.exchange(`${service.url}/properties`, {method: 'GET', headers: {}})
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(await answer.body.text())).toEqual({ok: true})
+    // Nothing listens on port 9: a request that fails there went to the proxy, not to the service.
+    const proxied = await createPool(DEFAULT_TIMEOUTS, {HTTP_PROXY: 'http://127.0.0.1:9'})
+    await expect(proxied.exchange(`${service.url}/properties`, {method: 'GET', headers: {}})).rejects.toMatchObject({code: 'network_error', cause: {port: 9}})
+    expect(service.requests).toHaveLength(1)
     await Promise.all([plain.close(), proxied.close()])
   })
 

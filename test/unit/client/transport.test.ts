@@ -4,7 +4,7 @@ import {backoffDelay} from '../../../src/client/backoff.js'
 import type {Clock} from '../../../src/client/clock.js'
 import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'
 import {Pacer} from '../../../src/client/pacer.js'
-import {runRaw} from '../../../src/client/raw.js'
+import {runRaw} from '../../../src/cli/raw-request.js'
 import {MAX_REQUEST_BODY_BYTES} from '../../../src/contract/limits.js'
 import {apiError, FakeClock, startServer, type Script, type TestServer} from './support.js'
 

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {ApiError, UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
-import {buildRawRequest, formatBody, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/client/raw.js'
+import {buildRawRequest, formatBody, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/cli/raw-request.js'
 
 describe('pms api request building', () => {
   it('GET fields become query parameters; name[] repeats', () => {

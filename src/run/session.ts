@@ -1,7 +1,7 @@
 import {openProfileClient} from '../auth/profile-client.js'
 import {refusedTokenOf} from '../client/errors.js'
 import type {ClientOptions, PmsClient} from '../client/index.js'
-import type {RunContext} from './base-command.js'
+import type {RunContext} from './context.js'
 
 /**
  * The client of the run's profile: app_url from PMS_APP_URL or the profile, the token from

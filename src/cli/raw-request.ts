@@ -1,9 +1,9 @@
 import {STATUS_CODES} from 'node:http'
 import {styleText} from 'node:util'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
-import {ApiError, UsageError} from './errors.js'
-import {walkPages} from './pagination.js'
-import type {PmsClient, RawRequest, RawResponse} from './index.js'
+import {ApiError, UsageError} from '../client/errors.js'
+import {walkPages} from '../client/pagination.js'
+import type {PmsClient, RawRequest, RawResponse} from '../client/index.js'
 
 /** What `pms api` was asked, before anything is sent. */
 export interface RawCommandInput {

@@ -1,0 +1,90 @@
+import {readdirSync, readFileSync} from 'node:fs'
+import {dirname, join, posix, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {describe, expect, it} from 'vitest'
+
+/**
+ * The floors of src (docs/architecture.md): three faces (the terminal, MCP, the library) over the
+ * features, over the client and the contract. A face never imports another face, and nothing
+ * below the faces imports one; the client knows no terminal.
+ */
+const FACES = ['cli', 'mcp', 'library']
+const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
+
+/**
+ * Imports from src/mcp into src/cli that are still to be moved below the faces (the runs of
+ * apply_rates and send_reply, and the calendar read). The list only shrinks:
+ * an entry that no longer exists fails the test as well, so that it is taken off.
+ */
+const STILL_TO_MOVE = [
+  'mcp/tools/calendar.ts -> cli/apply-run.ts',
+  'mcp/tools/messages.ts -> cli/messages.ts',
+]
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g
+
+/** Every relative import of each file (paths relative to src, .js read as the .ts it is built from). */
+function importsOf(files: ReadonlyMap<string, string>): Array<{from: string; to: string}> {
+  const edges: Array<{from: string; to: string}> = []
+  for (const [file, source] of files) {
+    for (const [, specifier] of source.matchAll(IMPORT)) {
+      if (!specifier!.startsWith('.')) continue
+      edges.push({from: file, to: posix.normalize(posix.join(posix.dirname(file), specifier!)).replace(/\.js$/, '.ts')})
+    }
+  }
+  return edges
+}
+
+const floorOf = (path: string) => path.split('/')[0]!
+
+/** The rules broken by a set of files (path relative to src -> source text). */
+function violations(files: ReadonlyMap<string, string>): string[] {
+  const found = new Set<string>()
+  for (const {from, to} of importsOf(files)) {
+    const [source, target] = [floorOf(from), floorOf(to)]
+    if (source === target || !FACES.includes(target)) continue
+    found.add(`${from} -> ${to}`)
+  }
+  for (const [file, source] of files) {
+    if (floorOf(file) === 'client' && TERMINAL_IN_CLIENT.test(source)) found.add(`${file} drives the terminal (styleText, process.stdout or process.stdin)`)
+  }
+  return [...found].sort()
+}
+
+function sourcesUnder(root: string): Map<string, string> {
+  const files = new Map<string, string>()
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, {withFileTypes: true})) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts')) files.set(relative(root, path).split('\\').join('/'), readFileSync(path, 'utf8'))
+    }
+  }
+  walk(root)
+  return files
+}
+
+describe('the floors of src', () => {
+  const src = join(dirname(fileURLToPath(import.meta.url)), '../../src')
+
+  it('no face imports another, nothing below the faces imports one, and the client drives no terminal', () => {
+    expect(violations(sourcesUnder(src))).toEqual(STILL_TO_MOVE)
+  })
+
+  it('a deliberate violation of each rule is found', () => {
+    const files = new Map([
+      ['library/rates.ts', "import {applyCommand} from '../cli/apply-run.js'"],
+      ['cli/mcp-view.ts', "const tools = await import('../mcp/tools/index.js')"],
+      ['rates/plan.ts', "import type {RunContext} from '../cli/base-command.js'"],
+      ['client/print.ts', "import {styleText} from 'node:util'\nexport const red = (text: string) => styleText('red', text)"],
+      ['cli/fine.ts', "import {PmsClient} from '../client/index.js'\nimport {applyPlan} from '../rates/apply.js'"],
+      ['mcp/fine.ts', "import {listProperties} from '../properties/list.js'"],
+    ])
+    expect(violations(files)).toEqual([
+      'cli/mcp-view.ts -> mcp/tools/index.ts',
+      'client/print.ts drives the terminal (styleText, process.stdout or process.stdin)',
+      'library/rates.ts -> cli/apply-run.ts',
+      'rates/plan.ts -> cli/base-command.ts',
+    ])
+  })
+})
