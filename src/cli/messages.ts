@@ -234,6 +234,12 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
           note: (line) => ctx.io.err(line),
           askResend: interactive ? () => confirm(ctx.io, 'Send it again?', {yes: false}) : undefined,
           confirmUnsettled: confirmUnsettledOn(ctx, client, bookingId),
+          confirmRepeat: async ({sentAt}) => {
+            const ago = `${Math.max(1, Math.round((ctx.clock.now() - sentAt) / 1000))} s ago`
+            if (interactive && !flags.yes) return confirm(ctx.io, `The same reply went to this guest ${ago}. Send it again?`, {yes: false})
+            ctx.io.err(`Warning: the same reply went to this guest ${ago}; sending it again.\n`)
+            return true
+          },
         },
         () => ctx.clock.now(),
       )

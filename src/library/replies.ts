@@ -53,7 +53,15 @@ export async function sendReply(client: PmsClient, reply: Reply, options: ReplyO
       connectionKey: options.connectionKey ?? client.baseUrl,
       command: () => 'call sendReply again with the same reply',
     },
-    {note: (text) => log(text.trimEnd()), confirmUnsettled: options.confirmResend ?? (async () => false)},
+    {
+      note: (text) => log(text.trimEnd()),
+      confirmUnsettled: options.confirmResend ?? (async () => false),
+      // A program that sends the same text twice means it, or has a loop to fix: said, then sent.
+      confirmRepeat: async ({sentAt}) => {
+        log(`The same reply went to this guest ${Math.max(1, Math.round((Date.now() - sentAt) / 1000))} s ago; sending it again under a new key`)
+        return true
+      },
+    },
     Date.now,
   )
 }

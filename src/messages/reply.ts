@@ -33,7 +33,16 @@ export interface ReplyUi {
    * answers whether to send the reply again (false off a terminal, where pms refuses instead).
    */
   confirmUnsettled(unsettled: UnsettledAttempt): Promise<boolean>
+  /**
+   * The same reply reached the service less than a minute ago (a double press, a loop run twice):
+   * answers whether to send it again. Off a terminal the caller warns and answers true: a new
+   * attempt gets a new key, and only a person can tell a slip from a reply meant twice.
+   */
+  confirmRepeat(earlier: {sentAt: number; messageId: string}): Promise<boolean>
 }
+
+/** How recent an identical reply must be to be asked about. */
+export const REPEAT_WINDOW_MS = 60_000
 
 /** An earlier attempt at the same reply that may have reached the guest, and what the conversation shows of it. */
 export interface UnsettledAttempt {
@@ -73,6 +82,14 @@ export function replyDigest(job: Pick<ReplyJob, 'bookingId' | 'request' | 'photo
 export async function sendReply(client: PmsClient, journal: AttemptJournal, job: ReplyJob, ui: ReplyUi, now: () => number): Promise<ReplyResult> {
   const digest = replyDigest(job)
   await settleEarlier(client, journal, digest, job, ui, now())
+  const sent = journal.latest(digest)
+  if (sent?.storedId !== undefined && now() - sent.startedAt < REPEAT_WINDOW_MS && !(await ui.confirmRepeat({sentAt: sent.startedAt, messageId: sent.storedId}))) {
+    throw new PmsError(`Nothing was sent: the same reply went to this guest ${Math.max(1, Math.round((now() - sent.startedAt) / 1000))} s ago`, {
+      code: 'declined',
+      exitCode: ExitCode.failure,
+      suggestion: `read the conversation (pms messages read ${job.bookingId}); to send it again all the same, run the command again`,
+    })
+  }
   for (;;) {
     const earlier = journal.latest(digest)
     const resumed = earlier !== undefined && earlier.storedId === undefined
@@ -84,8 +101,9 @@ export async function sendReply(client: PmsClient, journal: AttemptJournal, job:
     }
     try {
       const message = await client.messages.send(job.bookingId, job.request, {idempotencyKey: attempt.key, photos: job.photos})
-      // The answer is known: nothing is left to recover.
-      await journal.forget(attempt)
+      // The answer is known: nothing is left to recover. Kept as sent, so that the same reply sent
+      // again within a minute is asked about.
+      await journal.finish(attempt, message.id, message.delivery_status ?? 'sent')
       return {message, resumed, idempotency_key: attempt.key}
     } catch (error) {
       if (!(error instanceof PmsError)) throw error

@@ -153,6 +153,19 @@ describe('pms messages against the sandbox', () => {
       expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(1)
     })
 
+    it('the same reply sent again within a minute is warned about off a terminal, and still sent under a new key', async () => {
+      const configDir = tempConfigDir()
+      const text = `The gate code is on the door ${Date.now()}`
+      const first = await pms(['reply', cases.thread, '--text', text, '--json'], {configDir})
+      expect(first.code, first.stderr).toBe(0)
+      expect(first.stderr).not.toContain('same reply')
+      const again = await pms(['reply', cases.thread, '--text', text, '--json'], {configDir})
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.stderr).toMatch(/Warning: the same reply went to this guest \d+ s ago; sending it again/)
+      expect(JSON.parse(again.stdout).idempotency_key).not.toBe(JSON.parse(first.stdout).idempotency_key)
+      expect((await messagesOf(cases.thread)).filter((m) => m.text === text)).toHaveLength(2)
+    })
+
     it('reads the text from stdin and from --file', async () => {
       const fromStdin = `From stdin ${Date.now()}`
       expect((await pms(['reply', cases.thread], {input: fromStdin + '\n'})).code).toBe(0)

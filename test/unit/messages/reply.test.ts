@@ -30,7 +30,7 @@ function clientAnswering(error: Error, conversation: unknown[] = []) {
   return {client, keys}
 }
 
-const quiet = {note: () => undefined, confirmUnsettled: async () => false}
+const quiet = {note: () => undefined, confirmUnsettled: async () => false, confirmRepeat: async () => true}
 
 describe('a reply is sent once: its Idempotency-Key is kept until the service has said what became of it', () => {
   it('a 2xx that pms cannot read may be a sent message: the key is kept and the rerun asks under it again', async () => {
@@ -96,5 +96,53 @@ describe('an earlier send whose fate the key cannot tell goes again only with th
     const resumed = await sendReply(client, journal, job, quiet, () => start + 1000)
     expect(resumed.resumed).toBe(true)
     expect(keys[1]).toBe(keys[0])
+  })
+})
+
+describe('the same reply sent again within a minute', () => {
+  /** A client whose every send is stored, as message m1, m2, ...; records each key. */
+  function storingClient() {
+    const keys: string[] = []
+    const client = {
+      messages: {
+        async send(_booking: string, _request: unknown, options: {idempotencyKey: string}) {
+          keys.push(options.idempotencyKey)
+          return {id: `m${keys.length}`, delivery_status: 'sent'}
+        },
+      },
+    } as unknown as PmsClient
+    return {client, keys}
+  }
+
+  it('is asked about, naming the message sent; declined, nothing is sent', async () => {
+    const journal = AttemptJournal.memory()
+    const {client, keys} = storingClient()
+    let now = 1_000_000
+    const asked: Array<{sentAt: number; messageId: string}> = []
+    const declining = {...quiet, confirmRepeat: async (earlier: {sentAt: number; messageId: string}) => (asked.push(earlier), false)}
+    await sendReply(client, journal, job, declining, () => now)
+    expect(asked).toEqual([])
+    now += 30_000
+    await expect(sendReply(client, journal, job, declining, () => now)).rejects.toMatchObject({code: 'declined', message: expect.stringContaining('30 s ago')})
+    expect(asked).toEqual([{sentAt: 1_000_000, messageId: 'm1'}])
+    expect(keys).toHaveLength(1)
+  })
+
+  it('allowed, it goes under a new key; past a minute, or with other text, nobody is asked', async () => {
+    const journal = AttemptJournal.memory()
+    const {client, keys} = storingClient()
+    let now = 1_000_000
+    let asked = 0
+    const allowing = {...quiet, confirmRepeat: async () => (asked++, true)}
+    await sendReply(client, journal, job, allowing, () => now)
+    now += 10_000
+    await sendReply(client, journal, job, allowing, () => now)
+    expect(asked).toBe(1)
+    expect(new Set(keys).size).toBe(2)
+    now += 61_000
+    await sendReply(client, journal, job, allowing, () => now)
+    await sendReply(client, journal, {...job, request: {...job.request, text: 'And parking is free.'}}, allowing, () => now)
+    expect(asked).toBe(1)
+    expect(keys).toHaveLength(4)
   })
 })
