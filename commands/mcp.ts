@@ -10,6 +10,7 @@ Read-only by default. --allow-writes offers the writes, and each asks the person
     '<%= config.bin %> mcp',
     '<%= config.bin %> mcp --profile acme --toolsets messages,properties --allow-writes',
     '<%= config.bin %> mcp --toolsets properties,bookings,lock_codes',
+    '<%= config.bin %> mcp --tools list_threads,read_conversation,list_properties',
     '<%= config.bin %> mcp --bookings-copy bookings.sqlite',
   ]
   static override flags = {
@@ -17,14 +18,19 @@ Read-only by default. --allow-writes offers the writes, and each asks the person
     'read-only': Flags.boolean({description: 'Offer no write tool (the default)', exclusive: ['allow-writes']}),
     'allow-writes': Flags.boolean({description: 'Offer the write tools (send_reply, apply_rates, close/reopen); each asks the person first'}),
     'no-confirm': Flags.boolean({description: 'With --allow-writes: write without asking the person (unsafe)', dependsOn: ['allow-writes']}),
+    tools: Flags.string({
+      description: 'Single tools to offer, comma-separated, beside the toolsets of --toolsets (without --toolsets: only these), e.g. list_threads,read_conversation; a write tool also needs --allow-writes',
+    }),
     'bookings-copy': Flags.string({description: 'A SQLite file kept by pms bookings sync: adds query_synced_bookings, which reads it without spending reads'}),
   }
 
   async run(): Promise<void> {
     // The MCP SDK loads here, never for another command.
-    const [{serveMcp}, {parseToolsets, writeMode}] = await Promise.all([import('../src/mcp/server.js'), import('../src/mcp/toolsets.js')])
+    const [{serveMcp}, {parseTools, parseToolsets, writeMode}] = await Promise.all([import('../src/mcp/server.js'), import('../src/mcp/toolsets.js')])
     await serveMcp(this.ctx, {
       toolsets: parseToolsets(this.flags.toolsets),
+      tools: parseTools(this.flags.tools),
+      toolsetsNamed: this.flags.toolsets !== undefined,
       writes: writeMode({allowWrites: this.flags['allow-writes'], noConfirm: this.flags['no-confirm']}),
       bookingsCopy: this.flags['bookings-copy'],
     })

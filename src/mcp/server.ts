@@ -7,6 +7,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {serveStdio} from '@modelcontextprotocol/server/stdio'
 import type {RunContext} from '../run/context.js'
+import {UsageError} from '../client/errors.js'
 import {createClient} from '../run/session.js'
 import {untilSignal} from '../run/signals.js'
 import {Questions, type WriteGate} from './confirm.js'
@@ -23,6 +24,10 @@ import {registerPropertyTools} from './tools/properties.js'
 
 export interface McpOptions {
   toolsets: ReadonlySet<Toolset>
+  /** --tools: single tools offered beside the toolsets named with --toolsets (alone: only these). */
+  tools?: ReadonlySet<string>
+  /** Whether --toolsets was given: with --tools alone, no whole toolset is offered. */
+  toolsetsNamed?: boolean
   writes: WriteMode
   /** --bookings-copy: the SQLite file of `pms bookings sync`. */
   bookingsCopy?: string
@@ -54,9 +59,41 @@ function instructions(options: McpOptions): string {
 export function buildServer(env: Omit<ToolEnv, 'gate' | 'toolsets'>, options: McpOptions, questions: Questions): McpServer {
   const server = new McpServer({name: 'pms', version: env.run.version}, {capabilities: {tools: {}, resources: {}}, instructions: instructions(options)})
   const gate: WriteGate = {mode: options.writes, questions, clientCapabilities: () => server.server.getClientCapabilities()}
-  const full: ToolEnv = {...env, gate, toolsets: options.toolsets}
-  for (const toolset of options.toolsets) REGISTER[toolset](server, full)
-  registerResources(server, full, options.toolsets)
+  if (options.tools === undefined) {
+    const full: ToolEnv = {...env, gate, toolsets: options.toolsets}
+    for (const toolset of options.toolsets) REGISTER[toolset](server, full)
+    registerResources(server, full, options.toolsets)
+    return server
+  }
+  // --tools: every toolset is walked and offers what was named, beside the toolsets named whole.
+  const named = options.tools
+  const whole = options.toolsetsNamed ? options.toolsets : new Set<Toolset>()
+  const known = new Map<string, boolean>()
+  // A toolset counts as chosen (for what its tools may reveal when they run, and its resources)
+  // once any of its tools is offered: filled in as the tools are registered.
+  const chosen = new Set<Toolset>(whole)
+  for (const toolset of Object.keys(REGISTER) as Toolset[]) {
+    const offers = (name: string, write: boolean) => {
+      known.set(name, write)
+      const yes = whole.has(toolset) || named.has(name)
+      if (yes) chosen.add(toolset)
+      return yes
+    }
+    REGISTER[toolset](server, {...env, gate, toolsets: chosen, offers})
+  }
+  const unknown = [...named].filter((name) => !known.has(name))
+  if (unknown.length > 0) {
+    throw new UsageError(`--tools: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a tool' : 'are not tools'} of pms mcp`, {
+      suggestion: `name some of: ${[...known.keys()].sort().join(', ')}`,
+    })
+  }
+  const writes = [...named].filter((name) => known.get(name) === true)
+  if (writes.length > 0 && gate.mode === 'off') {
+    throw new UsageError(`--tools: ${writes.join(', ')} ${writes.length === 1 ? 'is a write tool' : 'are write tools'}, offered only with --allow-writes`, {
+      suggestion: 'add --allow-writes (each write asks the person first), or leave it out of --tools',
+    })
+  }
+  registerResources(server, {...env, gate, toolsets: chosen}, chosen)
   return server
 }
 
@@ -68,6 +105,9 @@ export async function serveMcp(run: RunContext, options: McpOptions): Promise<vo
   const client = await createClient(quiet)
   const questions = new Questions(() => run.clock.now())
   try {
+    // Built once before serving, so that a --tools naming no tool (or a write without
+    // --allow-writes) is refused at start rather than at the client's first request.
+    buildServer({run: quiet, client, bookingsCopy: options.bookingsCopy}, options, questions)
     await new Promise<void>((resolve) => {
       const handle = serveStdio(() => buildServer({run: quiet, client, bookingsCopy: options.bookingsCopy}, options, questions), {onerror: (error) => run.io.err(`mcp: ${error.message}\n`)})
       const stop = () => void handle.close().finally(resolve)

@@ -21,6 +21,8 @@ export interface ToolEnv {
   toolsets: ReadonlySet<Toolset>
   /** A SQLite file kept by `pms bookings sync`, for bookings queries that spend no read. */
   bookingsCopy?: string
+  /** Whether a tool of this toolset is offered (--tools picks single tools); every tool is asked about, offered or not. */
+  offers?: (name: string, write: boolean) => boolean
 }
 
 type Input = z.ZodObject
@@ -63,6 +65,7 @@ async function guarded(env: ToolEnv, work: () => Promise<CallToolResult>): Promi
 }
 
 export function addReadTool<S extends Input>(server: McpServer, env: ToolEnv, tool: ReadTool<S>): void {
+  if (env.offers && !env.offers(tool.name, false)) return
   server.registerTool(
     tool.name,
     {
@@ -78,6 +81,7 @@ export function addReadTool<S extends Input>(server: McpServer, env: ToolEnv, to
 
 /** A write tool: not offered at all while writes are off, so a read-only server lists none. */
 export function addWriteTool<S extends Input>(server: McpServer, env: ToolEnv, tool: WriteTool<S>): void {
+  if (env.offers && !env.offers(tool.name, true)) return
   if (env.gate.mode === 'off') return
   server.registerTool(
     tool.name,

@@ -31,6 +31,17 @@ export function parseToolsets(text: string | undefined): Set<Toolset> {
   return chosen
 }
 
+/** `list_threads,read_conversation` (commas or spaces) to the set of tool names --tools offers; undefined when not given. */
+export function parseTools(text: string | undefined): Set<string> | undefined {
+  if (text === undefined) return undefined
+  const names = text
+    .split(/[\s,]+/)
+    .map((name) => name.trim().toLowerCase().replaceAll('-', '_'))
+    .filter(Boolean)
+  if (names.length === 0) throw new UsageError('--tools names no tool', {suggestion: 'name tools as tools/list shows them, e.g. --tools list_threads,read_conversation'})
+  return new Set(names)
+}
+
 /** What writes may do: none (the default), each after the person said yes, or without asking (unsafe). */
 export type WriteMode = 'off' | 'confirm' | 'unconfirmed'
 

@@ -89,6 +89,22 @@ async function startWorld(onTestFinished: TestContext['onTestFinished']) {
 }
 
 describe.concurrent('pms mcp against the sandbox', () => {
+  it('--tools offers exactly the tools named, beside the toolsets of --toolsets; an unknown tool, or a write tool without --allow-writes, is refused at start', async ({onTestFinished}) => {
+    const {mcp, env} = await startWorld(onTestFinished)
+    const names = async (args: string[]) => (await (await mcp(args)).client.listTools()).tools.map((t) => t.name).sort()
+    expect(await names(['--tools', 'list_threads,read_conversation'])).toEqual(['list_threads', 'read_conversation'])
+    expect(await names(['--tools', 'get_lock_codes'])).toEqual(['get_lock_codes'])
+    expect(await names(['--toolsets', 'properties', '--tools', 'list_threads'])).toEqual(['get_property', 'get_property_guide', 'list_properties', 'list_threads'])
+    expect(await names(['--tools', 'send_reply,list_threads', '--allow-writes'])).toEqual(['list_threads', 'send_reply'])
+    const unknown = await runPms(['mcp', '--tools', 'list_threads,nosuch'], {env})
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('--tools: nosuch is not a tool of pms mcp')
+    expect(unknown.stderr).toMatch(/name some of: .*list_properties/)
+    const write = await runPms(['mcp', '--tools', 'send_reply'], {env})
+    expect(write.code).toBe(2)
+    expect(write.stderr).toContain('--tools: send_reply is a write tool, offered only with --allow-writes')
+  })
+
   it('offers only read tools by default, each read-only with its cost; lock codes only when named, never through --allow-writes', async ({onTestFinished}) => {
     const {mcp} = await startWorld(onTestFinished)
     const names = async (args: string[]) => (await (await mcp(args)).client.listTools()).tools.map((t) => t.name).sort()
