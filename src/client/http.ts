@@ -110,6 +110,8 @@ class NodePool implements HttpPool {
   /** Exchanges not yet over (their answer not read to its end): close() lets them finish, as undici's does. */
   private inFlight = 0
   private drained?: () => void
+  /** Answers whose body has not been read to its end. */
+  private readonly unread = new Set<NodeHttp.IncomingMessage>()
 
   constructor(
     private readonly http: typeof NodeHttp,
@@ -163,7 +165,11 @@ class NodePool implements HttpPool {
       request.once('response', (response) => {
         responded = true
         clearTimeout(headersTimer)
-        response.once('close', end)
+        this.unread.add(response)
+        response.once('close', () => {
+          this.unread.delete(response)
+          end()
+        })
         // Restarts with each chunk, as undici's bodyTimeout: a slow body that still moves goes on.
         response.setTimeout(bodyMs, () => response.destroy(timedOut('body_timeout')))
         resolve({status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: nodeBody(response, url)})
@@ -173,6 +179,8 @@ class NodePool implements HttpPool {
   }
 
   async close(): Promise<void> {
+    // An answer that arrived whole but that nobody reads any more holds nothing worth waiting for.
+    for (const response of this.unread) if (response.complete) response.destroy()
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve))
     this.agents.http.destroy()
     this.agents.https.destroy()
@@ -186,11 +194,28 @@ function nodeBody(response: NodeHttp.IncomingMessage, url: string): ResponseBody
       for await (const chunk of response) yield chunk as Buffer
     } catch (error) {
       throw toNetworkError(error, url)
+    } finally {
+      // A reader that stops early ends the transfer: the connection is not left half read.
+      if (!response.readableEnded) response.destroy()
     }
     if (!response.complete) throw toNetworkError(Object.assign(new Error('aborted'), {code: 'ECONNRESET'}), url)
   }
   return {
-    [Symbol.asyncIterator]: () => chunks(),
+    [Symbol.asyncIterator]: () => {
+      const reading = chunks()
+      // return() before the first read never enters the generator: the response is ended here.
+      return {
+        next: () => reading.next(),
+        return: (value?: unknown) => {
+          if (!response.readableEnded) response.destroy()
+          return reading.return(value as Uint8Array)
+        },
+        throw: (error?: unknown) => reading.throw(error),
+        [Symbol.asyncIterator]() {
+          return this
+        },
+      }
+    },
     async text() {
       const parts: Buffer[] = []
       for await (const chunk of chunks()) parts.push(chunk as Buffer)
