@@ -422,8 +422,11 @@ describe.concurrent('pms messages against the sandbox, waiting out back-off', ()
     const posts = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.method === 'POST' && r.path === `/api/v1/bookings/${cases.thread}/messages`)
     expect(posts.length).toBeGreaterThanOrEqual(5)
     expect(new Set(posts.map((r) => r.idempotency_key)).size).toBe(1)
-    // The answer is known: the attempt left the journal.
-    expect(JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8'))).toEqual({})
+    // The answer is known: nothing is left to recover. The attempt stays, marked as sent with the
+    // message's id, for the check of the same reply sent again within a minute.
+    const journal = JSON.parse(readFileSync(join(configDir, 'messages', 'attempts-default.json'), 'utf8')) as Record<string, {stored_id?: string; outcome?: string}>
+    expect(Object.values(journal)).toEqual([expect.objectContaining({stored_id: JSON.parse(again.stdout).message.id})])
+    expect(Object.values(journal)[0]!.outcome).toBeUndefined()
   }, 200_000)
 
   it('with answers dropped after sending, 20 replies each reach the guest exactly once', async ({onTestFinished}) => {
