@@ -179,7 +179,18 @@ export async function readSheetRows(path: string, sheet?: string): Promise<Sheet
     if (next.done) break
     const worksheet = next.value as unknown as StreamSheet
     const sheets = sheetsOf(internals)
-    if (sheets.length === 0) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    if (sheets.length === 0) {
+      // A sheet that comes before the workbook's list of sheets (the order of a zip's parts is the
+      // writer's): without --sheet, the first sheet is the one stored as sheet1.xml.
+      if (sheet === undefined && String(worksheet.id) === '1') {
+        chosen = {name: 'Sheet1', part: '1'}
+        first = worksheet
+        break
+      }
+      throw new WorkbookError(
+        sheet === undefined ? 'its first sheet could not be found before its other sheets' : `its sheets are stored before their names, so the sheet "${sheet}" cannot be picked out; save it again from the spreadsheet`,
+      )
+    }
     chosen = sheet === undefined ? sheets[0] : sheets.find((s) => s.name === sheet) ?? sheets.find((s) => s.name.toLowerCase() === sheet.toLowerCase())
     if (!chosen) throw new WorkbookError(`it has no sheet named "${sheet}"; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(', ')}`)
     if (String(worksheet.id) === chosen.part) {

@@ -44,7 +44,8 @@ function filesEndingWith(dir: string, suffix: string): string[] {
 
 /** Why dist/ or oclif.manifest.json are not the build of the sources as they are now; undefined when they are. */
 function staleBuild(): string | undefined {
-  const sources = ['commands', 'src'].flatMap((dir) => filesEndingWith(join(ROOT, dir), '.ts').map((file) => join(dir, file)))
+  // A declaration file (.d.ts: types of a module pms uses) compiles to nothing.
+  const sources = ['commands', 'src'].flatMap((dir) => filesEndingWith(join(ROOT, dir), '.ts').filter((file) => !file.endsWith('.d.ts')).map((file) => join(dir, file)))
   const compiled = new Set(filesEndingWith(join(ROOT, 'dist'), '.js'))
   for (const source of sources) {
     const output = source.replace(/\.ts$/, '.js')
