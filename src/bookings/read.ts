@@ -15,14 +15,6 @@ export async function listLockCodes(client: PmsClient, bookingId: string): Promi
     return await client.bookings.lockCodes(bookingId)
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
-    throw new ApiError({
-      status: error.status,
-      code: error.code,
-      message: `Booking ${bookingId} has no lock codes to read: it is not in the Connection Scope, or it has no stay dates`,
-      details: error.details,
-      body: error.body,
-      headers: error.headers,
-      suggestion: 'check the id with pms bookings list: a booking without stay dates has no lock codes, and one outside the Connection Scope looks missing',
-    })
+    throw error.retold({message: `Booking ${bookingId} has no lock codes to read: it is not in the Connection Scope, or it has no stay dates`, suggestion: 'check the id with pms bookings list: a booking without stay dates has no lock codes, and one outside the Connection Scope looks missing'})
   }
 }

@@ -116,6 +116,20 @@ export class ApiError extends PmsError {
     this.body = init.body
     this.headers = init.headers
   }
+
+  /** The same answer told in the words of what was asked (which id, what to do), keeping its status, code and body. */
+  retold(words: {message: string; suggestion: string}): ApiError {
+    return new ApiError({
+      status: this.status,
+      code: this.code,
+      message: words.message,
+      details: this.details,
+      body: this.body,
+      headers: this.headers,
+      retryAfterSeconds: this.retryAfterSeconds,
+      suggestion: words.suggestion,
+    })
+  }
 }
 
 /** The bearer token a 401 refused, kept beside its error, never on it: errors are printed, logged and serialised. */

@@ -52,5 +52,5 @@ export function refusalError(error: PmsError, channel: Channel): PmsError {
   if (!(error instanceof ApiError)) return error
   const advice = refusalAdvice(error.code, channel)
   if (!advice) return error
-  return new ApiError({status: error.status, code: error.code, message: advice.message, details: error.details, body: error.body, headers: error.headers, suggestion: advice.suggestion})
+  return error.retold(advice)
 }

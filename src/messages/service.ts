@@ -216,15 +216,7 @@ export function attachmentFileName(messageId: string, attachment: MessageAttachm
 
 function bookingNotFound(error: unknown, bookingId: string): unknown {
   if (!(error instanceof ApiError) || error.code !== 'not_found') return error
-  return new ApiError({
-    status: error.status,
-    code: error.code,
-    message: `Booking ${bookingId} was not found in the Connection Scope`,
-    details: error.details,
-    body: error.body,
-    headers: error.headers,
-    suggestion: 'check the id with pms messages threads: a booking outside the Property Access looks missing too',
-  })
+  return error.retold({message: `Booking ${bookingId} was not found in the Connection Scope`, suggestion: 'check the id with pms messages threads: a booking outside the Property Access looks missing too'})
 }
 
 /** --save-attachments names an existing directory: checked before any call. */

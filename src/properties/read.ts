@@ -27,14 +27,6 @@ async function withPropertyId<T>(id: string, call: () => Promise<T>): Promise<T>
     return await call()
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'not_found') throw error
-    throw new ApiError({
-      status: error.status,
-      code: error.code,
-      message: `Property ${id} was not found in the Connection Scope`,
-      details: error.details,
-      body: error.body,
-      headers: error.headers,
-      suggestion: 'check the id with pms properties list: a Property the owner did not allow this connection looks missing too',
-    })
+    throw error.retold({message: `Property ${id} was not found in the Connection Scope`, suggestion: 'check the id with pms properties list: a Property the owner did not allow this connection looks missing too'})
   }
 }
