@@ -1,8 +1,9 @@
 // What one tick of `pms webhooks listen --reconcile` costs: the API calls it makes (as the sandbox's
 // request log counts them) and its time (as the listener's reconcile line prints it), for a quiet
 // account and for a tick that finds N new bookings and N guest messages the service never delivered
-// (fault drop_events). The figures are printed, not asserted.
-// Run after `npm run build`: node bench/webhooks-reconcile.mjs [--changes 50] [--period 3]
+// (fault drop_events), and for a tick that finds M existing bookings of the account changed.
+// The figures are printed, not asserted.
+// Run after `npm run build`: node bench/webhooks-reconcile.mjs [--bookings 10000] [--changes 50] [--updates 1000] [--period 3]
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -12,6 +13,8 @@ import {fileURLToPath} from 'node:url'
 import {option, startPms} from './support.mjs'
 
 const changes = option('changes', 50)
+const updates = option('updates', 1000)
+const bookings = option('bookings', 10_000)
 const period = option('period', 3)
 const dir = mkdtempSync(join(tmpdir(), 'pms-bench-reconcile-'))
 const env = {PMS_CONFIG_DIR: dir}
@@ -22,7 +25,25 @@ const admin = async (appUrl, path, body) => {
   return answer.json()
 }
 
-const {child: sandbox, info} = await startPms(['sandbox', 'start', '--port', '0', '--json'], {stderr: 'ignore', env})
+/** The bookings of the account's listing (GET /bookings, every page; made before the mark, so not counted as the listener's calls). */
+async function listBookings(appUrl, token) {
+  const bookings = []
+  let cursor
+  do {
+    const query = new URLSearchParams({updated_since: '1970-01-01T00:00:00.000Z', limit: '500', ...(cursor ? {cursor} : {})})
+    const answer = await fetch(`${appUrl}/api/v1/bookings?${query}`, {headers: {authorization: `Bearer ${token}`}})
+    if (answer.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after') ?? 1) * 1000))
+      continue
+    }
+    const page = await answer.json()
+    bookings.push(...page.data)
+    cursor = page.next_cursor
+  } while (cursor)
+  return bookings
+}
+
+const {child: sandbox, info} = await startPms(['sandbox', 'start', '--port', '0', '--json', '--bookings', String(bookings)], {stderr: 'ignore', env})
 let listener
 try {
   const tokens = await admin(info.app_url, '/_sandbox/connect', {})
@@ -61,10 +82,24 @@ try {
   listener = startListener()
   await nextTick()
   const busy = {...ticks.at(-1), calls: (await apiCalls()) - from}
+  // M bookings the account already had, changed while no listener runs (each once, none new).
+  listener.kill('SIGTERM')
+  await new Promise((resolve) => listener.once('exit', resolve))
+  const listed = await listBookings(info.app_url, tokens.access_token)
+  const accountBookings = listed.length
+  const changeable = listed.filter((b) => b.status !== 'cancelled').length
+  for (const booking of listed.filter((b) => b.status !== 'cancelled').slice(0, updates)) {
+    await admin(info.app_url, '/_sandbox/events', {trigger: 'booking_changed', booking_id: booking.id})
+  }
+  from = await apiCalls()
+  listener = startListener()
+  await nextTick()
+  const updated = {...ticks.at(-1), calls: (await apiCalls()) - from}
   const row = (name, tick) => `${name.padEnd(34)} ${String(tick.calls).padStart(5)} ${String(tick.made).padStart(6)} ${tick.seconds.toFixed(2).padStart(8)}`
   console.log(`${'tick'.padEnd(34)} calls events seconds`)
   console.log(row('quiet account', quiet))
   console.log(row(`${changes} bookings + ${changes} messages`, busy))
+  console.log(row(`${Math.min(updates, changeable)} of ${accountBookings} bookings changed`, updated))
 } finally {
   listener?.kill('SIGTERM')
   sandbox.kill('SIGTERM')

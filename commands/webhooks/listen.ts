@@ -19,6 +19,8 @@ The inbox is a SQLite file (--store FILE; default beside --out as FILE.inbox, el
 
 The work is done from the inbox after the answer: each new event is POSTed to --forward-to with the same raw body and headers (sent once per attempt, given up after 10 s or two thirds of --lease, whichever is shorter), given to --exec on stdin (JSON Lines; with --debounce, a burst gathers into one run once no event has come for that many seconds; never two runs at once; a run past --exec-timeout is ended with its process group), and appended to --out as one JSON line, written once. An event is done only once the target answered 2xx, the command exited 0 and the line is on the disk; every try is an attempt, whatever ends it, and a failed one is tried again after --retry-delay, doubling up to --retry-max-delay (or after the target's Retry-After), for --retry-for seconds, then the event is dead (pms webhooks inbox --status dead; pms webhooks replay). A listener started after a crash finishes what was stored and not done. Every listener drops done events after 3 days. One line per request and per piece of work on stderr.
 
+With --reconcile DURATION the listener also reads GET /bookings and GET /message-threads at start and then every DURATION, and stores an event (pms_reconciled: true) for each change no stored event announced, so the work above hears of changes the service never delivered. It reconciles the run's profile, each --profile given, or with --all-profiles every profile with a stored login; the App Webhook is one URL for all of them, and the events delivered are told apart by their account_id. On a shared PostgreSQL inbox one listener reconciles an account at a time.
+
 SIGINT or SIGTERM stops taking requests and finishes the work under way (pending --exec runs at once). With --json, one line {"url","store"} on stdout once it listens. See docs/webhooks.md.`
 
   static override examples = [
@@ -26,6 +28,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     "PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --exec 'pms bookings sync' --debounce 5",
     'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --forward-to http://127.0.0.1:3000/webhooks',
     'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --store postgres://pms@db/pms --forward-to http://127.0.0.1:3000/webhooks',
+    'PMS_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhooks listen --port 8787 --forward-to http://127.0.0.1:3000/webhooks --reconcile 15m --all-profiles',
   ]
 
   static override flags = {
@@ -48,7 +51,15 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
     'retry-delay': Flags.integer({description: 'Seconds before the first retry of failed work; each next delay doubles', default: 1, min: 1}),
     'retry-max-delay': Flags.integer({description: 'Longest delay between two retries, in seconds', default: 300, min: 1}),
     'retry-for': Flags.integer({description: 'Seconds after its arrival (or its last replay) an event is retried before it is dead', default: 86_400, min: 0}),
-    reconcile: Flags.string({description: 'Every DURATION (30s, 15m, 1h), and at start, read GET /bookings and GET /message-threads of the profile and store an event for each change not delivered (pms_reconciled: true)'}),
+    reconcile: Flags.string({description: 'Every DURATION (30s, 15m, 1h), and at start, read GET /bookings and GET /message-threads of each profile served and store an event for each change not delivered (pms_reconciled: true)'}),
+    profile: Flags.string({
+      // Not read from PMS_PROFILE here (the run's profile still is, when none is given): an
+      // environment's one name must not stand against --all-profiles.
+      description: 'Profile to reconcile (default: PMS_PROFILE, else the default profile); repeat it for several accounts, as the App Webhook is one URL for all of them',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    'all-profiles': Flags.boolean({description: 'With --reconcile: reconcile every profile with a stored login', default: false}),
     'reconcile-from': Flags.string({description: 'With --reconcile: where the first reconcile of a new inbox starts (ISO 8601, a day, -2h); default: now'}),
     lease: Flags.integer({description: 'Seconds a claim on an event lasts without renewal: a killed listener\'s events are taken over after this', default: 30, min: 1}),
   }
@@ -73,6 +84,7 @@ SIGINT or SIGTERM stops taking requests and finishes the work under way (pending
       leaseSeconds: flags.lease,
       reconcileMs: reconcileFlag(flags.reconcile),
       reconcileFrom: instantFlag(this.ctx, flags['reconcile-from'], '--reconcile-from'),
+      profiles: {all: flags['all-profiles'], named: flags.profile},
     })
   }
 }

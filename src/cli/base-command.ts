@@ -8,7 +8,8 @@ import {parseUsageError} from './parse-errors.js'
 import type {RunContext} from '../run/context.js'
 import {renderError} from '../run/render-error.js'
 
-export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+/** A command's own flag of a global's name (webhooks listen's repeatable --profile) stands in its place. */
+export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<Omit<(typeof BaseCommand)['baseFlags'], keyof T['flags']> & T['flags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
@@ -48,7 +49,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
-    this.ctx = this.buildContext({profile: this.flags.profile, json: this.flags.json, debug: this.flags.debug})
+    // A command serving several profiles (webhooks listen --reconcile) takes --profile more than
+    // once; its run's own profile is the first.
+    const globals = flags as {profile?: string | string[]; json: boolean; debug: boolean}
+    this.ctx = this.buildContext({profile: Array.isArray(globals.profile) ? globals.profile[0] : globals.profile, json: globals.json, debug: globals.debug})
   }
 
   private buildContext(options: {profile?: string; json: boolean; debug: boolean}): RunContext {

@@ -22,6 +22,7 @@ import {renderTable, type Column} from './output.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
 import {untilSignal} from '../run/signals.js'
+import {profilesServed, type ProfileChoice} from '../auth/profiles.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
 export class WebhookRefusedError extends PmsError {
@@ -86,8 +87,10 @@ export interface ListenOptions {
   store?: string
   retry: RetryPolicy
   leaseSeconds: number
-  /** --reconcile: milliseconds between two reconciles of the run's profile; undefined: none. */
+  /** --reconcile: milliseconds between two reconciles of each profile served; undefined: none. */
   reconcileMs?: number
+  /** --profile (repeatable) and --all-profiles: whose listings --reconcile reads. */
+  profiles?: ProfileChoice
   /** --reconcile-from: where the first reconcile of a new store starts (ISO); else now. */
   reconcileFrom?: string
   /** --forward-secret: a secret of the target's; forwards are signed with it at each send. */
@@ -142,6 +145,10 @@ function checkListenOptions(options: ListenOptions): void {
     }
   }
   if (options.reconcileFrom !== undefined && options.reconcileMs === undefined) throw new UsageError('--reconcile-from needs --reconcile', {suggestion: '--reconcile 15m --reconcile-from -1d'})
+  if (options.reconcileMs === undefined && options.profiles?.all) throw new UsageError('--all-profiles needs --reconcile', {suggestion: '--reconcile 15m --all-profiles'})
+  if (options.reconcileMs === undefined && new Set(options.profiles?.named).size > 1) {
+    throw new UsageError('--profile more than once needs --reconcile: only the reconcile reads the accounts', {suggestion: '--reconcile 15m --profile a --profile b'})
+  }
   if (options.retry.maxDelayMs < options.retry.firstDelayMs) throw new UsageError('--retry-max-delay is shorter than --retry-delay', {suggestion: '--retry-delay 1 --retry-max-delay 300'})
 }
 
@@ -159,11 +166,13 @@ async function openInbox(location: string, options: {resetClaims: boolean}): Pro
 export async function runListen(ctx: RunContext, options: ListenOptions): Promise<void> {
   const secret = webhookSecret(options.secret)
   checkListenOptions(options)
+  // Known before the port is taken: a profile that is not there stops the run before it listens.
+  const profiles = options.reconcileMs === undefined ? [] : profilesServed(ctx, options.profiles ?? {all: false})
   const chosen = storePath(ctx.configDir, options, options.port)
   if (chosen !== undefined && isPostgresUrl(chosen)) {
     // Shared: any number of listeners use it at once, and claims keep their work apart.
     const inbox = await openInbox(chosen, {resetClaims: false})
-    return listenUntilSignal(ctx, options, secret, inbox, {shown: inbox.location, untilStop: false})
+    return listenUntilSignal(ctx, options, secret, inbox, {shown: inbox.location, untilStop: false}, profiles)
   }
   // --port 0 and no file named: the next run listens on another port, so its inbox has nothing to
   // carry over; it lives in a folder of this run's own, gone when it stops.
@@ -183,7 +192,7 @@ export async function runListen(ctx: RunContext, options: ListenOptions): Promis
     try {
       // This listener holds the file: every claim found in it is a killed listener's, released at once.
       const inbox = await openInbox(path, {resetClaims: true})
-      await listenUntilSignal(ctx, options, secret, inbox, {shown: path, untilStop: scratch !== undefined})
+      await listenUntilSignal(ctx, options, secret, inbox, {shown: path, untilStop: scratch !== undefined}, profiles)
     } catch (error) {
       unused = error instanceof PmsError && error.code === 'port_in_use'
       throw error
@@ -207,7 +216,7 @@ function ownerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
 }
 
-async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}): Promise<void> {
+async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}, profiles: string[]): Promise<void> {
   const {startListener} = await import('../webhooks/listener.js')
   const {Forwarder} = await import('../webhooks/forward.js')
   const {CommandRunner} = await import('../webhooks/runner.js')
@@ -286,7 +295,17 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
   }
   // What a killed listener stored and did not finish is worked first.
   worker.start()
-  const reconciler = options.reconcileMs === undefined ? undefined : await startReconcile(ctx, options, secret, inbox, {done: !(runner !== undefined || forwarder !== undefined || out !== undefined), onStored: () => worker.nudge()})
+  let reconciler
+  try {
+    reconciler = profiles.length === 0 ? undefined : await startReconcile(ctx, options, secret, inbox, profiles, {done: !(runner !== undefined || forwarder !== undefined || out !== undefined), onStored: () => worker.nudge()})
+  } catch (error) {
+    await listener.close()
+    await worker.stop()
+    await forwarder?.close()
+    await out?.close()
+    await inbox.close()
+    throw error
+  }
   const stopped = untilSignal()
   if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
   const actions = [options.forwardTo && `forwarded to ${options.forwardTo}`, options.exec && `piped to ${options.exec}`, options.out && `appended to ${options.out}`].filter(Boolean)
@@ -304,32 +323,44 @@ async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret
 
 /**
  * --reconcile: at start and then every period, the events the service did not deliver are made from
- * GET /bookings and GET /message-threads of the run's profile (its client, paced with every other
- * pms run of the profile). A failed reconcile says so and is made again from the same point at the next tick.
+ * GET /bookings and GET /message-threads of each profile served (its own client, paced with every
+ * other pms run of that profile). A failed reconcile says so and is made again from the same point at the next tick.
  */
-async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
+async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, profiles: string[], work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
   const {reconcile} = await import('../webhooks/reconcile.js')
   const {sign} = await import('../contract/webhook-signature.js')
   const {createClient} = await import('../run/session.js')
-  const client = await createClient(ctx)
-  const name = `pms:${ctx.profile ?? ctx.env.PMS_PROFILE ?? 'default'}`
-  const account = {key: name, accountId: name, connectionId: name}
-  const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${text}\n`)
+  const clients: Array<Awaited<ReturnType<typeof createClient>>> = []
+  try {
+    for (const profile of profiles) clients.push(await createClient({...ctx, profile}))
+  } catch (error) {
+    await Promise.all(clients.map((client) => client.close()))
+    throw error
+  }
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let running: Promise<void> = Promise.resolve()
+  // One account after the other: a tick is over when every profile's reconcile is.
   const tick = async () => {
-    try {
-      const began = performance.now()
-      const outcome = await reconcile({inbox, source: client, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
-      if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
-      else {
-        if (outcome.made.length > 0) work.onStored()
-        const took = ((performance.now() - began) / 1000).toFixed(2)
-        line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}; ${took} s`)
+    for (const [index, profile] of profiles.entries()) {
+      // The key of its points and turn in the store: the profile's name (the API tells no account id).
+      const name = `pms:${profile}`
+      const account = {key: name, accountId: name, connectionId: name}
+      const whose = profiles.length > 1 ? `profile ${profile}: ` : ''
+      const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${whose}${text}\n`)
+      try {
+        const began = performance.now()
+        const outcome = await reconcile({inbox, source: clients[index]!, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
+        if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
+        else {
+          if (outcome.made.length > 0) work.onStored()
+          const took = ((performance.now() - began) / 1000).toFixed(2)
+          line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}; ${took} s`)
+        }
+      } catch (error) {
+        line(`failed: ${(error as Error).message}; made again from the same point in ${options.reconcileMs! / 1000} s`)
       }
-    } catch (error) {
-      line(`failed: ${(error as Error).message}; made again from the same point in ${options.reconcileMs! / 1000} s`)
+      if (stopped) return
     }
   }
   const schedule = () => {
@@ -344,7 +375,7 @@ async function startReconcile(ctx: RunContext, options: ListenOptions, secret: s
       stopped = true
       clearTimeout(timer)
       await running
-      await client.close()
+      await Promise.all(clients.map((client) => client.close()))
     },
   }
 }

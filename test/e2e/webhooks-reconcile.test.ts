@@ -17,7 +17,8 @@ import {runPms} from './support/pms.js'
 import {freePort} from './support/ports.js'
 import {missingPostgres, startPostgres} from './support/postgres.js'
 import {itNeeds, libfaketimePath, missingFaketime} from './support/requirements.js'
-import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
+import {profilesWithLogins} from './support/bookings.js'
+import {connect, sandboxAccounts, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Delivery {
   event_id: string
@@ -303,6 +304,55 @@ describe('pms webhooks listen --reconcile', () => {
     } finally {
       await listener.stop()
       await target.close()
+    }
+  }, 90_000)
+
+  it('several profiles and no --reconcile: refused before it listens (only the reconcile reads the accounts)', async () => {
+    for (const args of [['--all-profiles'], ['--profile', 'alpha', '--profile', 'beta']]) {
+      const run = await runPms(['webhooks', 'listen', '--port', '0', ...args], {env: {PMS_WEBHOOK_SECRET: sandbox.webhookSecret}})
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stderr).toContain('needs --reconcile')
+      expect(run.stderr).not.toContain('Listening')
+    }
+  })
+
+  // Last in this file: the logins of both accounts made here end the token the tests above share.
+  it('--all-profiles: one URL for every account; each profile is reconciled with its own login, and a dropped change of each account reaches the target once, under that account\'s account_id', async () => {
+    const [first, second] = await sandboxAccounts(sandbox.appUrl)
+    const {configDir} = await profilesWithLogins(sandbox, {alpha: first!.id, beta: second!.id})
+    const secondProperty = ((await (await fetch(`${sandbox.appUrl}/_sandbox/accounts/${second!.id}/properties`)).json()) as {data: Array<{id: string}>}).data[0]!.id
+    const target = await startReceiver()
+    const listener = await startListen(['--port', String(port), '--forward-to', target.url, '--reconcile', `${PERIOD_S}s`, '--all-profiles'], {secret: sandbox.webhookSecret, configDir})
+    const turns = (profile: string) => listener.stderr().split('\n').filter((line) => line.includes(`\treconcile\tprofile ${profile}: `) && /: \d+ reads?,/.test(line)).length
+    try {
+      await until(() => turns('alpha') >= 1 && turns('beta') >= 1, 20_000, 'a first reconcile of each profile')
+      // Delivered, one booking in each account: each profile's next reconcile lists its own, and learns its account from the delivered event.
+      const [inFirst] = await trigger(sandbox.appUrl, 'booking_created')
+      const [inSecond] = await trigger(sandbox.appUrl, 'booking_created', {property_id: secondProperty})
+      expect(inFirst!.account_id).toBe(first!.id)
+      expect(inSecond!.account_id).toBe(second!.id)
+      await until(() => [inFirst, inSecond].every((event) => target.received.some((r) => r.headers['webhook-id'] === event!.id)), 20_000, 'both deliveries forwarded')
+      const seen = [turns('alpha'), turns('beta')]
+      await until(() => turns('alpha') >= seen[0]! + 2 && turns('beta') >= seen[1]! + 2, 20_000, 'two more reconciles of each profile')
+
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_events: 1})
+      const dropped = [...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: inFirst!.data.id})), ...(await trigger(sandbox.appUrl, 'booking_changed', {booking_id: inSecond!.data.id}))]
+      const made = (event: RaisedEvent) => forwarded(target.received).filter((f) => f.event.pms_reconciled === true && changeKey(f.event.type, f.event.data.id) === changeKey(event.type, event.data.id))
+      await until(() => dropped.every((event) => made(event).length >= 1), 2 * PERIOD_S * 1000 + 5000, 'both dropped changes made')
+      const now = [turns('alpha'), turns('beta')]
+      await until(() => turns('alpha') >= now[0]! + 2 && turns('beta') >= now[1]! + 2, 20_000, 'two more reconciles of each profile')
+      for (const event of dropped) {
+        expect(made(event).length, event.account_id).toBe(1)
+        expect(made(event)[0]!.event.account_id).toBe(event.account_id)
+        expect(made(event)[0]!.event.connection_id).toBe(event.connection_id)
+      }
+      expect(dropped[0]!.account_id).not.toBe(dropped[1]!.account_id)
+      expect(listener.stderr()).toMatch(/\treconcile\tprofile alpha: \d+ reads?, 1 event not delivered made/)
+      expect(listener.stderr()).toMatch(/\treconcile\tprofile beta: \d+ reads?, 1 event not delivered made/)
+    } finally {
+      await listener.stop()
+      await target.close()
+      await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {})
     }
   }, 90_000)
 })

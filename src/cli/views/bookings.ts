@@ -4,7 +4,7 @@ import {readBooking, readLockCode, type BookingFields, type LockCodeFields, type
 import {formatDay, utcDay} from '../../contract/days.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'
-import {profilesToSync} from '../../sync/profiles.js'
+import {profilesServed} from '../../auth/profiles.js'
 import type {RunContext} from '../../run/context.js'
 import {assertUuid} from '../../client/ids.js'
 import {toCsv, utcMinute, type Column} from '../output.js'
@@ -144,7 +144,7 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
       suggestion: 'leave --property out to sync every Property, or split the Properties over several files',
     })
   }
-  const profiles = profilesToSync(ctx, flags.allProfiles)
+  const profiles = profilesServed(ctx, {all: flags.allProfiles})
   if (flags.account !== undefined && flags.allProfiles) {
     throw new UsageError('--account names the key of one account, and --all-profiles syncs several', {
       code: 'invalid_argument',

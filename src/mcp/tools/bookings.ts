@@ -2,7 +2,7 @@
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 import {listBookings} from '../../bookings/read.js'
-import {profilesToSync} from '../../sync/profiles.js'
+import {profilesServed} from '../../auth/profiles.js'
 import {dataAnswer} from '../answer.js'
 import {querySyncedBookings} from '../synced-bookings.js'
 import {addReadTool, type ToolEnv} from '../tool.js'
@@ -36,7 +36,7 @@ export function registerBookingTools(server: McpServer, env: ToolEnv): void {
       run: async (args, {run}) =>
         dataAnswer(
           await querySyncedBookings(copy, {
-            profile: profilesToSync(run, false)[0]!,
+            profile: profilesServed(run, {all: false})[0]!,
             propertyIds: args.property_ids,
             from: args.from,
             to: args.to,
