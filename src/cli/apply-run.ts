@@ -3,9 +3,8 @@
  * the ApplyUi (stdout results, stderr talk, bars and prompts only on a terminal), the attempt
  * journal of the profile in the config directory, and Ctrl-C while submitting or following.
  */
-import type {PmsClient} from '../client/index.js'
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
-import type {ApplyUi, PacingSignal, Plan, PropertyInfo} from '../rates/index.js'
+import type {ApplyUi, Plan, PropertyInfo} from '../rates/index.js'
 import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
@@ -43,20 +42,6 @@ export function reportWidth(io: Pick<RunContext['io'], 'stdoutIsTTY' | 'columns'
   return io.stdoutIsTTY ? (io.columns ?? 80) : undefined
 }
 
-/** The run's client, with its waits for the write limit routed to the progress line of the current phase. */
-async function createRatesClient(ctx: RunContext): Promise<{client: PmsClient; pacing: PacingSignal}> {
-  const {createClient} = await import('../run/session.js')
-  const pacing: PacingSignal = {}
-  const client = await createClient(ctx, {
-    onPacingWait: (limitClass, ms) => {
-      if (limitClass === 'write') pacing.listener?.(ms)
-      // Reads wait too when other runs spent the budget: say so rather than sit silent.
-      else if (limitClass === 'read' && ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`${CLEAR_LINE}waiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
-    },
-  })
-  return {client, pacing}
-}
-
 /**
  * The whole of `rates import` and `restrictions set` after flag parsing: stop before any call
  * when nobody can confirm, list the Properties (scope, names, time zones), let the command turn
@@ -72,48 +57,32 @@ export async function applyCommand(
     plan: (properties: PropertyInfo[]) => Promise<Plan> | Plan
   },
 ): Promise<void> {
-  const rates = await import('../rates/index.js')
   await input.check?.()
   // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
   if (!flags.dryRun && !flags.yes && !(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) await confirm(ctx.io, 'Submit the batches?', {yes: false})
-  const {client, pacing} = await createRatesClient(ctx)
-  try {
-    const properties = await rates.loadProperties(client)
-    const plan = await input.plan(properties)
-    const profile = ctx.profile ?? 'default'
-    const {AttemptJournal, attemptsPath} = await import('../attempts/journal.js')
-    const journal = flags.dryRun
-      ? undefined
-      : await AttemptJournal.open(attemptsPath(ctx.configDir, profile, 'rates'), ctx.clock.now(), {
-          onUnsaved: (reason) =>
-            ctx.io.err(`Warning: ${reason}; a run stopped now cannot be recovered by the next one, which may submit its batches again.\n`),
-        })
-    const result = await rates.applyPlan(
-      client,
-      plan,
-      propertyNames(ctx, rates.namesOf(properties)),
-      {
-        dryRun: flags.dryRun,
-        preview: flags.preview,
-        wait: flags.wait,
-        connectionKey: `${client.baseUrl}#${profile}`,
-        profile: ctx.profile,
-        resubmit: flags.resubmit,
-        confirmed: flags.yes,
-        clock: ctx.clock,
-        keepChanges: ctx.json,
-        journal,
-        waitTimeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
-        watchInterrupt,
-        pacing,
+  const {runRates} = await import('../rates/run.js')
+  const result = await runRates(
+    ctx,
+    {
+      plan: input.plan,
+      dryRun: flags.dryRun,
+      preview: flags.preview,
+      wait: flags.wait,
+      resubmit: flags.resubmit,
+      confirmed: flags.yes,
+      keepChanges: ctx.json,
+      waitTimeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+      watchInterrupt,
+      names: (names) => propertyNames(ctx, names),
+      // Reads wait too when other runs spent the budget: say so rather than sit silent.
+      onReadWait: (ms) => {
+        if (ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`${CLEAR_LINE}waiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
       },
-      applyUi(ctx, flags.yes, flags.fullDiff),
-    )
-    // The submission table shortens batch ids on a terminal: taken back by batches get and wait.
-    rememberIds(ctx, 'batch', result.batches.flatMap((b) => (b.id ? [b.id] : [])))
-    if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
-    if (result.exit_code !== 0) process.exitCode = result.exit_code
-  } finally {
-    await client.close()
-  }
+    },
+    applyUi(ctx, flags.yes, flags.fullDiff),
+  )
+  // The submission table shortens batch ids on a terminal: taken back by batches get and wait.
+  rememberIds(ctx, 'batch', result.batches.flatMap((b) => (b.id ? [b.id] : [])))
+  if (ctx.json) ctx.io.out(JSON.stringify(flags.dryRun ? result.preview : result, null, 2) + '\n')
+  if (result.exit_code !== 0) process.exitCode = result.exit_code
 }

@@ -1,20 +1,20 @@
 /** What pms messages reply does around the send: gathering the text, the SMS confirmation, the journal, the report. */
-import {mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {ApiError, PmsError, UsageError} from '../client/errors.js'
-import type {Message} from '../contract/messages.js'
+import {PmsError, UsageError} from '../client/errors.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
-import {shellCommand} from '../text/shell.js'
+import {replyCommand} from '../messages/reply-command.js'
 import {plural} from '../text/words.js'
 import {wrapText} from '../text/wrap.js'
 import type {RunContext} from '../run/context.js'
 import {choose, confirm, PromptCancelledError} from './confirm.js'
-import type {PhotoArrival} from '../messages/arrivals.js'
 import {idShortener} from './ids.js'
-import {confirmUnsettledOn, renderPhotoArrivals, reportPhotos} from './reply-checks.js'
+import {confirmUnsettledOn, renderPhotoArrivals} from './reply-checks.js'
+import type {ReplyReport} from '../messages/send.js'
 import {createClient} from '../run/session.js'
+import {checkReply} from '../messages/compose.js'
 
 export interface ReplyFlags {
   text?: string
@@ -24,16 +24,6 @@ export interface ReplyFlags {
   photo?: string[]
   yes: boolean
   resend?: boolean
-}
-
-export interface ReplyReport {
-  booking_id: string
-  message: Message
-  resumed: boolean
-  idempotency_key: string
-  sms?: {encoding: string; units: number; segments: number; cost_eur: number}
-  /** Each photo as the conversation shows it after the send (left out when the read failed). */
-  photos?: PhotoArrival[]
 }
 
 /**
@@ -146,117 +136,51 @@ async function replyText(ctx: RunContext, flags: ReplyFlags): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
 }
 
-/** Texts up to this length on one line are printed inside the command; longer ones go to a file. */
-const INLINE_TEXT_MAX = 200
-
-/**
- * The command line that sends the same reply again, for advice after a failure: valid shell that
- * carries exactly this text. A text on several lines, a long one, or one that came from stdin is
- * saved to a file (0600, beside the journal) that the command names with --file.
- */
-export function replyCommand(ctx: Pick<RunContext, 'configDir' | 'profile'>, bookingId: string, flags: ReplyFlags, text: string, now: number): string {
-  const words = ['pms', 'messages', 'reply', bookingId, '--channel', flags.channel]
-  if (ctx.profile) words.push('--profile', ctx.profile)
-  if (flags.file !== undefined) words.push('--file', flags.file)
-  else if (flags.text !== undefined && !text.includes('\n') && !text.includes('\r') && text.length <= INLINE_TEXT_MAX) words.push('--text', text)
-  else {
-    const saved = saveReplyText(ctx.configDir, bookingId, text, now)
-    // Without a file to name, the advice must not hide the error it comes with: the text goes on stdin.
-    if (saved === undefined) return `${shellCommand(words)} < FILE (a file holding the same text)`
-    words.push('--file', saved)
-  }
-  if (flags.subject !== undefined) words.push('--subject', flags.subject)
-  for (const photo of flags.photo ?? []) words.push('--photo', photo)
-  if (flags.channel === 'sms') words.push('--yes')
-  return shellCommand(words)
-}
-
-/** Texts kept for a command pms printed; a month later nobody pastes it any more. */
-const SAVED_TEXT_DAYS = 30
-
-function saveReplyText(configDir: string, bookingId: string, text: string, now: number): string | undefined {
-  const dir = join(configDir, 'messages', 'unsent')
-  try {
-    mkdirSync(dir, {recursive: true, mode: 0o700})
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name)
-      const stat = statSync(path, {throwIfNoEntry: false})
-      if (stat && now - stat.mtimeMs > SAVED_TEXT_DAYS * 86_400_000) rmSync(path, {force: true})
-    }
-    const path = join(dir, `${bookingId}-${new Date(now).toISOString().replaceAll(':', '')}.txt`)
-    writeFileAtomicSync(path, text)
-    return path
-  } catch {
-    return undefined
-  }
-}
-
 export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyFlags): Promise<ReplyReport> {
-  const [{checkReply, loadPhotos}, {countSms, describeSms, hasShortcode}, {sendReply}, {assertId, readConversation}, {renderConversation}, journalModule] =
-    await Promise.all([
-      import('../messages/compose.js'),
-      import('../messages/sms.js'),
-      import('../messages/reply.js'),
-      import('../messages/service.js'),
-      import('../messages/render.js'),
-      import('../attempts/journal.js'),
-    ])
+  const [{countSms, describeSms, hasShortcode}, {sendReplyOfProfile}, {assertId, readConversation}, {renderConversation}] = await Promise.all([
+    import('../messages/sms.js'),
+    import('../messages/send.js'),
+    import('../messages/service.js'),
+    import('../messages/render.js'),
+  ])
   assertId(bookingId, 'booking')
   const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
   if (onTerminal) flags = {...flags, ...(await composeOnTerminal(ctx, bookingId, flags.channel))}
   const draft = onTerminal ? draftPath(ctx.configDir, bookingId) : undefined
   const text = await replyText(ctx, flags)
-  const photoPaths = flags.photo ?? []
-  const request = checkReply({channel: flags.channel, text, subject: flags.subject, photoPaths})
-  const photos = await loadPhotos(photoPaths)
-  const sms = flags.channel === 'sms' ? countSms(text) : undefined
-  if (sms) {
+  if (flags.channel === 'sms') {
+    // Before any call: an SMS costs the host money, asked about (or --yes) while nothing is sent.
+    checkReply({channel: flags.channel, text, subject: flags.subject, photoPaths: flags.photo ?? []})
+    const sms = countSms(text)
     ctx.io.err(describeSms(sms, text) + '\n')
     const go = await confirm(ctx.io, `Send this SMS for ${hasShortcode(text) ? 'at least ' : ''}${sms.cost_eur.toFixed(2)} EUR?`, {yes: flags.yes})
     if (!go) throw new PmsError(`Nothing was sent: the SMS was not confirmed${draft ? `; ${keptText(draft)}` : ''}`, {code: 'declined', exitCode: 1})
   }
-  const client = await createClient(ctx)
-  try {
-    const profile = ctx.profile ?? 'default'
-    const journal = await journalModule.AttemptJournal.open(journalModule.attemptsPath(ctx.configDir, profile, 'messages'), ctx.clock.now(), {
-      holdUnresolved: true,
-      onUnsaved: (reason) =>
-        ctx.io.err(`Warning: ${reason}; if this run stops before the answer comes, the next run cannot tell and may send the reply again.\n`),
-    })
-    const command = () => replyCommand(ctx, bookingId, flags, text, ctx.clock.now())
-    const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
-    try {
-      const result = await sendReply(
-        client,
-        journal,
-        {bookingId, request, photos, connectionKey: `${client.baseUrl}#${profile}`, command, resend: flags.resend},
-        {
-          note: (line) => ctx.io.err(line),
-          askResend: interactive ? () => confirm(ctx.io, 'Send it again?', {yes: false}) : undefined,
-          confirmUnsettled: confirmUnsettledOn(ctx, client, bookingId),
-          confirmRepeat: async ({sentAt}) => {
-            const ago = `${Math.max(1, Math.round((ctx.clock.now() - sentAt) / 1000))} s ago`
-            if (interactive && !flags.yes) return confirm(ctx.io, `The same reply went to this guest ${ago}. Send it again?`, {yes: false})
-            ctx.io.err(`Warning: the same reply went to this guest ${ago}; sending it again.\n`)
-            return true
-          },
-        },
-        () => ctx.clock.now(),
-      )
-      const arrivals = await reportPhotos(client, bookingId, result.message, photos.map((p) => p.fileName))
-      if (draft) dropDraft(ctx.configDir, bookingId)
-      return {booking_id: bookingId, ...result, ...(sms ? {sms} : {}), ...(arrivals ? {photos: arrivals} : {})}
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'delivery_failed' && !ctx.json) {
-        // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
+  const interactive = ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
+  const report = await sendReplyOfProfile(
+    ctx,
+    {bookingId, channel: flags.channel, text, subject: flags.subject, photoPaths: flags.photo, resend: flags.resend},
+    {
+      note: (line) => ctx.io.err(line),
+      command: () => replyCommand(ctx, bookingId, flags, text, ctx.clock.now()),
+      askResend: interactive ? () => confirm(ctx.io, 'Send it again?', {yes: false}) : undefined,
+      confirmUnsettled: (unsettled, client) => confirmUnsettledOn(ctx, client, bookingId)(unsettled),
+      confirmRepeat: async ({sentAt}) => {
+        const ago = `${Math.max(1, Math.round((ctx.clock.now() - sentAt) / 1000))} s ago`
+        if (interactive && !flags.yes) return confirm(ctx.io, `The same reply went to this guest ${ago}. Send it again?`, {yes: false})
+        ctx.io.err(`Warning: the same reply went to this guest ${ago}; sending it again.\n`)
+        return true
+      },
+      // Fate unknown: the host reads what the guest has before deciding; pms never resends by itself.
+      deliveryUnknown: async (client) => {
+        if (ctx.json) return
         const view = await readConversation(client, bookingId).catch(() => undefined)
         if (view) ctx.io.err(renderConversation(view, errWidth(ctx), idShortener(ctx, 'booking', [bookingId])))
-      }
-      throw error
-    }
-  } finally {
-    await client.close()
-  }
+      },
+    },
+  )
+  if (draft) dropDraft(ctx.configDir, bookingId)
+  return report
 }
 
 export function renderReply(report: ReplyReport): string {

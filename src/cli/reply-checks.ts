@@ -4,10 +4,9 @@
  * photos, what became of each photo.
  */
 import type {PmsClient} from '../client/index.js'
-import type {Message} from '../contract/messages.js'
-import {type PhotoArrival, photoArrivals} from '../messages/arrivals.js'
+import type {PhotoArrival} from '../messages/arrivals.js'
 import type {UnsettledAttempt} from '../messages/reply.js'
-import {bookingContext, conversation} from '../messages/service.js'
+import {bookingContext} from '../messages/service.js'
 import {localTime, renderConversation} from '../messages/render.js'
 import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
@@ -37,13 +36,6 @@ export function describeUnsettled(unsettled: UnsettledAttempt, timeZone: string)
   if (unsettled.identical.length === 0) lines.push('No message with the same text is in the conversation.')
   for (const message of unsettled.identical) lines.push(`The same text is in the conversation: message ${message.id}, ${message.delivery_status ?? 'status unknown'}, ${localTime(message.created_at, timeZone)}.`)
   return lines.join('\n') + '\n'
-}
-
-/** After a send with photos: the conversation read once more, each photo found or not (one read; a failed read leaves the report out). */
-export async function reportPhotos(client: PmsClient, bookingId: string, sent: Message, files: readonly string[]): Promise<PhotoArrival[] | undefined> {
-  if (files.length === 0) return undefined
-  const messages = await conversation(client, bookingId).catch(() => undefined)
-  return messages ? photoArrivals(messages, sent.id, files) : undefined
 }
 
 export function renderPhotoArrivals(photos: readonly PhotoArrival[]): string {

@@ -7,12 +7,11 @@
 import {join} from 'node:path'
 import {stringify} from 'csv-stringify/sync'
 import type {PmsClient} from '../client/index.js'
-import {applyPlan, type ApplyResult} from '../rates/apply.js'
+import {applyPlan, quietUi, type ApplyResult} from '../rates/apply.js'
 import {readRatesCsv} from '../rates/csv-reader.js'
 import {CsvInvalidError, ProblemList} from '../rates/errors.js'
 import {FIELDS} from '../rates/fields.js'
 import {planBatches, type Plan} from '../rates/planner.js'
-import {plain} from '../rates/render.js'
 import {loadProperties, namesOf} from '../rates/service.js'
 import type {PropertyInfo} from '../rates/store.js'
 import {systemClock} from '../client/clock.js'
@@ -139,14 +138,8 @@ export async function pushRates(client: PmsClient, planned: RatesPlan, options: 
       waitTimeoutMs: options.waitTimeoutMs,
       watchInterrupt: signal === undefined ? undefined : () => ({signal, dispose: () => undefined}),
     },
-    {
-      out: () => undefined,
-      talk: (text) => text.trimEnd().split('\n').filter(Boolean).forEach((line) => log(line)),
-      progress: () => ({tick: () => undefined, done: () => undefined}),
-      // The caller asked for the push by calling it: there is no one else to ask.
-      confirm: async () => true,
-      paint: plain,
-    },
+    // The caller asked for the push by calling it: there is no one else to ask.
+    quietUi((text) => text.trimEnd().split('\n').filter(Boolean).forEach((line) => log(line))),
   )
 }
 

@@ -22,7 +22,7 @@ import {batchList, waitCommand} from './errors.js'
 import {readCallsOf} from './read-preview.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
-import {capDiff, type Names, type Paint, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from './render.js'
+import {capDiff, type Names, type Paint, plain, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from './render.js'
 import {
   type BatchChanges,
   notAllApplied,
@@ -69,6 +69,20 @@ export interface ApplyUi {
   commandIds?(ids: readonly string[]): string[]
   /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
   diffLines?(toStdout: boolean): number | undefined
+}
+
+/**
+ * The UI of a run nobody watches (the library, an MCP tool): no results printed, no bars, every
+ * question answered yes (whoever called already agreed), the talk handed to `talk` as plain text.
+ */
+export function quietUi(talk: (text: string) => void): ApplyUi {
+  return {
+    out: () => undefined,
+    talk,
+    progress: () => ({tick: () => undefined, done: () => undefined}),
+    confirm: async () => true,
+    paint: plain,
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /** What commands use of rates: reading files, planning, applying, calendars and reports. */
-export {applyPlan, type ApplyUi, type PacingSignal, type PreviewMode} from './apply.js'
+export {type ApplyUi, type PreviewMode} from './apply.js'
 export {
   CALENDAR_COLUMNS,
   calendarRows,

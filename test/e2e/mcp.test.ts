@@ -103,7 +103,7 @@ describe.concurrent('pms mcp against the sandbox', () => {
     const write = await runPms(['mcp', '--tools', 'send_reply'], {env})
     expect(write.code).toBe(2)
     expect(write.stderr).toContain('--tools: send_reply is a write tool, offered only with --allow-writes')
-  })
+  }, 90_000)
 
   it('offers only read tools by default, each read-only with its cost; lock codes only when named, never through --allow-writes', async ({onTestFinished}) => {
     const {mcp} = await startWorld(onTestFinished)

@@ -7,7 +7,6 @@
 import {Readable} from 'node:stream'
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {applyCommand} from '../../cli/apply-run.js'
 import type {RunContext} from '../../run/context.js'
 import {readCalendarOf} from '../../rates/calendar-of.js'
 import {RESTRICTION_FIELDS, type PreviewChange, type RestrictionBatchPreview} from '../../contract/index.js'
@@ -29,17 +28,16 @@ const csvInput = z.object({
     ),
 })
 
-/** The run of `pms rates import - --json` with the CSV as its standard input; answers its --json document and its talk. */
+/** `pms rates import - --json` with the CSV as its input: its --json document (the preview of a dry run, else the result) and its talk. */
 async function ratesImport(run: RunContext, csv: string, dryRun: boolean): Promise<{document: unknown; talk: string}> {
-  const out: string[] = []
+  const [{runRates}, {quietUi}] = await Promise.all([import('../../rates/run.js'), import('../../rates/apply.js')])
   const talk: string[] = []
-  const io = {...run.io, out: (text: string) => void out.push(text), err: (text: string) => void talk.push(text), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false}
-  await applyCommand(
-    {...run, io, json: true},
-    {dryRun, preview: 'reads', wait: false, yes: true},
-    {plan: async (properties) => (await planFile('-', properties, run.clock.now(), Readable.from([csv]))).plan},
+  const result = await runRates(
+    run,
+    {dryRun, preview: 'reads', wait: false, confirmed: true, keepChanges: true, plan: async (properties) => (await planFile('-', properties, run.clock.now(), Readable.from([csv]))).plan},
+    quietUi((text) => void talk.push(text)),
   )
-  return {document: JSON.parse(out.join('')) as unknown, talk: talk.join('')}
+  return {document: dryRun ? result.preview : result, talk: talk.join('')}
 }
 
 /** `3 of 12 Properties change: 41 nightly values change, 5 already as asked, 2 refused.` and the Properties at stake: what the person confirms. */

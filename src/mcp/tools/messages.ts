@@ -6,7 +6,6 @@
  */
 import type {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
-import {runReply} from '../../cli/messages.js'
 import {MESSAGE_CHANNELS} from '../../contract/messages.js'
 import {changeThread, conversation, listThreads, readConversation} from '../../messages/service.js'
 import {countSms, describeSms} from '../../messages/sms.js'
@@ -143,10 +142,25 @@ export function registerMessageTools(server: McpServer, env: ToolEnv): void {
       return lines.join('\n')
     },
     run: async (args, {run}) => {
-      const io = {...run.io, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false}
-      const report = await runReply({...run, io, json: true}, args.booking_id, {text: args.text, channel: args.channel, subject: args.subject, yes: true})
+      const [{sendReplyOfProfile}, {replyCommand}] = await Promise.all([import('../../messages/send.js'), import('../../messages/reply-command.js')])
+      const notes: string[] = []
+      const report = await sendReplyOfProfile(
+        run,
+        {bookingId: args.booking_id, channel: args.channel, text: args.text, subject: args.subject},
+        {
+          note: (text) => void notes.push(text),
+          // The person asked for this reply in the question; the advice of a failure names the command they can run.
+          command: () => replyCommand(run, args.booking_id, {channel: args.channel, text: args.text, subject: args.subject}, args.text, run.clock.now()),
+          // Nobody here can be asked whether the guest should get it twice: refused, with what the conversation shows.
+          confirmUnsettled: async () => false,
+          confirmRepeat: async ({sentAt}) => {
+            notes.push(`The same reply went to this guest ${Math.max(1, Math.round((run.clock.now() - sentAt) / 1000))} s ago; sent again under a new key.`)
+            return true
+          },
+        },
+      )
       sent.set(JSON.stringify(args), run.clock.now())
-      return dataAnswer(report)
+      return dataAnswer(report, {note: notes.join('\n').trim() || undefined})
     },
   })
 

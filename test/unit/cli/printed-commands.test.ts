@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {AppUrlMismatchError} from '../../../src/auth/issuer.js'
 import {loginCommand} from '../../../src/auth/errors.js'
-import {replyCommand, type ReplyFlags} from '../../../src/cli/messages.js'
+import {replyCommand, type ReplyGiven} from '../../../src/messages/reply-command.js'
 import {sandboxLoginCommand} from '../../../src/cli/sandbox.js'
 import type {UsageError} from '../../../src/client/errors.js'
 import type {Message} from '../../../src/contract/messages.js'
@@ -43,7 +43,7 @@ const AWKWARD = `It's "ready" at $HOME; costs \`5\` \\o/`
 
 describe('the retry command of a reply', () => {
   const ctx = {configDir: mkdtempSync(join(tmpdir(), 'pms-cmd-')), profile: 'acme'}
-  const flags: ReplyFlags = {channel: 'platform', yes: false}
+  const flags: ReplyGiven = {channel: 'platform'}
 
   it('carries a one-line text in single quotes, with the profile that sent it', () => {
     const command = replyCommand(ctx, BOOKING, {...flags, text: AWKWARD}, AWKWARD, NOW)
@@ -69,7 +69,7 @@ describe('the retry command of a reply', () => {
     const command = replyCommand(
       {...ctx, profile: undefined},
       BOOKING,
-      {channel: 'sms', yes: true, file: '/tmp/my reply.txt', subject: "Guest's stay", photo: ['/tmp/a b.png']},
+      {channel: 'sms', file: '/tmp/my reply.txt', subject: "Guest's stay", photo: ['/tmp/a b.png']},
       'ignored: the file is named',
       NOW,
     )
