@@ -1,4 +1,4 @@
-import {ExitCode} from '../../src/client/errors.js'
+import {ExitCode} from '../../src/errors.js'
 import {doctor} from '../../src/auth/doctor.js'
 import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'

@@ -1,4 +1,4 @@
-import {ExitCode, PmsError} from '../../src/client/errors.js'
+import {ExitCode, PmsError} from '../../src/errors.js'
 import {authStatus, statusExitCode} from '../../src/auth/status.js'
 import {authRunOptions} from '../../src/auth/run-options.js'
 import {BaseCommand} from '../../src/cli/base-command.js'

@@ -24,7 +24,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     const [{fitText, keyColumns, paint, renderTable, toCsv}, {readCalendarOf}, {UsageError}, rates, {propertyNames}] = await Promise.all([
       import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
-      import('../../src/client/errors.js'),
+      import('../../src/errors.js'),
       import('../../src/rates/index.js'),
       import('../../src/cli/ids.js'),
     ])

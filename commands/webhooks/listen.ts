@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {instantFlag} from '../../src/cli/date-flags.js'
-import {UsageError} from '../../src/client/errors.js'
+import {UsageError} from '../../src/errors.js'
 import {parseDuration} from '../../src/webhooks/reconcile.js'
 
 function reconcileFlag(text: string | undefined): number | undefined {

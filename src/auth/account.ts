@@ -1,4 +1,4 @@
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 import {PmsClient} from '../client/index.js'
 import {staticTokenProvider} from '../client/token-provider.js'
 import type {Transport} from '../client/transport.js'

@@ -1,4 +1,4 @@
-import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {isGlobalKey, isProfileKey, saveConfig, type PmsConfig} from './config.js'
 import {withCredentialLock} from './lock.js'
 import {loadProfile, type LoadedProfile, type ProfileOptions} from './profile.js'

@@ -1,6 +1,6 @@
 import {mkdirSync, readFileSync, renameSync} from 'node:fs'
 import {join} from 'node:path'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {CredentialStoreError} from './errors.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 

@@ -1,4 +1,4 @@
-import {PmsError} from '../client/errors.js'
+import {PmsError} from '../errors.js'
 import {loginCommand} from './errors.js'
 import type {Transport} from '../client/transport.js'
 import {probeGet, type ProbeAnswer} from './api-probe.js'

@@ -1,4 +1,4 @@
-import {ExitCode, PmsError, UsageError, type PmsErrorOptions} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError, type PmsErrorOptions} from '../errors.js'
 
 const LOGIN_SUGGESTION = 'pms login'
 

@@ -1,6 +1,6 @@
 import type {Clock} from '../client/clock.js'
 import {systemClock} from '../client/clock.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {staticTokenProvider, type TokenProvider} from '../client/token-provider.js'
 import type {Transport} from '../client/transport.js'
 import {loginCommand, LoginRequiredError} from './errors.js'

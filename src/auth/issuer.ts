@@ -1,4 +1,4 @@
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {shellCommand, shellQuote} from '../text/shell.js'
 import {loginCommand} from './errors.js'
 import type {StoredCredentials} from './token-store.js'

@@ -1,6 +1,6 @@
 import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 
 export function lockPath(configDir: string, profile: string): string {
   return join(configDir, 'locks', `credentials-${profile}.lock`)

@@ -1,5 +1,6 @@
 import type {Readable} from 'node:stream'
-import {OAuthError, UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
+import {OAuthError} from '../client/errors.js'
 import {readPropertyAccess} from './account.js'
 import {startCallbackServer, type CallbackOutcome} from './callback-server.js'
 import {saveConfig, type ProfileConfig} from './config.js'

@@ -1,4 +1,4 @@
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {shellCommand} from '../text/shell.js'
 import {withCredentialLock} from './lock.js'
 import {issuerOf, UnknownIssuerError} from './issuer.js'

@@ -1,4 +1,5 @@
-import {ApiError, ExitCode, NetworkError, OAuthError, PmsError, UnexpectedResponseError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
+import {ApiError, NetworkError, OAuthError, UnexpectedResponseError} from '../client/errors.js'
 import type {Transport} from '../client/transport.js'
 
 /**

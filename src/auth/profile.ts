@@ -1,5 +1,5 @@
 import {closest} from '../text/closest.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
 import type {EffectiveAppUrl} from './issuer.js'

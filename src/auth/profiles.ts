@@ -1,6 +1,6 @@
 import {loadConfig} from './config.js'
 import {loadProfile, type ProfileOptions} from './profile.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 
 /** Which profiles a run serves: those named (--profile, repeatable where a command serves several), or every one with a stored login. */
 export interface ProfileChoice {

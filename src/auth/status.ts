@@ -1,4 +1,4 @@
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 import type {Transport} from '../client/transport.js'
 import {readPropertyAccess} from './account.js'
 import {probeGet, type ProbeAnswer} from './api-probe.js'

@@ -1,4 +1,4 @@
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 
 export const DEFAULT_REDIRECT_URI = 'http://localhost:8765/callback'
 

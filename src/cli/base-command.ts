@@ -1,6 +1,6 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {systemClock} from '../client/clock.js'
-import {PmsError} from '../client/errors.js'
+import {PmsError} from '../errors.js'
 import {PromptCancelledError} from './confirm.js'
 import {idHint, resolveId, type IdKind} from './ids.js'
 import {fitTalk, processIo} from './io.js'

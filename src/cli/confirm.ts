@@ -1,5 +1,5 @@
 import {styleText} from 'node:util'
-import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../errors.js'
 import type {Io} from '../run/context.js'
 
 /** Ctrl-C or Esc at a prompt: the answer is "stop", said as what did (not) happen, exit 130. */

@@ -5,7 +5,7 @@
  * back from now (`-2h`, `-3d`, `-1w`). Relative forms are read on this machine's clock and zone:
  * the day the person typing means.
  */
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {formatDay} from '../contract/days.js'
 import {localToday, parseNight} from '../rates/calendar.js'
 import type {RunContext} from '../run/context.js'

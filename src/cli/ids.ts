@@ -1,6 +1,6 @@
 import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {assertUuid} from '../client/ids.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import {shellQuote} from '../text/shell.js'

@@ -2,7 +2,7 @@
 import {mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
-import {PmsError, UsageError} from '../client/errors.js'
+import {PmsError, UsageError} from '../errors.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
 import type {Channel} from '../messages/compose.js'
 import {replyCommand} from '../messages/reply-command.js'

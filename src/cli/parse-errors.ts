@@ -1,7 +1,7 @@
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {closestFlag, type FlagShape} from './suggest.js'
 
 /** What a command declares, as far as naming its flags and arguments in an error needs. */

@@ -1,7 +1,8 @@
 import {STATUS_CODES} from 'node:http'
 import {styleText} from 'node:util'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
-import {ApiError, UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
+import {ApiError} from '../client/errors.js'
 import {walkPages} from '../client/pagination.js'
 import type {PmsClient, RawRequest, RawResponse} from '../client/index.js'
 

@@ -3,7 +3,8 @@
  * /_sandbox/events) and prints the App Events raised, whose ids are the webhook-ids that will be
  * delivered. The admin API is reached through the client's HTTP core, never the sandbox's code.
  */
-import {anonymousTokenProvider, ExitCode, NetworkError, PmsClient, PmsError, UsageError} from '../client/index.js'
+import {anonymousTokenProvider, NetworkError, PmsClient} from '../client/index.js'
+import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {buildRawRequest} from './raw-request.js'
 import type {RunContext} from '../run/context.js'
 

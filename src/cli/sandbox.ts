@@ -1,5 +1,5 @@
 import {DEFAULT_REDIRECT_URI} from '../auth/urls.js'
-import {ExitCode, PmsError, UsageError} from '../client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {shellCommand} from '../text/shell.js'
 import type {RunContext} from '../run/context.js'
 import {untilSignal} from '../run/signals.js'

@@ -2,7 +2,8 @@ import type * as Undici from 'undici'
 import type {Dispatcher} from 'undici'
 import type * as NodeHttp from 'node:http'
 import type * as NodeHttps from 'node:https'
-import {ExitCode, NetworkError, PmsError, UsageError} from './errors.js'
+import {ExitCode, PmsError, UsageError} from '../errors.js'
+import {NetworkError} from './errors.js'
 
 let undici: Promise<typeof Undici> | undefined
 

@@ -1,5 +1,5 @@
 import type {HttpPool} from './http.js'
-import {ExitCode, PmsError} from './errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 
 /**
  * The keep-alive pool of a transport and of the twins made from it by `withTokens`: made with the

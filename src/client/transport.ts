@@ -9,9 +9,8 @@ import {
   PayloadTooLargeError,
   RateLimitError,
   UnexpectedResponseError,
-  UsageError,
-  type PmsError,
 } from './errors.js'
+import {UsageError, type PmsError} from '../errors.js'
 import {createPool, DEFAULT_TIMEOUTS, toNetworkError, type Exchange, type HttpPool} from './http.js'
 import {limitClassOf, Pacer, type PaceStore} from './pacer.js'
 import {PacingFileStore} from './pacing-file.js'

@@ -7,7 +7,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {serveStdio} from '@modelcontextprotocol/server/stdio'
 import type {RunContext} from '../run/context.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {createClient} from '../run/session.js'
 import {untilSignal} from '../run/signals.js'
 import {Questions, type WriteGate} from './confirm.js'

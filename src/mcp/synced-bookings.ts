@@ -4,7 +4,7 @@
  * the rows of another account kept in the same file.
  */
 import {existsSync} from 'node:fs'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import type {BookingRecord} from '../contract/bookings.js'
 
 export interface SyncedQuery {

@@ -1,5 +1,5 @@
 /** Which tools `pms mcp` offers: toolsets named on the command line, lock codes only when named. */
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 
 /** The toolsets offered when --toolsets is not given. */
 export const DEFAULT_TOOLSETS = ['properties', 'calendar', 'bookings', 'messages', 'batches'] as const

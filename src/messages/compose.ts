@@ -4,7 +4,7 @@
  */
 import {readFile, stat} from 'node:fs/promises'
 import {basename} from 'node:path'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {characterCount} from '../contract/characters.js'
 import type {Photo} from '../client/resources/messages.js'
 import {

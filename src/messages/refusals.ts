@@ -2,7 +2,8 @@
  * The service's refusals of a reply retold as what the host can do next. Nothing was sent for any
  * 422 (contract, send rule 3), so each sentence says so and names the way forward.
  */
-import {ApiError, type PmsError} from '../client/errors.js'
+import {type PmsError} from '../errors.js'
+import {ApiError} from '../client/errors.js'
 import type {Channel} from './compose.js'
 
 const OTHER_CHANNEL: Record<Channel, string> = {

@@ -13,7 +13,8 @@
  */
 import {createHash} from 'node:crypto'
 import {type Attempt, type AttemptJournal, keyStillHeld, requestDigest} from '../attempts/journal.js'
-import {ApiError, ExitCode, NetworkError, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
+import {ApiError, NetworkError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Photo} from '../client/resources/messages.js'
 import type {Message, SendMessageRequest} from '../contract/messages.js'

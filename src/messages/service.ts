@@ -1,7 +1,8 @@
 /** The calls behind pms messages: each reads or writes through the client and answers plain data. */
 import {readBooking} from '../contract/bookings.js'
 import {join} from 'node:path'
-import {ApiError, PmsError, UsageError} from '../client/errors.js'
+import {PmsError, UsageError} from '../errors.js'
+import {ApiError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Message, MessageAttachment, MessageThread, MessageThreadState} from '../contract/messages.js'
 import {uuid} from '../contract/registry.js'

@@ -1,7 +1,7 @@
 /** Reading the calendar: GET /restrictions split into calls of at most 100 Properties and 366 nights. */
 import {MAX_DAYS_PER_RESTRICTIONS_CALL, MAX_PROPERTIES_PER_CALL, WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
 import type {RestrictionRecord} from '../contract/index.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {formatDay, parseDay, todayIn, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
 import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'

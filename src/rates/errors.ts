@@ -1,4 +1,4 @@
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 import {plural} from '../text/words.js'
 import {shellCommand} from '../text/shell.js'
 

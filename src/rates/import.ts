@@ -1,7 +1,7 @@
 /** `rates import`: from a file (or stdin) to a validated plan; nothing is sent unless the whole file is clean. */
 import {createReadStream} from 'node:fs'
 import {access, constants} from 'node:fs/promises'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 import {type ReadResult, readRatesCsv} from './csv-reader.js'
 import {CsvInvalidError, ProblemList} from './errors.js'
 import {type Plan, planBatches} from './planner.js'

@@ -1,5 +1,5 @@
 import {loginCommand} from '../auth/errors.js'
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 
 export interface RenderedError {
   exitCode: number

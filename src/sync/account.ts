@@ -5,7 +5,8 @@
  * second would start from the first one's `next_updated_since` and never receive its older bookings.
  * A Property belongs to one account, so the Property ids a connection sees tell accounts apart.
  */
-import {ApiError, ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
+import {ApiError} from '../client/errors.js'
 import {readBooking, type BookingRecordsPage} from '../contract/bookings.js'
 import type {PropertiesPage} from '../contract/properties.js'
 

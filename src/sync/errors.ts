@@ -1,4 +1,4 @@
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 
 /** Another run holds the lock of this profile and sink: cron's next run will do the work. */
 export class SyncLockedError extends PmsError {

@@ -3,7 +3,7 @@
  * profile or every logged-in profile, under a lock per profile and sink.
  */
 import {extname} from 'node:path'
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 import {checkAccount, type AccountReads} from './account.js'
 import {syncProfile, SyncStopped, type BookingPages, type ProfileSyncSummary} from './engine.js'
 import {SyncInterruptedError} from './errors.js'

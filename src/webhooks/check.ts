@@ -6,7 +6,7 @@
 import {WEBHOOK_SECRET_PREFIX} from '../contract/limits.js'
 import {verify, webhookSecretKey, type WebhookVerifyFailure} from '../contract/webhook-signature.js'
 import {WebhookEnvelopeSchema, type WebhookEnvelope} from '../contract/webhooks.js'
-import {UsageError} from '../client/errors.js'
+import {UsageError} from '../errors.js'
 
 /** Every reason a delivery is refused: the signature module's, and the two of a signed body that is no App Event. */
 export type RefusalReason = WebhookVerifyFailure | 'invalid_payload' | 'id_mismatch'

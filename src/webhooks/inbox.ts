@@ -12,7 +12,7 @@
  * database's `now()` for PostgreSQL, which every listener sharing it agrees on whatever their own
  * clocks say; the one machine's clock for a SQLite file. So no method takes a time from its caller.
  */
-import {ExitCode, PmsError} from '../client/errors.js'
+import {ExitCode, PmsError} from '../errors.js'
 
 /**
  * pending: waits for its first attempt; failed: an attempt failed, the next one is due at `next_at`;

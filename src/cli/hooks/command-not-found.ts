@@ -1,5 +1,5 @@
 import type {Hook} from '@oclif/core'
-import {UsageError} from '../../client/errors.js'
+import {UsageError} from '../../errors.js'
 import {renderError} from '../../run/render-error.js'
 import {closestCommands} from '../suggest.js'
 

@@ -1,6 +1,6 @@
 import {MAX_PHOTOS_PER_MESSAGE, PHOTO_CONTENT_TYPES, PHOTO_MAX_BYTES} from '../../contract/limits.js'
 import type {Message, MessagesPage, SendMessageRequest} from '../../contract/messages.js'
-import {UsageError} from '../errors.js'
+import {UsageError} from '../../errors.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import type {Client, QueryResult, QueryResultRow} from 'pg'
-import {ExitCode, PmsError} from '../../client/errors.js'
+import {ExitCode, PmsError} from '../../errors.js'
 import {displayUrl, isConnectionLoss} from '../../db/postgres.js'
 import {SinkInvalidError, SyncLockedError} from '../errors.js'
 import {bookingRow} from '../rows.js'

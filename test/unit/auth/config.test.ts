@@ -6,7 +6,7 @@ import {configGet, configList, configSet} from '../../../src/auth/config-command
 import {loadConfig, saveConfig, selectProfile} from '../../../src/auth/config.js'
 import {loadProfile, notLoggedIn, resolveAppUrl} from '../../../src/auth/profile.js'
 import {LoginRequiredError} from '../../../src/auth/errors.js'
-import {ExitCode, UsageError} from '../../../src/client/errors.js'
+import {ExitCode, UsageError} from '../../../src/errors.js'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-config-'))
 

@@ -7,7 +7,7 @@ import {withCredentialLock} from '../../../src/auth/lock.js'
 import type {TokenPair} from '../../../src/auth/oauth-client.js'
 import {clearTokens, StoredTokenProvider} from '../../../src/auth/stored-token-provider.js'
 import {MemoryTokenStore, parseCredentials, serializeCredentials, type StoredCredentials} from '../../../src/auth/token-store.js'
-import {ExitCode} from '../../../src/client/errors.js'
+import {ExitCode} from '../../../src/errors.js'
 
 const NOW = Date.UTC(2026, 10, 25, 10)
 const HOME = 'https://app.example.com'

@@ -3,7 +3,8 @@ import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {probeGet} from '../../../src/auth/api-probe.js'
 import {OAuthTransportError, refreshTokens} from '../../../src/auth/oauth-client.js'
-import {ExitCode, OAuthError} from '../../../src/client/errors.js'
+import {ExitCode} from '../../../src/errors.js'
+import {OAuthError} from '../../../src/client/errors.js'
 import {Transport, type TransportOptions} from '../../../src/client/transport.js'
 
 const servers: Server[] = []

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {profilesServed} from '../../../src/auth/profiles.js'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 
 /** A config folder with these profiles; those marked true have a stored login. */
 function configWith(profiles: Record<string, boolean>): string {

@@ -8,7 +8,8 @@ import {OAuthTransportError, type TokenPair} from '../../../src/auth/oauth-clien
 import {StoredTokenProvider, type StoredTokenProviderOptions} from '../../../src/auth/stored-token-provider.js'
 import {SpentTokenLedger, spentTokensPath} from '../../../src/auth/spent-tokens.js'
 import {MemoryTokenStore, type StoredCredentials} from '../../../src/auth/token-store.js'
-import {ExitCode, OAuthError} from '../../../src/client/errors.js'
+import {ExitCode} from '../../../src/errors.js'
+import {OAuthError} from '../../../src/client/errors.js'
 
 const NOW = Date.UTC(2026, 10, 22, 10)
 const MINUTE = 60_000

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {LoginRequiredError, resolveTokenProvider} from '../../../src/auth/index.js'
-import {ExitCode} from '../../../src/client/errors.js'
+import {ExitCode} from '../../../src/errors.js'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-resolve-'))
 const io = {err: () => undefined}

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 import {isLoopbackHost, normalizeAppUrl, parseRedirectUri} from '../../../src/auth/urls.js'
 
 describe('app_url', () => {

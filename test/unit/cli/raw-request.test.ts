@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {ApiError, UnexpectedResponseError, UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
+import {ApiError, UnexpectedResponseError} from '../../../src/client/errors.js'
 import type {RawRequest, RawResponse} from '../../../src/client/index.js'
 import {buildRawRequest, formatBody, formatHead, readInput, resolveFieldFiles, runRaw} from '../../../src/cli/raw-request.js'
 

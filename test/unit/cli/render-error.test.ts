@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {ApiError, ExitCode, PmsError, UsageError} from '../../../src/client/errors.js'
+import {ExitCode, PmsError, UsageError} from '../../../src/errors.js'
+import {ApiError} from '../../../src/client/errors.js'
 import {renderError} from '../../../src/run/render-error.js'
 
 describe('error rendering', () => {

@@ -2,7 +2,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 import {renderTrigger, resolveAdminUrl, triggerBody} from '../../../src/cli/sandbox-trigger.js'
 
 describe('pms sandbox trigger: the request body', () => {

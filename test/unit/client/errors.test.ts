@@ -1,12 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {API_ERROR_STATUS, OAUTH_ERROR_STATUS} from '../../../src/contract/error-codes.js'
-import {
-  ApiError,
-  ExitCode,
-  OAuthError,
-  PayloadTooLargeError,
-  apiErrorExitCode,
-} from '../../../src/client/errors.js'
+import {ExitCode} from '../../../src/errors.js'
+import {ApiError, OAuthError, PayloadTooLargeError, apiErrorExitCode} from '../../../src/client/errors.js'
 import {errorFromAnswer} from '../../../src/client/transport.js'
 
 /** DESIGN.md's exit codes for every code of the contract's error table, written out independently. */

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {PmsError} from '../../../src/client/errors.js'
+import {PmsError} from '../../../src/errors.js'
 import type {HttpPool} from '../../../src/client/http.js'
 import {Pool} from '../../../src/client/pool.js'
 

@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError, UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
+import {ApiError, NetworkError, PayloadTooLargeError, RateLimitError} from '../../../src/client/errors.js'
 import {backoffDelay} from '../../../src/client/backoff.js'
 import type {Clock} from '../../../src/client/clock.js'
 import {PmsClient, staticTokenProvider, type TokenProvider} from '../../../src/client/index.js'

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 import {dataAnswer, UNTRUSTED_CLOSE, UNTRUSTED_OPEN} from '../../../src/mcp/answer.js'
 import {Questions} from '../../../src/mcp/confirm.js'
 import {syncedQuerySql} from '../../../src/mcp/synced-bookings.js'

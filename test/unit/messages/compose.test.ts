@@ -2,7 +2,7 @@ import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 import {checkReply, loadPhotos, photoType} from '../../../src/messages/compose.js'
 import {refusalAdvice} from '../../../src/messages/refusals.js'
 

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {ApiError, PmsError, UnexpectedResponseError} from '../../../src/client/errors.js'
+import {PmsError} from '../../../src/errors.js'
+import {ApiError, UnexpectedResponseError} from '../../../src/client/errors.js'
 import type {PmsClient} from '../../../src/client/index.js'
 import {replyDigest, sendReply, type ReplyJob, type UnsettledAttempt} from '../../../src/messages/reply.js'
 import {AttemptJournal, IDEMPOTENCY_WINDOW_MS} from '../../../src/attempts/journal.js'

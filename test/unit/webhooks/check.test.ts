@@ -1,7 +1,7 @@
 import {randomBytes, randomUUID} from 'node:crypto'
 import {Webhook} from 'standardwebhooks'
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../../src/client/errors.js'
+import {UsageError} from '../../../src/errors.js'
 import {checkDelivery, REFUSAL_STATUS, webhookSecret} from '../../../src/webhooks/check.js'
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`
