@@ -9,6 +9,7 @@ import {formatProblem, ProblemList} from '../../../src/rates/errors.js'
 import {planFile} from '../../../src/rates/import.js'
 import {kindOf, readSheetRows, serialDay} from '../../../src/rates/workbook-reader.js'
 import {A, NOW, PROPERTIES} from './helpers.js'
+import {workbookParts, zipParts} from './zip-writer.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pms-workbook-unit-'))
 let n = 0
@@ -143,6 +144,32 @@ describe('the shape of a sheet', () => {
     const result = await read(path, 'December')
     expect(result.messages).toEqual([])
     expect(valueAt(result, '2026-12-01', 0)).toBe(9900)
+    await expect(readSheetRows(path, 'Nope')).rejects.toThrow('it has no sheet named "Nope"; its sheets: "Prices", "December"')
+  })
+})
+
+describe('the order of parts in the archive', () => {
+  /** Inline-string cells: a row of texts and numbers. */
+  const row = (line: number, cells: (string | number)[]) =>
+    `<row r="${line}">${cells.map((v, i) => (typeof v === 'number' ? `<c r="${String.fromCharCode(65 + i)}${line}"><v>${v}</v></c>` : `<c r="${String.fromCharCode(65 + i)}${line}" t="inlineStr"><is><t>${v}</t></is></c>`)).join('')}</row>`
+  const header = row(1, ['property_id', 'date', 'rate'])
+
+  it('does not matter: sheets stored before the list of their names are found by name, and the first tab is read without --sheet', async () => {
+    // The first tab, "Prices", is stored as sheet2.xml; both sheets come before xl/workbook.xml.
+    const parts = workbookParts([
+      ['Prices', 2, header + row(2, [A, '2026-12-01', 120])],
+      ['December', 1, header + row(2, [A, '2026-12-01', 99])],
+    ])
+    const path = join(dir, `parts-${++n}.xlsx`)
+    writeFileSync(path, zipParts([parts.contentTypes, parts.rootRels, parts.workbookRels, parts.sharedStrings, parts.styles, ...parts.sheets, parts.workbook]))
+    const december = await read(path, 'December')
+    expect(december.messages).toEqual([])
+    expect(valueAt(december, '2026-12-01', 0)).toBe(9900)
+    const first = await readSheetRows(path)
+    expect(first.sheet).toBe('Prices')
+    const prices = await read(path)
+    expect(prices.messages).toEqual([])
+    expect(valueAt(prices, '2026-12-01', 0)).toBe(12000)
     await expect(readSheetRows(path, 'Nope')).rejects.toThrow('it has no sheet named "Nope"; its sheets: "Prices", "December"')
   })
 })
