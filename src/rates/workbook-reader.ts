@@ -9,9 +9,10 @@
  * library): the sheet inflates in large chunks and its rows come one at a time, so that a
  * 200,000-row sheet is never held whole. This module is loaded only when a workbook is read.
  */
+import {isAscii} from 'node:buffer'
 import {open} from 'node:fs/promises'
 import {formatDay} from '../contract/days.js'
-import {scanXml, XmlScanner} from './xml-scan.js'
+import {type Attributes, scanXml, XmlScanner} from './xml-scan.js'
 import {openZip, type ZipArchive} from './zip-reader.js'
 
 /** Every .xlsx is a zip archive, which starts with these bytes. */
@@ -154,8 +155,10 @@ function relationships(xml: string, base: string): Map<string, {type: string; pa
   const found = new Map<string, {type: string; part: string}>()
   scanXml(xml, {
     open(name, attributes) {
-      if (name === 'Relationship' && attributes.Id !== undefined && attributes.Target !== undefined && attributes.TargetMode !== 'External') {
-        found.set(attributes.Id, {type: attributes.Type ?? '', part: partName(base, attributes.Target)})
+      if (name === 'Relationship' && attributes.get('TargetMode') !== 'External') {
+        const id = attributes.get('Id')
+        const target = attributes.get('Target')
+        if (id !== undefined && target !== undefined) found.set(id, {type: attributes.get('Type') ?? '', part: partName(base, target)})
       }
     },
     close() {},
@@ -165,8 +168,9 @@ function relationships(xml: string, base: string): Map<string, {type: string; pa
 }
 
 /** An attribute of the relationships namespace, whatever its prefix (`r:id`). */
-function relationshipId(attributes: Record<string, string>): string | undefined {
-  for (const key in attributes) if (key.endsWith(':id')) return attributes[key]
+function relationshipId(attributes: Attributes): string | undefined {
+  const all = attributes.all()
+  for (const key in all) if (key.endsWith(':id')) return all[key]
   return undefined
 }
 
@@ -179,10 +183,10 @@ function bookOf(xml: string, rels: Map<string, {type: string; part: string}>): B
   const book: Book = {date1904: false, sheets: []}
   scanXml(xml, {
     open(name, attributes) {
-      if (name === 'workbookPr') book.date1904 = attributes.date1904 === '1' || attributes.date1904 === 'true'
-      else if (name === 'sheet' && attributes.name !== undefined) {
+      if (name === 'workbookPr') book.date1904 = ['1', 'true'].includes(attributes.get('date1904') ?? '')
+      else if (name === 'sheet' && attributes.get('name') !== undefined) {
         const id = relationshipId(attributes)
-        book.sheets.push({name: attributes.name, part: id === undefined ? undefined : rels.get(id)?.part})
+        book.sheets.push({name: attributes.get('name')!, part: id === undefined ? undefined : rels.get(id)?.part})
       }
     },
     close() {},
@@ -199,9 +203,9 @@ function dateStyles(xml: string): boolean[] {
   const xfs: number[] = []
   scanXml(xml, {
     open(name, attributes) {
-      if (name === 'numFmt' && attributes.numFmtId !== undefined) custom.set(Number(attributes.numFmtId), attributes.formatCode ?? '')
+      if (name === 'numFmt' && attributes.get('numFmtId') !== undefined) custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '')
       else if (name === 'cellXfs') inCellXfs = true
-      else if (name === 'xf' && inCellXfs) xfs.push(Number(attributes.numFmtId ?? 0))
+      else if (name === 'xf' && inCellXfs) xfs.push(Number(attributes.get('numFmtId') ?? 0))
     },
     close(name) {
       if (name === 'cellXfs') inCellXfs = false
@@ -260,18 +264,22 @@ async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolea
         return
       }
       switch (name) {
-        case 'row':
-          line = attributes.r === undefined ? line + 1 : Number.parseInt(attributes.r, 10)
+        case 'row': {
+          const r = attributes.get('r')
+          line = r === undefined ? line + 1 : Number.parseInt(r, 10)
           row = {line, cells: [], problems: []}
           break
-        case 'c':
+        }
+        case 'c': {
           inCell = row !== undefined
-          ref = attributes.r
-          style = attributes.s === undefined ? 0 : Number.parseInt(attributes.s, 10)
-          type = attributes.t
+          ref = attributes.get('r')
+          const s = attributes.get('s')
+          style = s === undefined ? 0 : Number.parseInt(s, 10)
+          type = attributes.get('t')
           formula = undefined
           saved = undefined
           break
+        }
         case 'f':
           if (inCell) {
             formula = ''
@@ -336,8 +344,20 @@ async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolea
     },
   })
   const decoder = new TextDecoder('utf-8')
+  // Most of a sheet is ASCII, which reads as Latin-1 many times faster than UTF-8 is checked and
+  // decoded; a chunk with other bytes goes through the decoder, which keeps a character cut in two.
+  let decoding = false
+  const decode = (chunk: Buffer): string => {
+    if (isAscii(chunk)) {
+      const rest = decoding ? decoder.decode() : ''
+      decoding = false
+      return rest + chunk.toString('latin1')
+    }
+    decoding = true
+    return decoder.decode(chunk, {stream: true})
+  }
   for await (const chunk of chunks) {
-    scanner.write(decoder.decode(chunk, {stream: true}))
+    scanner.write(decode(chunk))
     if (done.length > 0) {
       yield* done
       done.length = 0

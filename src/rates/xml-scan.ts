@@ -6,10 +6,68 @@
  */
 
 export interface XmlHandler {
-  open(name: string, attributes: Record<string, string>, selfClosing: boolean): void
+  open(name: string, attributes: Attributes, selfClosing: boolean): void
   close(name: string): void
   /** Text between tags (CDATA included), decoded; one run of text may come in several calls. */
   text(text: string): void
+}
+
+/**
+ * The attributes of the tag just opened, read when asked for (a sheet's cells have attributes
+ * nobody reads): valid only during the call to `open`.
+ */
+export class Attributes {
+  private s = ''
+  private from = 0
+  private to = 0
+
+  /** @internal */
+  at(s: string, from: number, to: number): this {
+    this.s = s
+    this.from = from
+    this.to = to
+    return this
+  }
+
+  /** The value of the attribute named `name` as written (`r:id`, `xml:space`), decoded. */
+  get(name: string): string | undefined {
+    const s = this.s
+    for (let at = this.next(this.from); at >= 0; at = this.next(this.valueEnd + 1)) {
+      if (this.nameEnd - at === name.length && s.startsWith(name, at)) return decodeEntities(s.slice(this.valueStart, this.valueEnd))
+    }
+    return undefined
+  }
+
+  /** Every attribute by name. */
+  all(): Record<string, string> {
+    const all: Record<string, string> = {}
+    for (let at = this.next(this.from); at >= 0; at = this.next(this.valueEnd + 1)) all[this.s.slice(at, this.nameEnd)] = decodeEntities(this.s.slice(this.valueStart, this.valueEnd))
+    return all
+  }
+
+  private nameEnd = 0
+  private valueStart = 0
+  private valueEnd = 0
+
+  /** Where the next attribute's name starts at or after `at` (its name's end and its value in the fields), or -1. */
+  private next(at: number): number {
+    const s = this.s
+    while (at < this.to && isSpace(s.charCodeAt(at))) at++
+    const equals = s.indexOf('=', at)
+    if (equals < 0 || equals >= this.to) return -1
+    let nameEnd = equals
+    while (nameEnd > at && isSpace(s.charCodeAt(nameEnd - 1))) nameEnd--
+    let quote = equals + 1
+    while (quote < this.to && isSpace(s.charCodeAt(quote))) quote++
+    const mark = s.charCodeAt(quote)
+    if (mark !== 34 && mark !== 39) return -1
+    const valueEnd = s.indexOf(mark === 34 ? '"' : "'", quote + 1)
+    if (valueEnd < 0 || valueEnd >= this.to) return -1
+    this.nameEnd = nameEnd
+    this.valueStart = quote + 1
+    this.valueEnd = valueEnd
+    return at
+  }
 }
 
 const NAMED: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', apos: "'"}
@@ -25,8 +83,25 @@ export function decodeEntities(text: string): string {
 }
 
 function localName(s: string, from: number, to: number): string {
-  const colon = s.indexOf(':', from)
-  return s.slice(colon >= 0 && colon < to ? colon + 1 : from, to)
+  const name = s.slice(from, to)
+  const colon = name.indexOf(':')
+  return colon < 0 ? name : name.slice(colon + 1)
+}
+
+/**
+ * Where the tag whose attributes start at `at` ends (its `>`), past quoted values that may hold a
+ * `>`; -1 when the tag is not all in `s` yet.
+ */
+function tagEnd(s: string, at: number): number {
+  let quote = 0
+  for (let i = at; i < s.length; i++) {
+    const code = s.charCodeAt(i)
+    if (quote !== 0) {
+      if (code === quote) quote = 0
+    } else if (code === 34 || code === 39) quote = code
+    else if (code === 62) return i
+  }
+  return -1
 }
 
 function isSpace(code: number): boolean {
@@ -35,6 +110,7 @@ function isSpace(code: number): boolean {
 
 export class XmlScanner {
   private pending = ''
+  private readonly attributes = new Attributes()
   /** Set (by the handler) to read no further. */
   stopped = false
 
@@ -91,57 +167,18 @@ export class XmlScanner {
         i = close + 1
         continue
       }
-      // An opening tag: its name, then attributes whose quoted values may hold any character but `<`.
+      // An opening tag: its name, then its attributes (read when asked for).
       let at = lt + 1
       let code = s.charCodeAt(at)
       while (at < s.length && !isSpace(code) && code !== 62 /* > */ && code !== 47 /* / */) code = s.charCodeAt(++at)
-      if (at >= s.length) return i
-      const name = localName(s, lt + 1, at)
-      const attributes: Record<string, string> = {}
-      let selfClosing = false
-      let complete = false
-      while (at < s.length) {
-        code = s.charCodeAt(at)
-        if (isSpace(code)) {
-          at++
-          continue
-        }
-        if (code === 62) {
-          complete = true
-          at++
-          break
-        }
-        if (code === 47) {
-          if (at + 1 >= s.length) break
-          selfClosing = true
-          at++
-          continue
-        }
-        const equals = s.indexOf('=', at)
-        if (equals < 0) break
-        let quote = equals + 1
-        while (quote < s.length && isSpace(s.charCodeAt(quote))) quote++
-        if (quote >= s.length) break
-        const mark = s[quote]!
-        if (mark !== '"' && mark !== "'") {
-          // Not XML: the rest of the tag is skipped.
-          const close = s.indexOf('>', quote)
-          if (close < 0) break
-          at = close
-          continue
-        }
-        const valueEnd = s.indexOf(mark, quote + 1)
-        if (valueEnd < 0) break
-        let nameEnd = equals
-        while (nameEnd > at && isSpace(s.charCodeAt(nameEnd - 1))) nameEnd--
-        attributes[s.slice(at, nameEnd)] = decodeEntities(s.slice(quote + 1, valueEnd))
-        at = valueEnd + 1
-      }
-      if (!complete) return i
+      const end = tagEnd(s, at)
+      if (end < 0) return i
+      const selfClosing = s.charCodeAt(end - 1) === 47
       if (lt > i) handler.text(decodeEntities(s.slice(i, lt)))
-      handler.open(name, attributes, selfClosing)
+      const name = localName(s, lt + 1, at)
+      handler.open(name, this.attributes.at(s, at, selfClosing ? end - 1 : end), selfClosing)
       if (selfClosing) handler.close(name)
-      i = at
+      i = end + 1
     }
     return i
   }

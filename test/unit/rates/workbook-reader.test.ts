@@ -174,6 +174,38 @@ describe('the order of parts in the archive', () => {
   })
 })
 
+describe('the cells of a sheet as its XML writes them', () => {
+  it('shared strings with rich text runs, inline strings, entities, self-closing cells, rows and cells without a reference, a built-in date format', async () => {
+    const parts = workbookParts(
+      [
+        [
+          'Cells',
+          1,
+          '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="inlineStr"><is><t xml:space="preserve"> x &amp; y </t></is></c><c r="D1"/>' +
+            '<c r="E1" t="str"><f>"a"&amp;"b"</f><v>a&lt;b&#10;c&#x263A;</v></c></row>' +
+            '<row><c t="inlineStr"><is><r><t>in</t></r><r><rPr><b/></rPr><t>line</t></r></is></c><c><v>2</v></c><c/><c t="b"><v>1</v></c></row>' +
+            '<row r="5"><c r="C5"><v>3.5</v></c><c r="D5" s="1"><v>46357</v></c></row>',
+        ],
+      ],
+      {
+        sharedStrings: '<si><t>plain &quot;q&quot;</t></si><si><r><t>Rich </t></r><r><rPr><b/></rPr><t xml:space="preserve">text</t></r><rPh sb="0" eb="1"><t>ruby</t></rPh></si>',
+        styles: '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs>',
+      },
+    )
+    const path = join(dir, `cells-${++n}.xlsx`)
+    writeFileSync(path, zipParts([parts.contentTypes, parts.rootRels, parts.workbook, parts.workbookRels, parts.styles, parts.sharedStrings, ...parts.sheets]))
+    const {sheet, rows} = await readSheetRows(path)
+    const read: {line: number; cells: string[]}[] = []
+    for await (const row of rows) read.push({line: row.line, cells: row.cells})
+    expect(sheet).toBe('Cells')
+    expect(read).toEqual([
+      {line: 1, cells: ['plain "q"', 'Rich text', ' x & y ', '', 'a<b\nc\u263A']},
+      {line: 2, cells: ['inline', '2', '', 'true']},
+      {line: 5, cells: ['', '', '3.5', '2026-12-01']},
+    ])
+  })
+})
+
 describe('what a file is', () => {
   it('is told by its first bytes', () => {
     expect(kindOf(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip')
