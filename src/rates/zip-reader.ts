@@ -27,8 +27,11 @@ const STORED = 0
 const DEFLATED = 8
 /** Not a zip method: a part whose bytes are encrypted. */
 const ENCRYPTED = -1
-/** Inflated output per chunk: large chunks keep the calls into zlib few. */
-const CHUNK = 1 << 20
+/**
+ * Bytes read and inflated per chunk. 64 KiB measured fastest and leanest for a large sheet (against
+ * 16 KiB to 1 MiB): a chunk's text and the cell texts cut from it stay short-lived.
+ */
+const CHUNK = 1 << 16
 
 export interface ZipArchive {
   has(name: string): boolean
