@@ -242,6 +242,9 @@ function sharedStrings(xml: string): string[] {
   return strings
 }
 
+/** A cell's reference, style and type. */
+const CELL_ATTRIBUTES = ['r', 's', 't']
+
 /** The sheet's rows from its XML in chunks, each row as it is complete. */
 async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolean[], strings: readonly string[], date1904: boolean): AsyncGenerator<SheetRow> {
   const done: SheetRow[] = []
@@ -257,6 +260,7 @@ async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolea
   // The element whose text is being read: a formula (`f`) or a saved value (`v`, or `t` of an inline string).
   let reading: 'formula' | 'saved' | undefined
   let phonetic = 0
+  const cellAttributes: (string | undefined)[] = []
   const scanner: XmlScanner = new XmlScanner({
     open(name, attributes) {
       if (!inRows) {
@@ -272,10 +276,10 @@ async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolea
         }
         case 'c': {
           inCell = row !== undefined
-          ref = attributes.get('r')
-          const s = attributes.get('s')
-          style = s === undefined ? 0 : Number.parseInt(s, 10)
-          type = attributes.get('t')
+          attributes.getEach(CELL_ATTRIBUTES, cellAttributes)
+          ref = cellAttributes[0]
+          style = cellAttributes[1] === undefined ? 0 : Number.parseInt(cellAttributes[1], 10)
+          type = cellAttributes[2]
           formula = undefined
           saved = undefined
           break

@@ -38,6 +38,22 @@ export class Attributes {
     return undefined
   }
 
+  /** The values of the attributes named in `names`, into `values` at the same index (undefined where absent): one pass over the tag. */
+  getEach(names: readonly string[], values: (string | undefined)[]): void {
+    values.fill(undefined)
+    const s = this.s
+    for (let at = this.next(this.from); at >= 0; at = this.next(this.valueEnd + 1)) {
+      const length = this.nameEnd - at
+      for (let n = 0; n < names.length; n++) {
+        const name = names[n]!
+        if (length === name.length && s.startsWith(name, at)) {
+          values[n] = decodeEntities(s.slice(this.valueStart, this.valueEnd))
+          break
+        }
+      }
+    }
+  }
+
   /** Every attribute by name. */
   all(): Record<string, string> {
     const all: Record<string, string> = {}

@@ -48,6 +48,16 @@ describe('the XML scanner', () => {
     expect(events((s) => [...XML].forEach((char) => s.write(char)))).toEqual(events((s) => s.write(XML)))
   })
 
+  it('reads the attributes asked for in one pass, whatever their order, undefined where absent', () => {
+    const values: (string | undefined)[] = ['stale']
+    scanXml(`<c t="s" r='B2' xr:uid="{1}"/>`, {
+      open: (_name, attributes) => attributes.getEach(['r', 's', 't'], values),
+      close: () => {},
+      text: () => {},
+    })
+    expect(values).toEqual(['B2', undefined, 's'])
+  })
+
   it('stops where the handler says', () => {
     const seen: string[] = []
     const scanner: XmlScanner = new XmlScanner({
