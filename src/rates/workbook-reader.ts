@@ -6,7 +6,7 @@
  * errors, placed by sheet and cell.
  *
  * The archive is read through its directory and the sheet's XML by a scanner of its own (no
- * library): the sheet inflates in large chunks and its rows come one at a time, so that a
+ * library): the sheet inflates in chunks and its rows come as they are complete, so that a
  * 200,000-row sheet is never held whole. This module is loaded only when a workbook is read.
  */
 import {isAscii} from 'node:buffer'

@@ -1,4 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import ExcelJS from 'exceljs'
@@ -211,6 +211,17 @@ describe('what a file is', () => {
     expect(kindOf(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip')
     expect(kindOf(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))).toBe('xls')
     expect(kindOf(Buffer.from('property_id,date'))).toBe('text')
+  })
+
+  it('a zip archive that is no workbook, and a workbook cut short, are told apart in one line', async () => {
+    const ods = join(dir, `sheet-${++n}.xlsx`)
+    writeFileSync(ods, zipParts([['mimetype', 'application/vnd.oasis.opendocument.spreadsheet'], ['content.xml', '<office:document-content/>']]))
+    await expect(readSheetRows(ods)).rejects.toThrow('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    const whole = await workbook((sheet) => sheet.addRow(['property_id', 'date', 'rate']))
+    const cut = join(dir, `cut-${++n}.xlsx`)
+    const bytes = readFileSync(whole)
+    writeFileSync(cut, bytes.subarray(0, bytes.length - 200))
+    await expect(readSheetRows(cut)).rejects.toThrow(/^it is a zip archive but not a readable Excel workbook \(the archive has no directory \(cut short\?\)\)$/)
   })
 
   it('a workbook named .csv and a CSV named .xlsx get one line saying what they are', async () => {
