@@ -5,11 +5,15 @@
  * (csv-reader.ts), so a workbook and the CSV it was saved from give the same plan and the same
  * errors, placed by sheet and cell.
  *
- * exceljs is loaded here only, and this module only when a workbook is read: its streaming reader
- * keeps one row at a time (its in-memory model of a 200,000-row sheet would take gigabytes).
+ * The archive is read through its directory and the sheet's XML by a scanner of its own (no
+ * library): the sheet inflates in chunks and its rows come as they are complete, so that a
+ * 200,000-row sheet is never held whole. This module is loaded only when a workbook is read.
  */
+import {isAscii} from 'node:buffer'
 import {open} from 'node:fs/promises'
-import {dayFromCivil, formatDay} from '../contract/days.js'
+import {formatDay} from '../contract/days.js'
+import {type Attributes, scanXml, XmlScanner} from './xml-scan.js'
+import {openZip, type ZipArchive} from './zip-reader.js'
 
 /** Every .xlsx is a zip archive, which starts with these bytes. */
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]
@@ -67,14 +71,6 @@ export function serialDay(serial: number, date1904: boolean): string {
   return formatDay(whole - (date1904 ? EPOCH_1904 : EPOCH_1900))
 }
 
-/** A date exceljs made of a serial (UTC midnight of the day, or a moment in it). */
-function dateText(date: Date): string {
-  if (Number.isNaN(date.getTime())) return ''
-  // exceljs rounds to the millisecond; a time of day a hair before midnight is the next day.
-  const shifted = new Date(date.getTime() + 500)
-  return formatDay(dayFromCivil(shifted.getUTCFullYear(), shifted.getUTCMonth() + 1, shifted.getUTCDate()))
-}
-
 /** A number as typed: 15 significant digits, as spreadsheets show them (no `120.49999999999999`). */
 export function numberText(value: number): string {
   const text = String(value)
@@ -82,61 +78,54 @@ export function numberText(value: number): string {
   return text.length <= 15 ? text : String(Number(value.toPrecision(15)))
 }
 
-/** exceljs's own test for a date format: y, m, d, h or s outside quotes and brackets. */
+/** A date format: y, m, d, h or s outside quotes and brackets (`[Red]`, `[$-407]`). */
 function isDateFormat(format: string | undefined): boolean {
   if (!format) return false
   return /[ymdhs]/i.test(format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''))
 }
 
-type CellValue = unknown
+/** The built-in number formats (ids below 164) that show a date or a time. */
+const DATE_FORMAT_IDS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47])
+
+/** The value of a formula cell, or of a typed cell: a number, a text, a boolean or an error. */
+type Saved = number | string | boolean | {error: string}
 
 /**
- * The text of one cell, or a problem. `numFmt` and `date1904` read a formula's cached number as a
- * date where the cell is formatted as one (exceljs converts plain date cells itself).
+ * The text of one cell, or a problem. A number is a date where the cell's format is one (`date`);
+ * a formula is read by the value saved with it.
  */
-export function cellText(value: CellValue, numFmt: string | undefined, date1904: boolean): string | {problem: string} {
-  if (value === null || value === undefined) return ''
-  if (typeof value === 'string') return value
-  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : ''
-  if (typeof value === 'boolean') return value ? 'true' : 'false'
-  if (value instanceof Date) return dateText(value)
-  if (typeof value === 'object') {
-    const v = value as {formula?: string; sharedFormula?: string; result?: unknown; richText?: {text: string}[]; text?: unknown; error?: string}
-    if (v.formula !== undefined || v.sharedFormula !== undefined) {
-      const formula = v.formula ?? v.sharedFormula
-      const result = v.result
-      if (result === undefined || result === null || (typeof result === 'number' && Number.isNaN(result))) {
-        return {problem: `the formula =${formula} has no saved value (the file was written by a program that does not calculate): open and save it in a spreadsheet, or type the value`}
-      }
-      if (typeof result === 'object' && 'error' in (result as object)) return {problem: `the formula =${formula} gives the error ${(result as {error: string}).error}`}
-      if (typeof result === 'number' && isDateFormat(numFmt)) return serialDay(result, date1904)
-      return cellText(result, undefined, date1904)
+function cellText(type: string | undefined, date: boolean, date1904: boolean, formula: string | undefined, saved: string | undefined, strings: readonly string[]): string | {problem: string} {
+  if (formula !== undefined) {
+    const result: Saved | undefined = saved === undefined ? undefined : type === 'str' ? saved : type === 'b' ? saved !== '0' : type === 'e' ? {error: saved} : Number.parseFloat(saved)
+    if (result === undefined || (typeof result === 'number' && Number.isNaN(result))) {
+      return {problem: `the formula =${formula} has no saved value (the file was written by a program that does not calculate): open and save it in a spreadsheet, or type the value`}
     }
-    if (v.error !== undefined) return {problem: `the cell holds the error ${v.error}`}
-    if (Array.isArray(v.richText)) return v.richText.map((run) => run.text).join('')
-    if (v.text !== undefined) return cellText(v.text, numFmt, date1904)
+    if (typeof result === 'object') return {problem: `the formula =${formula} gives the error ${result.error}`}
+    if (typeof result === 'boolean') return result ? 'true' : 'false'
+    if (typeof result === 'string') return result
+    if (date) return serialDay(result, date1904)
+    return Number.isFinite(result) ? numberText(result) : ''
   }
-  return String(value)
-}
-
-interface ReaderInternals {
-  model?: {sheets?: {name: string; rId: string}[]}
-  workbookRels?: {Id: string; Target: string}[]
-  properties?: {model?: {date1904?: boolean}}
-  sharedStrings?: unknown[]
-  styles?: {getStyleModel(id: number): {numFmt?: string} | undefined}
-}
-
-/** A sheet as exceljs's streaming reader hands it out: its part number and the stream of its XML. */
-interface StreamSheet {
-  id: string | number
-  iterator: AsyncIterable<unknown>
-  [Symbol.asyncIterator](): AsyncIterator<unknown>
-}
-
-interface SaxEvent {
-  eventType: 'opentag' | 'text' | 'closetag'
-  value: {name: string; attributes: Record<string, string>} | string
+  if (saved === undefined) return ''
+  switch (type) {
+    case 's':
+      return strings[Number.parseInt(saved, 10)] ?? ''
+    case 'inlineStr':
+    case 'str':
+      return saved
+    case 'e':
+      return {problem: `the cell holds the error ${saved}`}
+    case 'b':
+      return Number.parseInt(saved, 10) !== 0 ? 'true' : 'false'
+    default: {
+      const number = Number.parseFloat(saved)
+      if (!Number.isFinite(number)) return ''
+      if (!date) return numberText(number)
+      // A date and time a hair before midnight (rounded to the millisecond, as spreadsheets keep it) is the next day.
+      const epoch = date1904 ? EPOCH_1904 : EPOCH_1900
+      return formatDay(Math.floor((Math.round((number - epoch) * 86_400_000) + 500) / 86_400_000))
+    }
+  }
 }
 
 /** The column of a cell reference (`AB12` is 28), from its letters. */
@@ -150,153 +139,271 @@ function columnOf(ref: string): number {
   return col
 }
 
-/** The names of the sheets in tab order, each with the number of its part (`xl/worksheets/sheetN.xml`). */
-function sheetsOf(reader: ReaderInternals): {name: string; part: string}[] {
-  const rels = new Map((reader.workbookRels ?? []).map((rel) => [rel.Id, rel.Target]))
-  return (reader.model?.sheets ?? []).map((sheet) => ({name: sheet.name, part: /sheet(\d+)\.xml$/.exec(rels.get(sheet.rId) ?? '')?.[1] ?? ''}))
+/** A relationship's target as a part name of the archive (`worksheets/sheet1.xml` from `xl/` is `xl/worksheets/sheet1.xml`). */
+function partName(base: string, target: string): string {
+  if (target.startsWith('/')) return target.slice(1)
+  const parts = base.split('/').slice(0, -1)
+  for (const piece of target.split('/')) {
+    if (piece === '..') parts.pop()
+    else if (piece !== '.') parts.push(piece)
+  }
+  return parts.join('/')
 }
 
-/**
- * The rows of the named sheet (the first when `sheet` is undefined). A sheet's rows come as the
- * file is read; the sheet is found by its name once the workbook's own list of sheets is read.
- */
-export async function readSheetRows(path: string, sheet?: string): Promise<SheetRows> {
-  // The streaming reader and its XML parser alone: the whole of exceljs takes longer to load than a small sheet to read.
-  const [{default: WorkbookReader}, {default: parseSax}] = await Promise.all([import('exceljs/lib/stream/xlsx/workbook-reader.js'), import('exceljs/lib/utils/parse-sax.js')])
-  const reader = new WorkbookReader(path, {sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore'})
-  const internals = reader as unknown as ReaderInternals
-  const iterator = reader[Symbol.asyncIterator]()
-  // The workbook's list of sheets is read before the first sheet's rows are handed out.
-  let chosen: {name: string; part: string} | undefined
-  let first: StreamSheet | undefined
-  for (;;) {
-    let next
-    try {
-      next = await iterator.next()
-    } catch (error) {
-      throw new WorkbookError(`it is a zip archive but not a readable Excel workbook (${(error as Error).message})`)
-    }
-    if (next.done) break
-    const worksheet = next.value as unknown as StreamSheet
-    const sheets = sheetsOf(internals)
-    if (sheets.length === 0) {
-      // A sheet that comes before the workbook's list of sheets (the order of a zip's parts is the
-      // writer's): without --sheet, the first sheet is the one stored as sheet1.xml.
-      if (sheet === undefined && String(worksheet.id) === '1') {
-        chosen = {name: 'Sheet1', part: '1'}
-        first = worksheet
-        break
+/** The targets of a part's relationships by id, as part names. */
+function relationships(xml: string, base: string): Map<string, {type: string; part: string}> {
+  const found = new Map<string, {type: string; part: string}>()
+  scanXml(xml, {
+    open(name, attributes) {
+      if (name === 'Relationship' && attributes.get('TargetMode') !== 'External') {
+        const id = attributes.get('Id')
+        const target = attributes.get('Target')
+        if (id !== undefined && target !== undefined) found.set(id, {type: attributes.get('Type') ?? '', part: partName(base, target)})
       }
-      throw new WorkbookError(
-        sheet === undefined ? 'its first sheet could not be found before its other sheets' : `its sheets are stored before their names, so the sheet "${sheet}" cannot be picked out; save it again from the spreadsheet`,
-      )
-    }
-    chosen = sheet === undefined ? sheets[0] : sheets.find((s) => s.name === sheet) ?? sheets.find((s) => s.name.toLowerCase() === sheet.toLowerCase())
-    if (!chosen) throw new WorkbookError(`it has no sheet named "${sheet}"; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(', ')}`)
-    if (String(worksheet.id) === chosen.part) {
-      first = worksheet
-      break
-    }
-    // Another sheet: its rows must be read through to reach the next one.
-    for await (const row of worksheet as AsyncIterable<unknown>) void row
-  }
-  if (!first || !chosen) {
-    const sheets = sheetsOf(internals)
-    if (sheets.length === 0) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
-    throw new WorkbookError(sheet === undefined ? 'its first sheet could not be found' : `it has no sheet named "${sheet}"; its sheets: ${sheets.map((s) => JSON.stringify(s.name)).join(', ')}`)
-  }
-  const worksheet = first
-  const date1904 = internals.properties?.model?.date1904 === true
-  const sharedStrings = internals.sharedStrings ?? []
-  // Number formats by style id: whether a number is a date depends on the format of its cell.
-  const formats = new Map<string | undefined, {format: string | undefined; date: boolean}>()
-  const formatOf = (style: string | undefined): {format: string | undefined; date: boolean} => {
-    let known = formats.get(style)
-    if (known === undefined) {
-      const format = style === undefined ? undefined : internals.styles?.getStyleModel(Number(style))?.numFmt
-      known = {format, date: isDateFormat(format)}
-      formats.set(style, known)
-    }
-    return known
-  }
-  /**
-   * The value of one `<c>` element as exceljs's own sheet reader makes it (a shared string, a
-   * formula with its saved result, an error, a boolean, a date where the cell's format is one),
-   * read here from the sheet's XML events so that no row and cell objects are built for each cell.
-   */
-  const epoch = date1904 ? EPOCH_1904 : EPOCH_1900
-  const valueOf = (type: string | undefined, date: boolean, formula: string | undefined, saved: string | undefined): unknown => {
-    if (formula !== undefined) return {formula, result: saved === undefined ? undefined : type === 'str' ? saved : Number.parseFloat(saved)}
-    if (saved === undefined) return null
-    switch (type) {
-      case 's':
-        return sharedStrings[Number.parseInt(saved, 10)]
-      case 'inlineStr':
-      case 'str':
-        return saved
-      case 'e':
-        return {error: saved}
-      case 'b':
-        return Number.parseInt(saved, 10) !== 0
-      default: {
-        const number = Number.parseFloat(saved)
-        if (!date) return number
-        // The night as dateText reads exceljs's Date of the serial (to the millisecond, half a second up), without the Date.
-        return Number.isFinite(number) ? formatDay(Math.floor((Math.round((number - epoch) * 86_400_000) + 500) / 86_400_000)) : ''
+    },
+    close() {},
+    text() {},
+  })
+  return found
+}
+
+/** An attribute of the relationships namespace, whatever its prefix (`r:id`). */
+function relationshipId(attributes: Attributes): string | undefined {
+  const all = attributes.all()
+  for (const key in all) if (key.endsWith(':id')) return all[key]
+  return undefined
+}
+
+interface Book {
+  date1904: boolean
+  sheets: {name: string; part: string | undefined}[]
+}
+
+function bookOf(xml: string, rels: Map<string, {type: string; part: string}>): Book {
+  const book: Book = {date1904: false, sheets: []}
+  scanXml(xml, {
+    open(name, attributes) {
+      if (name === 'workbookPr') book.date1904 = ['1', 'true'].includes(attributes.get('date1904') ?? '')
+      else if (name === 'sheet' && attributes.get('name') !== undefined) {
+        const id = relationshipId(attributes)
+        book.sheets.push({name: attributes.get('name')!, part: id === undefined ? undefined : rels.get(id)?.part})
       }
-    }
-  }
-  async function* rows(): AsyncGenerator<SheetRow> {
-    let inRows = false
-    let row: SheetRow | undefined
-    let cell: {ref: string | undefined; style: string | undefined; type: string | undefined; formula?: string; saved?: string} | undefined
-    // The element whose text is being read: a formula (`f`) or a saved value (`v`, or `t` of an inline string).
-    let reading: 'formula' | 'saved' | undefined
-    let line = 0
-    for await (const events of parseSax(worksheet.iterator) as AsyncIterable<SaxEvent[]>) {
-      for (const {eventType, value} of events) {
-        if (eventType === 'text') {
-          if (cell && reading === 'formula') cell.formula += value as string
-          else if (cell && reading === 'saved') cell.saved += value as string
-          continue
+    },
+    close() {},
+    text() {},
+  })
+  return book
+}
+
+/** Whether each style (by its index in `cellXfs`) shows a number as a date. */
+function dateStyles(xml: string): boolean[] {
+  const custom = new Map<number, string>()
+  const styles: boolean[] = []
+  let inCellXfs = false
+  const xfs: number[] = []
+  scanXml(xml, {
+    open(name, attributes) {
+      if (name === 'numFmt' && attributes.get('numFmtId') !== undefined) custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '')
+      else if (name === 'cellXfs') inCellXfs = true
+      else if (name === 'xf' && inCellXfs) xfs.push(Number(attributes.get('numFmtId') ?? 0))
+    },
+    close(name) {
+      if (name === 'cellXfs') inCellXfs = false
+    },
+    text() {},
+  })
+  for (const id of xfs) styles.push(custom.has(id) ? isDateFormat(custom.get(id)) : DATE_FORMAT_IDS.has(id))
+  return styles
+}
+
+/** The shared strings in order: each `<si>`'s text, its rich text runs joined; phonetic readings (`<rPh>`) left out. */
+function sharedStrings(xml: string): string[] {
+  const strings: string[] = []
+  let current: string | undefined
+  let inText = false
+  let phonetic = 0
+  scanXml(xml, {
+    open(name) {
+      if (name === 'si') current = ''
+      else if (name === 'rPh') phonetic++
+      else if (name === 't' && phonetic === 0) inText = true
+    },
+    close(name) {
+      if (name === 'si') {
+        strings.push(current ?? '')
+        current = undefined
+      } else if (name === 'rPh') phonetic--
+      else if (name === 't') inText = false
+    },
+    text(text) {
+      if (inText && current !== undefined) current += text
+    },
+  })
+  return strings
+}
+
+/** A cell's reference, style and type. */
+const CELL_ATTRIBUTES = ['r', 's', 't']
+
+/** The sheet's rows from its XML in chunks, each row as it is complete. */
+async function* sheetRows(chunks: AsyncIterable<Buffer>, styles: readonly boolean[], strings: readonly string[], date1904: boolean): AsyncGenerator<SheetRow> {
+  const done: SheetRow[] = []
+  let inRows = false
+  let row: SheetRow | undefined
+  let line = 0
+  let ref: string | undefined
+  let style = 0
+  let type: string | undefined
+  let formula: string | undefined
+  let saved: string | undefined
+  let inCell = false
+  // The element whose text is being read: a formula (`f`) or a saved value (`v`, or `t` of an inline string).
+  let reading: 'formula' | 'saved' | undefined
+  let phonetic = 0
+  const cellAttributes: (string | undefined)[] = []
+  const scanner: XmlScanner = new XmlScanner({
+    open(name, attributes) {
+      if (!inRows) {
+        if (name === 'sheetData') inRows = true
+        return
+      }
+      switch (name) {
+        case 'row': {
+          const r = attributes.get('r')
+          line = r === undefined ? line + 1 : Number.parseInt(r, 10)
+          row = {line, cells: [], problems: []}
+          break
         }
-        const {name, attributes} = value as {name: string; attributes: Record<string, string>}
-        if (eventType === 'opentag') {
-          if (name === 'sheetData') inRows = true
-          else if (name === 'row' && inRows) {
-            line = attributes.r === undefined ? line + 1 : Number.parseInt(attributes.r, 10)
-            row = {line, cells: [], problems: []}
-          } else if (name === 'c' && row) cell = {ref: attributes.r, style: attributes.s, type: attributes.t}
-          else if (cell && name === 'f') {
-            cell.formula = ''
+        case 'c': {
+          inCell = row !== undefined
+          attributes.getEach(CELL_ATTRIBUTES, cellAttributes)
+          ref = cellAttributes[0]
+          style = cellAttributes[1] === undefined ? 0 : Number.parseInt(cellAttributes[1], 10)
+          type = cellAttributes[2]
+          formula = undefined
+          saved = undefined
+          break
+        }
+        case 'f':
+          if (inCell) {
+            formula = ''
             reading = 'formula'
-          } else if (cell && (name === 'v' || name === 't')) {
-            cell.saved ??= ''
+          }
+          break
+        case 'v':
+          if (inCell) {
+            saved ??= ''
             reading = 'saved'
           }
-          continue
-        }
-        if (name === 'f' || name === 'v' || name === 't') reading = undefined
-        else if (name === 'sheetData') inRows = false
-        else if (name === 'c' && row && cell) {
-          const col = cell.ref === undefined ? row.cells.length + 1 : columnOf(cell.ref)
-          const {format, date} = formatOf(cell.style)
-          const text = cellText(valueOf(cell.type, date, cell.formula, cell.saved), format, date1904)
+          break
+        case 't':
+          if (inCell && phonetic === 0) {
+            saved ??= ''
+            reading = 'saved'
+          }
+          break
+        case 'rPh':
+          phonetic++
+          break
+      }
+    },
+    close(name) {
+      if (!inRows) return
+      switch (name) {
+        case 'f':
+        case 'v':
+        case 't':
+          reading = undefined
+          break
+        case 'rPh':
+          phonetic--
+          break
+        case 'c': {
+          if (!inCell || !row) break
+          inCell = false
+          const col = ref === undefined ? row.cells.length + 1 : columnOf(ref)
+          const text = cellText(type, styles[style] === true, date1904, formula, saved, strings)
           while (row.cells.length < col - 1) row.cells.push('')
           if (typeof text === 'string') row.cells[col - 1] = text
           else {
             row.cells[col - 1] = ''
             row.problems.push({index: col - 1, message: text.problem})
           }
-          cell = undefined
-        } else if (name === 'row' && row) {
-          yield row
-          row = undefined
+          break
         }
+        case 'row':
+          if (row) done.push(row)
+          row = undefined
+          break
+        case 'sheetData':
+          // What follows the rows (merged ranges, print settings) is not read: a merged cell holds its value in its first cell.
+          inRows = false
+          scanner.stopped = true
+          break
       }
+    },
+    text(text) {
+      if (reading === 'formula') formula += text
+      else if (reading === 'saved') saved += text
+    },
+  })
+  const decoder = new TextDecoder('utf-8')
+  // Most of a sheet is ASCII, which reads as Latin-1 many times faster than UTF-8 is checked and
+  // decoded; a chunk with other bytes goes through the decoder, which keeps a character cut in two.
+  let decoding = false
+  const decode = (chunk: Buffer): string => {
+    if (isAscii(chunk)) {
+      const rest = decoding ? decoder.decode() : ''
+      decoding = false
+      return rest + chunk.toString('latin1')
     }
-    // The rest of the file (later sheets) is left unread.
-    await iterator.return?.(undefined)
+    decoding = true
+    return decoder.decode(chunk, {stream: true})
   }
-  return {sheet: chosen.name, rows: rows()}
+  for await (const chunk of chunks) {
+    scanner.write(decode(chunk))
+    if (done.length > 0) {
+      yield* done
+      done.length = 0
+    }
+    if (scanner.stopped) break
+  }
+  scanner.write(decoder.decode())
+  scanner.end()
+  yield* done
+}
+
+/**
+ * The rows of the named sheet (the first when `sheet` is undefined). The workbook's list of
+ * sheets, its styles and its shared strings are read first, through the archive's directory,
+ * wherever they are stored; then the sheet's rows come as its part inflates.
+ */
+export async function readSheetRows(path: string, sheet?: string): Promise<SheetRows> {
+  const text = (bytes: Buffer) => new TextDecoder('utf-8').decode(bytes)
+  let zip: ZipArchive
+  let book: Book
+  let styles: boolean[] = []
+  let strings: string[] = []
+  try {
+    zip = await openZip(path)
+    const root = zip.has('_rels/.rels') ? relationships(text(await zip.read('_rels/.rels')), '') : new Map()
+    const main = [...root.values()].find((rel) => rel.type.endsWith('/officeDocument'))?.part ?? 'xl/workbook.xml'
+    if (!zip.has(main)) throw new WorkbookError('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    const relsPart = partName(main, `_rels/${main.split('/').pop()}.rels`)
+    const rels = zip.has(relsPart) ? relationships(text(await zip.read(relsPart)), main) : new Map<string, {type: string; part: string}>()
+    book = bookOf(text(await zip.read(main)), rels)
+    const related = (kind: string) => [...rels.values()].find((rel) => rel.type.endsWith(`/${kind}`))?.part
+    const stylesPart = related('styles')
+    if (stylesPart !== undefined && zip.has(stylesPart)) styles = dateStyles(text(await zip.read(stylesPart)))
+    const stringsPart = related('sharedStrings')
+    if (stringsPart !== undefined && zip.has(stringsPart)) strings = sharedStrings(text(await zip.read(stringsPart)))
+  } catch (error) {
+    if (error instanceof WorkbookError) throw error
+    throw new WorkbookError(`it is a zip archive but not a readable Excel workbook (${(error as Error).message})`)
+  }
+  const list = () => book.sheets.map((s) => JSON.stringify(s.name)).join(', ')
+  const chosen = sheet === undefined ? book.sheets[0] : book.sheets.find((s) => s.name === sheet) ?? book.sheets.find((s) => s.name.toLowerCase() === sheet.toLowerCase())
+  if (!chosen) throw new WorkbookError(sheet === undefined ? 'it has no sheets' : `it has no sheet named "${sheet}"; its sheets: ${list()}`)
+  if (chosen.part === undefined || !zip.has(chosen.part)) throw new WorkbookError(`its sheet "${chosen.name}" is listed but not stored in it`)
+  return {sheet: chosen.name, rows: sheetRows(zip.stream(chosen.part), styles, strings, book.date1904)}
 }

@@ -1,4 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import ExcelJS from 'exceljs'
@@ -9,6 +9,7 @@ import {formatProblem, ProblemList} from '../../../src/rates/errors.js'
 import {planFile} from '../../../src/rates/import.js'
 import {kindOf, readSheetRows, serialDay} from '../../../src/rates/workbook-reader.js'
 import {A, NOW, PROPERTIES} from './helpers.js'
+import {workbookParts, zipParts} from './zip-writer.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pms-workbook-unit-'))
 let n = 0
@@ -147,11 +148,80 @@ describe('the shape of a sheet', () => {
   })
 })
 
+describe('the order of parts in the archive', () => {
+  /** Inline-string cells: a row of texts and numbers. */
+  const row = (line: number, cells: (string | number)[]) =>
+    `<row r="${line}">${cells.map((v, i) => (typeof v === 'number' ? `<c r="${String.fromCharCode(65 + i)}${line}"><v>${v}</v></c>` : `<c r="${String.fromCharCode(65 + i)}${line}" t="inlineStr"><is><t>${v}</t></is></c>`)).join('')}</row>`
+  const header = row(1, ['property_id', 'date', 'rate'])
+
+  it('does not matter: sheets stored before the list of their names are found by name, and the first tab is read without --sheet', async () => {
+    // The first tab, "Prices", is stored as sheet2.xml; both sheets come before xl/workbook.xml.
+    const parts = workbookParts([
+      ['Prices', 2, header + row(2, [A, '2026-12-01', 120])],
+      ['December', 1, header + row(2, [A, '2026-12-01', 99])],
+    ])
+    const path = join(dir, `parts-${++n}.xlsx`)
+    writeFileSync(path, zipParts([parts.contentTypes, parts.rootRels, parts.workbookRels, parts.sharedStrings, parts.styles, ...parts.sheets, parts.workbook]))
+    const december = await read(path, 'December')
+    expect(december.messages).toEqual([])
+    expect(valueAt(december, '2026-12-01', 0)).toBe(9900)
+    const first = await readSheetRows(path)
+    expect(first.sheet).toBe('Prices')
+    const prices = await read(path)
+    expect(prices.messages).toEqual([])
+    expect(valueAt(prices, '2026-12-01', 0)).toBe(12000)
+    await expect(readSheetRows(path, 'Nope')).rejects.toThrow('it has no sheet named "Nope"; its sheets: "Prices", "December"')
+  })
+})
+
+describe('the cells of a sheet as its XML writes them', () => {
+  it('shared strings with rich text runs, inline strings, entities, self-closing cells, rows and cells without a reference, a built-in date format', async () => {
+    const parts = workbookParts(
+      [
+        [
+          'Cells',
+          1,
+          '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="inlineStr"><is><t xml:space="preserve"> x &amp; y </t></is></c><c r="D1"/>' +
+            '<c r="E1" t="str"><f>"a"&amp;"b"</f><v>a&lt;b&#10;c&#x263A;</v></c></row>' +
+            '<row><c t="inlineStr"><is><r><t>in</t></r><r><rPr><b/></rPr><t>line</t></r></is></c><c><v>2</v></c><c/><c t="b"><v>1</v></c></row>' +
+            '<row r="5"><c r="C5"><v>3.5</v></c><c r="D5" s="1"><v>46357</v></c></row>',
+        ],
+      ],
+      {
+        sharedStrings: '<si><t>plain &quot;q&quot;</t></si><si><r><t>Rich </t></r><r><rPr><b/></rPr><t xml:space="preserve">text</t></r><rPh sb="0" eb="1"><t>ruby</t></rPh></si>',
+        styles: '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs>',
+      },
+    )
+    const path = join(dir, `cells-${++n}.xlsx`)
+    writeFileSync(path, zipParts([parts.contentTypes, parts.rootRels, parts.workbook, parts.workbookRels, parts.styles, parts.sharedStrings, ...parts.sheets]))
+    const {sheet, rows} = await readSheetRows(path)
+    const read: {line: number; cells: string[]}[] = []
+    for await (const row of rows) read.push({line: row.line, cells: row.cells})
+    expect(sheet).toBe('Cells')
+    expect(read).toEqual([
+      {line: 1, cells: ['plain "q"', 'Rich text', ' x & y ', '', 'a<b\nc\u263A']},
+      {line: 2, cells: ['inline', '2', '', 'true']},
+      {line: 5, cells: ['', '', '3.5', '2026-12-01']},
+    ])
+  })
+})
+
 describe('what a file is', () => {
   it('is told by its first bytes', () => {
     expect(kindOf(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip')
     expect(kindOf(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))).toBe('xls')
     expect(kindOf(Buffer.from('property_id,date'))).toBe('text')
+  })
+
+  it('a zip archive that is no workbook, and a workbook cut short, are told apart in one line', async () => {
+    const ods = join(dir, `sheet-${++n}.xlsx`)
+    writeFileSync(ods, zipParts([['mimetype', 'application/vnd.oasis.opendocument.spreadsheet'], ['content.xml', '<office:document-content/>']]))
+    await expect(readSheetRows(ods)).rejects.toThrow('it is a zip archive but not an Excel workbook (.xlsx) (an OpenDocument .ods? save it as .xlsx or CSV)')
+    const whole = await workbook((sheet) => sheet.addRow(['property_id', 'date', 'rate']))
+    const cut = join(dir, `cut-${++n}.xlsx`)
+    const bytes = readFileSync(whole)
+    writeFileSync(cut, bytes.subarray(0, bytes.length - 200))
+    await expect(readSheetRows(cut)).rejects.toThrow(/^it is a zip archive but not a readable Excel workbook \(the archive has no directory \(cut short\?\)\)$/)
   })
 
   it('a workbook named .csv and a CSV named .xlsx get one line saying what they are', async () => {
