@@ -1,18 +1,15 @@
 /**
- * `pms webhooks verify`, `listen`, `inbox` and `replay`: flags in, src/webhooks does the work, lines
- * out. The signing secret is checked first and never printed.
+ * `pms webhooks verify`, `listen`, `inbox` and `replay`: flags in, src/webhooks does the work (the
+ * listener's in src/webhooks/listen.ts), lines out. The signing secret is checked first and never printed.
  */
-import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, mkdtempSync, rmSync} from 'node:fs'
-import {hostname, tmpdir} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
+import {existsSync} from 'node:fs'
+import {resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {readInput} from './raw-request.js'
 import {displayUrl, isPostgresUrl} from '../db/postgres.js'
-import {tryHoldProcessLock} from '../fs/process-lock.js'
 import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
-import type {Inbox, InboxEntry, InboxStatus, RetryPolicy} from '../webhooks/inbox.js'
+import type {Inbox, InboxEntry, InboxStatus} from '../webhooks/inbox.js'
 import type {RequestReport} from '../webhooks/listener.js'
 import {runEnd, type RunOutcome} from '../webhooks/runner.js'
 import type {WorkReport} from '../webhooks/worker.js'
@@ -22,7 +19,8 @@ import {renderTable, type Column} from './output.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
 import {untilSignal} from '../run/signals.js'
-import {profilesServed, type ProfileChoice} from '../auth/profiles.js'
+import type {ListenOptions, ReconcileReport} from '../webhooks/listen.js'
+import {defaultStore, openInbox} from '../webhooks/store.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
 export class WebhookRefusedError extends PmsError {
@@ -30,17 +28,6 @@ export class WebhookRefusedError extends PmsError {
     super(message, {code: reason, exitCode: ExitCode.failure, suggestion})
   }
 }
-/** Another listener uses the same SQLite inbox. */
-export class InboxInUseError extends PmsError {
-  constructor(path: string) {
-    super(`Another pms webhooks listen uses the inbox ${path}; this one does not start`, {
-      code: 'inbox_in_use',
-      exitCode: ExitCode.tempFailure,
-      suggestion: 'give each listener a file of its own (--store), or share a PostgreSQL inbox (--store postgres://...); a killed listener\'s claim is taken over at once',
-    })
-  }
-}
-
 export interface VerifyOptions {
   secret?: string
   id: string
@@ -71,48 +58,6 @@ export function renderEvent(event: WebhookEnvelope): string {
   return JSON.stringify(event, null, 2)
 }
 
-export interface ListenOptions {
-  secret?: string
-  port: number
-  host: string
-  path: string
-  toleranceSeconds: number
-  forwardTo?: string
-  exec?: string
-  debounceSeconds?: number
-  /** A run of --exec still going after this long is ended (with its process group) and fails. */
-  execTimeoutSeconds: number
-  out?: string
-  /** A SQLite file or a postgres:// address. */
-  store?: string
-  retry: RetryPolicy
-  leaseSeconds: number
-  /** --reconcile: milliseconds between two reconciles of each profile served; undefined: none. */
-  reconcileMs?: number
-  /** --profile (repeatable) and --all-profiles: whose listings --reconcile reads. */
-  profiles?: ProfileChoice
-  /** --reconcile-from: where the first reconcile of a new store starts (ISO); else now. */
-  reconcileFrom?: string
-  /** --forward-secret: a secret of the target's; forwards are signed with it at each send. */
-  forwardSecret?: string
-}
-
-/**
- * Where the inbox of one listener is: --store, beside --out, else PMS_CONFIG_DIR/webhooks/inbox.sqlite;
- * undefined for --port 0 without either (each run gets a port, and an inbox, of its own).
- */
-export function storePath(configDir: string, options: Pick<ListenOptions, 'store' | 'out'>, port: number): string | undefined {
-  if (options.store !== undefined) return isPostgresUrl(options.store) ? options.store : resolve(options.store)
-  if (options.out !== undefined) return resolve(`${options.out}.inbox`)
-  if (port === 0) return undefined
-  return defaultStore(configDir)
-}
-
-/** The inbox `pms webhooks listen`, `inbox` and `replay` use when no --store is given. */
-export function defaultStore(configDir: string): string {
-  return join(configDir, 'webhooks', 'inbox.sqlite')
-}
-
 /** One stderr line per request answered: time, webhook-id, type, outcome, and what came of it. */
 export function reportLine(at: number, report: RequestReport): string {
   const outcome = report.outcome === 'refused' ? `refused ${report.status}` : report.outcome
@@ -128,256 +73,40 @@ export function runLine(at: number, run: RunOutcome): string {
   return `${new Date(at).toISOString()}\t-\t-\texec\t${run.events} event${run.events === 1 ? '' : 's'}, ${runEnd(run)}, ${(run.ms / 1000).toFixed(1)} s\n`
 }
 
-function checkListenOptions(options: ListenOptions): void {
-  if (!options.path.startsWith('/')) throw new UsageError(`--path ${options.path} must start with /`, {suggestion: '--path /webhooks'})
-  if (options.debounceSeconds !== undefined && options.exec === undefined) {
-    throw new UsageError('--debounce needs --exec', {suggestion: "--exec 'pms bookings sync' --debounce 5"})
-  }
-  if (options.forwardTo !== undefined) {
-    let url: URL | undefined
-    try {
-      url = new URL(options.forwardTo)
-    } catch {
-      url = undefined
-    }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new UsageError(`--forward-to ${options.forwardTo} is not an http(s) URL`, {suggestion: '--forward-to http://127.0.0.1:3000/webhooks'})
-    }
-  }
-  if (options.reconcileFrom !== undefined && options.reconcileMs === undefined) throw new UsageError('--reconcile-from needs --reconcile', {suggestion: '--reconcile 15m --reconcile-from -1d'})
-  if (options.reconcileMs === undefined && options.profiles?.all) throw new UsageError('--all-profiles needs --reconcile', {suggestion: '--reconcile 15m --all-profiles'})
-  if (options.reconcileMs === undefined && new Set(options.profiles?.named).size > 1) {
-    throw new UsageError('--profile more than once needs --reconcile: only the reconcile reads the accounts', {suggestion: '--reconcile 15m --profile a --profile b'})
-  }
-  if (options.retry.maxDelayMs < options.retry.firstDelayMs) throw new UsageError('--retry-max-delay is shorter than --retry-delay', {suggestion: '--retry-delay 1 --retry-max-delay 300'})
-}
-
-/** Opens the inbox at `location`: a PostgreSQL database shared by any number of listeners, else a SQLite file. */
-async function openInbox(location: string, options: {resetClaims: boolean}): Promise<Inbox> {
-  if (isPostgresUrl(location)) {
-    const {openPostgresInbox} = await import('../webhooks/inbox-postgres.js')
-    return openPostgresInbox(location)
-  }
-  const {openSqliteInbox} = await import('../webhooks/inbox-sqlite.js')
-  return openSqliteInbox(location, options)
-}
-
-/** Runs the receiver until SIGINT or SIGTERM, then finishes the work under way. */
+/** Runs the receiver until SIGINT or SIGTERM, then finishes the work under way; one stderr line per request, piece of work, run and reconcile. */
 export async function runListen(ctx: RunContext, options: ListenOptions): Promise<void> {
-  const secret = webhookSecret(options.secret)
-  checkListenOptions(options)
-  // Known before the port is taken: a profile that is not there stops the run before it listens.
-  const profiles = options.reconcileMs === undefined ? [] : profilesServed(ctx, options.profiles ?? {all: false})
-  const chosen = storePath(ctx.configDir, options, options.port)
-  if (chosen !== undefined && isPostgresUrl(chosen)) {
-    // Shared: any number of listeners use it at once, and claims keep their work apart.
-    const inbox = await openInbox(chosen, {resetClaims: false})
-    return listenUntilSignal(ctx, options, secret, inbox, {shown: inbox.location, untilStop: false}, profiles)
-  }
-  // --port 0 and no file named: the next run listens on another port, so its inbox has nothing to
-  // carry over; it lives in a folder of this run's own, gone when it stops.
-  const scratch = chosen === undefined ? mkdtempSync(join(tmpdir(), 'pms-webhooks-')) : undefined
-  const path = chosen ?? join(scratch!, 'inbox.sqlite')
-  // A listener refused its port stored nothing: the files it made for the inbox go with it, and a
-  // store that was there before stays whatever happens.
-  const made = [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, `${path}-lock`].filter((file) => !existsSync(file))
-  let unused = false
-  try {
-    // Two listeners on one file would work the same events twice: one listener per file. The lock
-    // is the kernel's, dropped the moment its holder dies (reaped or not), so a restart after a kill starts at once.
-    const release = await tryHoldProcessLock(`${path}-lock`).catch((error: unknown) => {
-      throw new UsageError(`Cannot use ${path} as the webhook inbox: ${(error as Error).message}`, {suggestion: 'pass --store with a path this user may write'})
-    })
-    if (!release) throw new InboxInUseError(path)
-    try {
-      // This listener holds the file: every claim found in it is a killed listener's, released at once.
-      const inbox = await openInbox(path, {resetClaims: true})
-      await listenUntilSignal(ctx, options, secret, inbox, {shown: path, untilStop: scratch !== undefined}, profiles)
-    } catch (error) {
-      unused = error instanceof PmsError && error.code === 'port_in_use'
-      throw error
-    } finally {
-      await release()
-    }
-  } finally {
-    if (unused) for (const file of made) rmSync(file, {force: true})
-    if (scratch !== undefined) rmSync(scratch, {recursive: true, force: true})
-  }
-}
-
-/**
- * How many lines at the end of --out are read at start for events already written: at least the
- * events a killed listener can have had under way (Worker's capacity without --forward-to).
- */
-const OUT_LINES_CHECKED = 1000
-
-/** Names this listener in the claims of a shared inbox: which machine, which process. */
-function ownerName(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
-}
-
-async function listenUntilSignal(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}, profiles: string[]): Promise<void> {
-  const {startListener} = await import('../webhooks/listener.js')
-  const {Forwarder} = await import('../webhooks/forward.js')
-  const {CommandRunner} = await import('../webhooks/runner.js')
-  const {OutFile} = await import('../webhooks/out-file.js')
-  const {Worker} = await import('../webhooks/worker.js')
-  const {io} = ctx
-  const leaseMs = options.leaseSeconds * 1000
-  const forwardSecret = options.forwardSecret === undefined ? undefined : webhookSecret(options.forwardSecret)
-  const {sign: signWebhook} = await import('../contract/webhook-signature.js')
-  const runner =
-    options.exec === undefined
-      ? undefined
-      : new CommandRunner({
-          command: options.exec,
-          debounceMs: (options.debounceSeconds ?? 0) * 1000,
-          timeoutMs: options.execTimeoutSeconds * 1000,
-          onRun: (run) => io.err(runLine(ctx.clock.now(), run)),
-        })
-  // A forward ends well within the claim on its event, so that no other listener takes the event while it is under way.
-  const forwarder =
-    options.forwardTo === undefined
-      ? undefined
-      : new Forwarder(options.forwardTo, {
-          userAgent: `pms/${ctx.version}`,
-          deadlineMs: Math.floor((leaseMs * 2) / 3),
-          trace: ctx.debug ? (line) => io.err(line + '\n') : undefined,
-          sign: forwardSecret === undefined ? undefined : (id, timestamp, body) => signWebhook(forwardSecret, id, timestamp, body),
-        })
-  let out
-  try {
-    if (options.out !== undefined) {
-      mkdirSync(dirname(resolve(options.out)), {recursive: true})
-      out = await OutFile.open(options.out, OUT_LINES_CHECKED)
-    }
-  } catch (error) {
-    await inbox.close()
-    await forwarder?.close()
-    throw error
-  }
-  // Every listener has one, work or not: it also forgets done events past their retention.
-  const worker = new Worker({
-    inbox,
-    owner: ownerName(),
-    forwarder,
-    runner,
-    out,
-    retry: options.retry,
-    leaseMs,
-    pollMs: inbox.kind === 'postgres' ? 500 : 1000,
-    report: (report) => io.err(workLine(ctx.clock.now(), report)),
-    replayCommand: (id) => shellCommand(['pms', 'webhooks', 'replay', id, ...storeWords(store.shown)]),
-  })
-  let listener
-  try {
-    listener = await startListener({
-      host: options.host,
-      port: options.port,
-      path: options.path,
-      secret,
-      toleranceSeconds: options.toleranceSeconds,
-      inbox,
-      hasWork: runner !== undefined || forwarder !== undefined || out !== undefined,
-      onStored: () => worker.nudge(),
-      report: (report) => io.err(reportLine(ctx.clock.now(), report)),
-    })
-  } catch (error) {
-    await inbox.close()
-    await forwarder?.close()
-    await out?.close()
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') {
-      throw new PmsError(`Port ${options.port} on ${options.host} is already in use.`, {code: 'port_in_use', exitCode: ExitCode.failure, suggestion: 'pass another --port'})
-    }
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`Cannot listen on ${options.host}`, {suggestion: '--host 127.0.0.1'})
-    throw error
-  }
-  // What a killed listener stored and did not finish is worked first.
-  worker.start()
-  let reconciler
-  try {
-    reconciler = profiles.length === 0 ? undefined : await startReconcile(ctx, options, secret, inbox, profiles, {done: !(runner !== undefined || forwarder !== undefined || out !== undefined), onStored: () => worker.nudge()})
-  } catch (error) {
-    await listener.close()
-    await worker.stop()
-    await forwarder?.close()
-    await out?.close()
-    await inbox.close()
-    throw error
-  }
-  const stopped = untilSignal()
-  if (ctx.json) io.out(JSON.stringify({url: listener.url, store: store.shown}) + '\n')
-  const actions = [options.forwardTo && `forwarded to ${options.forwardTo}`, options.exec && `piped to ${options.exec}`, options.out && `appended to ${options.out}`].filter(Boolean)
-  const kept = store.untilStop ? `in ${store.shown} until it stops (--port 0: --out or --store keeps them across restarts)` : `in ${store.shown}`
-  io.err(`Listening on ${listener.url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; each is stored first ${kept}. Stop with Ctrl+C.\n`)
-  const signal = await stopped
-  io.err(`${signal}: no new requests; finishing the work under way.\n`)
-  await listener.close()
-  await reconciler?.stop()
-  await worker.stop()
-  await forwarder?.close()
-  await out?.close()
-  await inbox.close()
-}
-
-/**
- * --reconcile: at start and then every period, the events the service did not deliver are made from
- * GET /bookings and GET /message-threads of each profile served (its own client, paced with every
- * other pms run of that profile). A failed reconcile says so and is made again from the same point at the next tick.
- */
-async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, profiles: string[], work: {done: boolean; onStored: () => void}): Promise<{stop(): Promise<void>}> {
-  const {reconcile} = await import('../webhooks/reconcile.js')
-  const {sign} = await import('../contract/webhook-signature.js')
-  const {createClient} = await import('../run/session.js')
-  const clients: Array<Awaited<ReturnType<typeof createClient>>> = []
-  try {
-    for (const profile of profiles) clients.push(await createClient({...ctx, profile}))
-  } catch (error) {
-    await Promise.all(clients.map((client) => client.close()))
-    throw error
-  }
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  let running: Promise<void> = Promise.resolve()
-  // One account after the other: a tick is over when every profile's reconcile is.
-  const tick = async () => {
-    for (const [index, profile] of profiles.entries()) {
-      // The key of its points and turn in the store: the profile's name (the API tells no account id).
-      const name = `pms:${profile}`
-      const account = {key: name, accountId: name, connectionId: name}
-      const whose = profiles.length > 1 ? `profile ${profile}: ` : ''
-      const line = (text: string) => ctx.io.err(`${new Date(ctx.clock.now()).toISOString()}\t-\t-\treconcile\t${whose}${text}\n`)
-      try {
-        const began = performance.now()
-        const outcome = await reconcile({inbox, source: clients[index]!, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
-        if (!outcome.ran) line('another listener of this inbox is reconciling; skipped')
-        else {
-          if (outcome.made.length > 0) work.onStored()
-          const took = ((performance.now() - began) / 1000).toFixed(2)
-          line(`${outcome.reads} read${outcome.reads === 1 ? '' : 's'}, ${outcome.made.length} event${outcome.made.length === 1 ? '' : 's'} not delivered made${outcome.made.map((event) => ` ${event.id} ${event.type}`).join(',')}; ${took} s`)
-        }
-      } catch (error) {
-        line(`failed: ${(error as Error).message}; made again from the same point in ${options.reconcileMs! / 1000} s`)
-      }
-      if (stopped) return
-    }
-  }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(schedule)
-    }, options.reconcileMs)
-  }
-  running = tick().finally(schedule)
-  return {
-    async stop() {
-      stopped = true
-      clearTimeout(timer)
-      await running
-      await Promise.all(clients.map((client) => client.close()))
+  const {listen} = await import('../webhooks/listen.js')
+  const {io, clock} = ctx
+  const line = (text: string) => io.err(`${new Date(clock.now()).toISOString()}\t${text}\n`)
+  await listen(
+    ctx,
+    options,
+    {
+      request: (report) => io.err(reportLine(clock.now(), report)),
+      work: (report) => io.err(workLine(clock.now(), report)),
+      run: (run) => io.err(runLine(clock.now(), run)),
+      reconciled: (report) => line(`-\t-\treconcile\t${reconcileText(report)}`),
+      listening: ({url, store, untilStop}) => {
+        if (ctx.json) io.out(JSON.stringify({url, store}) + '\n')
+        const actions = [options.forwardTo && `forwarded to ${options.forwardTo}`, options.exec && `piped to ${options.exec}`, options.out && `appended to ${options.out}`].filter(Boolean)
+        const kept = untilStop ? `in ${store} until it stops (--port 0: --out or --store keeps them across restarts)` : `in ${store}`
+        io.err(`Listening on ${url}: App Events are verified${actions.length > 0 ? `, then ${actions.join(', ')}` : ''}; each is stored first ${kept}. Stop with Ctrl+C.\n`)
+      },
+      stopping: (signal) => io.err(`${signal}: no new requests; finishing the work under way.\n`),
+      replayCommand: (id, store) => shellCommand(['pms', 'webhooks', 'replay', id, ...storeWords(store)]),
+      trace: ctx.debug ? (text) => io.err(text + '\n') : undefined,
     },
-  }
+    untilSignal(),
+  )
+}
+
+/** What one reconcile did, after `reconcile` in its stderr line; with several profiles, whose it was first. */
+export function reconcileText(report: ReconcileReport): string {
+  const whose = report.profile === undefined ? '' : `profile ${report.profile}: `
+  if ('error' in report) return `${whose}failed: ${report.error.message}; made again from the same point in ${report.againInMs / 1000} s`
+  if (!report.ran) return `${whose}another listener of this inbox is reconciling; skipped`
+  const made = report.made.map((event) => ` ${event.id} ${event.type}`).join(',')
+  return `${whose}${report.reads} read${report.reads === 1 ? '' : 's'}, ${report.made.length} event${report.made.length === 1 ? '' : 's'} not delivered made${made}; ${report.seconds.toFixed(2)} s`
 }
 
 export interface InboxOptions {
