@@ -36,7 +36,7 @@ The answer is printed as pretty JSON on stdout; an error answer prints its body 
   }
 
   async run(): Promise<void> {
-    const [{buildRawRequest, readInput, resolveFieldFiles, runRaw}, {createClient}] = await Promise.all([
+    const [{buildRawRequest, readInput, resolveFieldFiles, runRaw}, {withClient}] = await Promise.all([
       import('../src/cli/raw-request.js'),
       import('../src/run/session.js'),
     ])
@@ -49,8 +49,7 @@ The answer is printed as pretty JSON on stdout; an error answer prints its body 
       input: this.flags.input === undefined ? undefined : await readInput(this.flags.input),
       idempotencyKey: this.flags['idempotency-key'],
     })
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       // As `gh api`: an error answer's body on stdout, then the Error/Try lines on stderr.
       await runRaw(client, request, {
         include: this.flags.include,
@@ -60,8 +59,6 @@ The answer is printed as pretty JSON on stdout; an error answer prints its body 
         out: (text) => this.ctx.io.out(text),
         talk: (text) => this.ctx.io.err(text),
       })
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

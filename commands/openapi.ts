@@ -19,13 +19,10 @@ with the profile's token (every call carries one: a login, or PMS_ACCESS_TOKEN).
       this.ctx.io.out(JSON.stringify(buildOpenApiDocument(), null, 2) + '\n')
       return
     }
-    const {createClient} = await import('../src/run/session.js')
-    const client = await createClient(this.ctx)
-    try {
+    const {withClient} = await import('../src/run/session.js')
+    await withClient(this.ctx, async (client) => {
       const document = await client.openapi()
       this.ctx.io.out(typeof document === 'string' ? document : JSON.stringify(document, null, 2) + '\n')
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

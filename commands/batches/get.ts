@@ -11,19 +11,16 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {showReports}, {rememberStatuses}] = await Promise.all([
+    const [{withClient}, {showReports}, {rememberStatuses}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/batches/submitted.js'),
     ])
     const id = this.resolveId(this.args.id, 'batch')
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const report = await client.restrictionBatches.get(id)
       await rememberStatuses(this.ctx, [report])
       this.ctx.io.out(await showReports(this.ctx, client, [report]))
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

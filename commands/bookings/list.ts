@@ -23,7 +23,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listBookings}, {bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
+    const [{withClient}, {listBookings}, {bookingColumns, bookingCsvColumns, bookingTerminalColumns, readBooking}, {renderTable, toCsv}, {nightFlag, instantFlag}, ids] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
@@ -37,8 +37,7 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
       to: nightFlag(this.ctx, this.flags.to, '--to'),
       updatedSince: instantFlag(this.ctx, this.flags['updated-since'], '--updated-since'),
     }
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const bookings = await listBookings(client, query)
       const output = this.flags.output
       if (output) {
@@ -61,8 +60,6 @@ export default class BookingsList extends BaseCommand<typeof BookingsList> {
         ids.rememberIds(this.ctx, 'Property', fields.map((b) => b.property_id))
         return renderTable(this.ctx.io, this.ctx.io.stdoutIsTTY ? bookingTerminalColumns : bookingColumns, fields, {noun: ['booking', 'bookings'], wide: this.flags.wide})
       })
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

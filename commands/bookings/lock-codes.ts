@@ -15,7 +15,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listLockCodes}, {lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
+    const [{withClient}, {listLockCodes}, {lockCodeColumns, lockCodeProperty, lockCodeTerminalColumns, lockCodeZoneNote, readLockCode, renderLockCodes}, {fitText, renderTable, toCsv}, {idShortener}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/bookings/read.js'),
       import('../../src/cli/views/bookings.js'),
@@ -23,8 +23,7 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
       import('../../src/cli/ids.js'),
     ])
     const booking = this.resolveId(this.args.booking, 'booking')
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const codes = await listLockCodes(client, booking)
       const {io} = this.ctx
       // Only a terminal's table reads times in a zone: pipes, CSV and --json carry them as the service sends them.
@@ -37,8 +36,6 @@ export default class BookingsLockCodes extends BaseCommand<typeof BookingsLockCo
         const zone = property?.timezone ?? 'UTC'
         return renderLockCodes(rows, (r) => renderTable(io, lockCodeTerminalColumns(zone), r, {wide: this.flags.wide}) + fitText(io, lockCodeZoneNote(rows, property, label)))
       })
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

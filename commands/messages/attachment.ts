@@ -17,20 +17,17 @@ export default class MessagesAttachment extends BaseCommand<typeof MessagesAttac
   }
 
   async run(): Promise<void> {
-    const [{createClient}, service] = await Promise.all([import('../../src/run/session.js'), import('../../src/messages/service.js')])
+    const [{withClient}, service] = await Promise.all([import('../../src/run/session.js'), import('../../src/messages/service.js')])
     const booking = this.resolveId(this.args.booking, 'booking')
     service.assertId(this.args.message, {messageOf: booking})
     if (this.flags.output !== undefined) await service.assertNewFile(this.flags.output, this.flags.force)
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const messages = await service.conversation(client, booking)
       const attachment = service.findAttachment(messages, booking, this.args.message, this.args.index)
       const file = this.flags.output ?? service.attachmentFileName(this.args.message, attachment)
       if (this.flags.output === undefined) await service.assertNewFile(file, this.flags.force)
       const bytes = await service.downloadAttachment(client, attachment, file, {replace: this.flags.force})
       this.emit({booking_id: booking, message_id: this.args.message, index: this.args.index, file, bytes}, (r) => `Saved ${r.file} (${r.bytes} bytes).\n`)
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

@@ -8,16 +8,13 @@ export default class MessagesClose extends BaseCommand<typeof MessagesClose> {
   static override args = {booking: Args.string({description: 'Booking id, or the start of one shown by pms messages threads', required: true})}
 
   async run(): Promise<void> {
-    const [{createClient}, {changeThread}, {renderThreadState}] = await Promise.all([
+    const [{withClient}, {changeThread}, {renderThreadState}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/messages/render.js'),
     ])
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       this.emit(await changeThread(client, this.resolveId(this.args.booking, 'booking'), 'close'), renderThreadState)
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

@@ -12,7 +12,7 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, service, {renderConversation, renderSaved}, {idShortener}, {fitText}] = await Promise.all([
+    const [{withClient}, service, {renderConversation, renderSaved}, {idShortener}, {fitText}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/messages/render.js'),
@@ -21,14 +21,11 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
     ])
     const dir = this.flags['save-attachments']
     if (dir !== undefined) await service.assertDirectory(dir)
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const view = await service.readConversation(client, this.resolveId(this.args.booking, 'booking'))
       const files = dir === undefined ? undefined : await service.saveAttachments(client, view.messages, dir)
       this.emit({...view, ...(files ? {attachments: files} : {})}, () => renderConversation(view, this.ctx.io.stdoutIsTTY ? this.ctx.io.columns : undefined, idShortener(this.ctx, 'booking', [view.booking_id])) + (files ? fitText(this.ctx.io, renderSaved(files)) : ''))
       if (files && files.failed.length > 0) process.exitCode = 5
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

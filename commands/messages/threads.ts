@@ -19,7 +19,7 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listThreads}, {threadColumns}, {renderTable}, {instantFlag}, ids] = await Promise.all([
+    const [{withClient}, {listThreads}, {threadColumns}, {renderTable}, {instantFlag}, ids] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
       import('../../src/cli/views/messages.js'),
@@ -29,8 +29,7 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
     ])
     const since = instantFlag(this.ctx, this.flags.since, '--since')
     const propertyIds = this.flags.property?.map((id) => this.resolveId(id, 'Property'))
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const threads = await listThreads(client, {unread: this.flags.unread, propertyIds, since, limit: this.flags.limit})
       this.emit(threads, (rows) => {
         if (rows.length === 0) return 'No conversations.\n'
@@ -38,8 +37,6 @@ export default class MessagesThreads extends BaseCommand<typeof MessagesThreads>
         ids.rememberIds(this.ctx, 'Property', rows.map((t) => t.property_id))
         return renderTable(this.ctx.io, threadColumns, rows, {noun: ['conversation', 'conversations'], wide: this.flags.wide})
       })
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

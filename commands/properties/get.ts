@@ -9,12 +9,9 @@ export default class PropertiesGet extends BaseCommand<typeof PropertiesGet> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {getProperty}, {renderProperty}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
-    const client = await createClient(this.ctx)
-    try {
+    const [{withClient}, {getProperty}, {renderProperty}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
+    await withClient(this.ctx, async (client) => {
       this.emit(await getProperty(client, this.resolveId(this.args.id, 'Property')), renderProperty)
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

@@ -10,12 +10,9 @@ export default class PropertiesGuide extends BaseCommand<typeof PropertiesGuide>
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {getGuide}, {renderGuide}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
-    const client = await createClient(this.ctx)
-    try {
+    const [{withClient}, {getGuide}, {renderGuide}] = await Promise.all([import('../../src/run/session.js'), import('../../src/properties/read.js'), import('../../src/cli/views/properties.js')])
+    await withClient(this.ctx, async (client) => {
       this.emit(await getGuide(client, this.resolveId(this.args.id, 'Property')), renderGuide)
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

@@ -12,20 +12,17 @@ export default class PropertiesList extends BaseCommand<typeof PropertiesList> {
   }
 
   async run(): Promise<void> {
-    const [{createClient}, {listProperties}, {propertyColumns, propertyTable}, {renderTable, toCsv}, {rememberIds}] = await Promise.all([
+    const [{withClient}, {listProperties}, {propertyColumns, propertyTable}, {renderTable, toCsv}, {rememberIds}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/properties/read.js'),
       import('../../src/cli/views/properties.js'),
       import('../../src/cli/output.js'),
       import('../../src/cli/ids.js'),
     ])
-    const client = await createClient(this.ctx)
-    try {
+    await withClient(this.ctx, async (client) => {
       const properties = await listProperties(client)
       if (!this.flags.csv) rememberIds(this.ctx, 'Property', properties.map((p) => p.id))
       this.emit(properties, (rows) => (this.flags.csv ? toCsv(propertyColumns, rows) : renderTable(this.ctx.io, propertyColumns, rows, {...propertyTable, wide: this.flags.wide})))
-    } finally {
-      await client.close()
-    }
+    })
   }
 }

@@ -14,6 +14,16 @@ export async function createClient(ctx: RunContext, hooks: Pick<ClientOptions, '
   return openProfileClient({env: ctx.env, configDir: ctx.configDir, profile: ctx.profile, io: ctx.io, clock: ctx.clock, userAgent: `pms/${ctx.version}`, trace, ...hooks})
 }
 
+/** Runs `work` with the profile's client (as createClient makes it), closed whatever `work` does. */
+export async function withClient<T>(ctx: RunContext, work: (client: PmsClient) => Promise<T>): Promise<T> {
+  const client = await createClient(ctx)
+  try {
+    return await work(client)
+  } finally {
+    await client.close()
+  }
+}
+
 /**
  * After `connection_revoked` the stored tokens are useless: drop them so the next run asks for a
  * login at once, unless a new login was stored since the refused call went out.
