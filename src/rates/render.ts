@@ -2,6 +2,7 @@
  * Text of a dry-run diff, a plan summary and a batch outcome report. Pure: colours come in as a
  * function so that tests and pipes get plain text.
  */
+import {wrapLine} from '../text/wrap.js'
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
 import {formatDay, parseDay} from '../contract/days.js'
@@ -172,21 +173,7 @@ function runLine(item: {from: string; to: string; field: string}, words: string,
   const to = dayOf(item.to)
   const when = Number.isNaN(from) || Number.isNaN(to) ? `${item.from}..${item.to}` : runText(from, to)
   const lead = `  ${when.padEnd(22)}  `
-  return `${lead}${paint(colour, item.field)}: ${wrapWords(words, REPORT_WIDTH - lead.length - item.field.length - 2, ' '.repeat(lead.length + 2))}`
-}
-
-/** Words broken into lines of at most `width` characters, later lines after `indent`. */
-function wrapWords(text: string, width: number, indent: string): string {
-  const lines: string[] = []
-  let line = ''
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else line = line ? `${line} ${word}` : word
-  }
-  lines.push(line)
-  return lines.join(`\n${indent}`)
+  return `${lead}${paint(colour, item.field)}: ${wrapLine(words, '', REPORT_WIDTH - lead.length - item.field.length - 2).join(`\n${' '.repeat(lead.length + 2)}`)}`
 }
 
 /** Refused fields per Property with their reason in words, in a dry run and in a report alike. */
