@@ -91,7 +91,11 @@ export function checkDelivery(secret: string, headers: Headers, rawBody: Buffer 
  * checked before anything listens or reads: a secret that decodes to nothing would refuse every
  * delivery with a misleading "no signature matches".
  */
-export function webhookSecret(secret: string | undefined): string {
+/**
+ * `secret` checked as a Standard Webhooks secret; `named` words a refusal for another secret than
+ * the App's signing secret (the target's, of --forward-secret).
+ */
+export function webhookSecret(secret: string | undefined, named: {what: string; suggestion: string} = {what: 'The webhook signing secret', suggestion: 'copy the signing secret exactly as the operator gave it (whsec_...)'}): string {
   if (secret === undefined || secret === '') {
     throw new UsageError('No webhook signing secret given', {
       code: 'secret_missing',
@@ -108,6 +112,6 @@ export function webhookSecret(secret: string | undefined): string {
     }
   }
   // The message never repeats the secret, not even a part of it.
-  if (!valid) throw new UsageError('The webhook signing secret is not whsec_ followed by base64', {code: 'secret_invalid', suggestion: 'copy the signing secret exactly as the operator gave it (whsec_...)'})
+  if (!valid) throw new UsageError(`${named.what} is not whsec_ followed by base64`, {code: 'secret_invalid', suggestion: named.suggestion})
   return secret
 }

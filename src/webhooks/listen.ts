@@ -96,6 +96,10 @@ function checkListenOptions(options: ListenOptions): void {
       throw new UsageError(`--forward-to ${options.forwardTo} is not an http(s) URL`, {suggestion: '--forward-to http://127.0.0.1:3000/webhooks'})
     }
   }
+  // Checked before anything opens, named as the target's; without --forward-to it signs nothing (PMS_FORWARD_SECRET may be set for every listener).
+  if (options.forwardSecret !== undefined && options.forwardTo !== undefined) {
+    webhookSecret(options.forwardSecret, {what: '--forward-secret (or PMS_FORWARD_SECRET)', suggestion: 'give the secret the target verifies with, whsec_ followed by base64 (Standard Webhooks)'})
+  }
   if (options.reconcileFrom !== undefined && options.reconcileMs === undefined) throw new UsageError('--reconcile-from needs --reconcile', {suggestion: '--reconcile 15m --reconcile-from -1d'})
   if (options.reconcileMs === undefined && options.profiles?.all) throw new UsageError('--all-profiles needs --reconcile', {suggestion: '--reconcile 15m --all-profiles'})
   if (options.reconcileMs === undefined && new Set(options.profiles?.named).size > 1) {

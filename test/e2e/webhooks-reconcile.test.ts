@@ -307,6 +307,15 @@ describe('pms webhooks listen --reconcile', () => {
     }
   }, 90_000)
 
+  it('a --forward-secret that is no Standard Webhooks secret is refused before it listens, named as the target\'s, and not repeated', async () => {
+    const bad = 'not-a-secret!!'
+    const run = await runPms(['webhooks', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/hooks', '--forward-secret', bad], {env: {PMS_WEBHOOK_SECRET: sandbox.webhookSecret}})
+    expect(run.code, run.stderr).toBe(2)
+    expect(run.stderr).toContain('--forward-secret (or PMS_FORWARD_SECRET) is not whsec_ followed by base64')
+    expect(run.stderr).not.toContain('Listening')
+    expect(run.stderr + run.stdout).not.toContain(bad)
+  })
+
   it('several profiles and no --reconcile: refused before it listens (only the reconcile reads the accounts)', async () => {
     for (const args of [['--all-profiles'], ['--profile', 'alpha', '--profile', 'beta']]) {
       const run = await runPms(['webhooks', 'listen', '--port', '0', ...args], {env: {PMS_WEBHOOK_SECRET: sandbox.webhookSecret}})
