@@ -93,7 +93,7 @@ if (major < 22) {
       process.stdout.write(help.text)
     } else {
       help?.record()
-      const {execute} = await import('@oclif/core/execute')
+      const {execute} = await import('../dist/bundle/src/cli/main.js')
       await execute({dir: import.meta.url})
       help?.save()
     }

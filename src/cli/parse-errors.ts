@@ -1,7 +1,6 @@
-import {createRequire} from 'node:module'
-import {dirname, join} from 'node:path'
 import {stripVTControlCharacters} from 'node:util'
 import {UsageError} from '../errors.js'
+import {loadParserErrors} from './oclif-parser-errors.js'
 import {closestFlag, type FlagShape} from './suggest.js'
 
 /** What a command declares, as far as naming its flags and arguments in an error needs. */
@@ -31,14 +30,8 @@ interface ParserErrorClasses {
 }
 
 let loaded: ParserErrorClasses | undefined
-/**
- * @oclif/core 4 throws these classes but leaves lib/parser/errors out of its package exports: load
- * that file by path from the copy of @oclif/core this process runs, so `instanceof` holds.
- */
 function parserErrors(): ParserErrorClasses {
-  if (loaded) return loaded
-  const require = createRequire(import.meta.url)
-  loaded = require(join(dirname(require.resolve('@oclif/core')), 'parser', 'errors.js')) as ParserErrorClasses
+  loaded ??= loadParserErrors() as ParserErrorClasses
   return loaded
 }
 

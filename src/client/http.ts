@@ -64,8 +64,9 @@ export interface HttpPool {
 export async function createPool(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Promise<HttpPool> {
   const proxied = PROXY_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '')
   if (proxied.length === 0) {
-    const [http, https] = await Promise.all([import('node:http'), import('node:https')])
-    return new NodePool(http, https, timeouts)
+    // Not `import('node:http')`: an import builds the module's namespace, which reads node:http's
+    // lazy WebSocket getters and so loads Node's own undici (about 100 ms of CPU and 12 MiB).
+    return new NodePool(process.getBuiltinModule('node:http'), process.getBuiltinModule('node:https'), timeouts)
   }
   const {EnvHttpProxyAgent, request} = await loadUndici()
   // Read from the given environment (not only process.env) so that the run's context decides.

@@ -16,7 +16,7 @@ import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {homedir, tmpdir} from 'node:os'
-import {delimiter, join, relative} from 'node:path'
+import {delimiter, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {runPms, spawnLogin, type PmsResult} from './support/pms.js'
@@ -46,7 +46,8 @@ function filesEndingWith(dir: string, suffix: string): string[] {
 function staleBuild(): string | undefined {
   // A declaration file (.d.ts: types of a module pms uses) compiles to nothing.
   const sources = ['commands', 'src'].flatMap((dir) => filesEndingWith(join(ROOT, dir), '.ts').filter((file) => !file.endsWith('.d.ts')).map((file) => join(dir, file)))
-  const compiled = new Set(filesEndingWith(join(ROOT, 'dist'), '.js'))
+  // dist/bundle is the bundle of tsc's output (bundle.config.mjs), checked below as a whole.
+  const compiled = new Set(filesEndingWith(join(ROOT, 'dist'), '.js').filter((file) => !file.startsWith(`bundle${sep}`)))
   for (const source of sources) {
     const output = source.replace(/\.ts$/, '.js')
     if (!compiled.has(output)) return `dist/${output} is missing`
@@ -55,17 +56,26 @@ function staleBuild(): string | undefined {
   }
   // A file left from a source since removed would ship in the tarball.
   if (compiled.size > 0) return `dist/ holds files of no source: ${[...compiled].join(', ')}`
+  const newestOf = (dir: string) => Math.max(...filesEndingWith(join(ROOT, dir), '.js').map((file) => statSync(join(ROOT, dir, file)).mtimeMs))
+  const bundled = join(ROOT, 'dist', 'bundle', 'src', 'cli', 'main.js')
+  if (!existsSync(bundled)) return 'dist/bundle is missing'
+  if (statSync(bundled).mtimeMs < newestOf('dist/src')) return 'dist/bundle is older than dist/src'
   const manifest = join(ROOT, 'oclif.manifest.json')
   if (!existsSync(manifest)) return 'oclif.manifest.json is missing'
-  const newestCommand = Math.max(...filesEndingWith(join(ROOT, 'dist', 'commands'), '.js').map((file) => statSync(join(ROOT, 'dist', 'commands', file)).mtimeMs))
-  if (statSync(manifest).mtimeMs < newestCommand) return 'oclif.manifest.json is older than dist/commands'
+  if (statSync(manifest).mtimeMs < newestOf('dist/bundle/commands')) return 'oclif.manifest.json is older than dist/bundle/commands'
   return undefined
 }
 
-/** The packages a built file loads by name: static imports and exports, import(), require() and require.resolve(). */
-function importedPackages(code: string): string[] {
+/**
+ * The packages a built file loads by name: static imports and exports, import(), require() and
+ * require.resolve(). In dist/bundle, only its own imports: the code of the packages bundled into it
+ * keeps their comments, which name other packages (`import('color-convert')` in a JSDoc type).
+ */
+function importedPackages(code: string, bundled: boolean): string[] {
   // Static imports and exports start a line of tsc's output; their `from` may follow a multi-line list of names.
-  const patterns = [/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g]
+  const statics = [/^(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^import\s*['"]([^'"]+)['"]/gm]
+  const calls = [/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g, /\brequire(?:\.resolve)?\(\s*['"]([^'"]+)['"]\s*\)/g]
+  const patterns = bundled ? [...statics, /\bimport\(\s*"([^"]+)"\s*\)/g] : [...statics, ...calls]
   const names = new Set<string>()
   for (const pattern of patterns) {
     for (const [, specifier] of code.matchAll(pattern)) {
@@ -272,7 +282,7 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     expect([...top].sort()).toEqual(['README.md', 'bin/', 'dist/', 'oclif.manifest.json', 'package.json'])
     expect(installed.packed.filter((path) => path.startsWith('bin/'))).toEqual(['bin/run.js'])
     // Compiled code and its type declarations (the library's types, pms/client).
-    expect(installed.packed.filter((path) => path.startsWith('dist/') && !/^dist\/(commands|src)\/.+\.(js|d\.ts)$/.test(path))).toEqual([])
+    expect(installed.packed.filter((path) => path.startsWith('dist/') && !/^dist\/((commands|src)\/.+\.(js|d\.ts)|bundle\/.+\.js)$/.test(path))).toEqual([])
     // The manifest packed is this build's: pms starts from it without reading every command.
     expect(readFileSync(join(installed.dir, 'oclif.manifest.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   })
@@ -310,7 +320,7 @@ describe('the npm pack tarball installed with npm install -g into an empty prefi
     for (const name of Object.keys(PACKAGE.devDependencies)) if (!wanted.has(name)) expect(existsSync(join(modules, name)), name).toBe(false)
     const loaded = new Set<string>()
     for (const file of [join('bin', 'run.js'), ...filesEndingWith(join(installed.dir, 'dist'), '.js').map((path) => join('dist', path))]) {
-      for (const name of importedPackages(readFileSync(join(installed.dir, file), 'utf8'))) if (!isBuiltin(name)) loaded.add(name)
+      for (const name of importedPackages(readFileSync(join(installed.dir, file), 'utf8'), file.startsWith(join('dist', 'bundle')))) if (!isBuiltin(name)) loaded.add(name)
     }
     expect(loaded.size).toBeGreaterThan(5)
     for (const name of [...loaded, ...PACKAGE.oclif.plugins]) {

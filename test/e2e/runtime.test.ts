@@ -101,7 +101,7 @@ describe('the Node that runs pms', () => {
     const help = (extra: Record<string, string> = {}) => {
       const run = runAs(process.versions.node, ['properties', 'list', '--help'], {PMS_CACHE_DIR: cache, ...extra}, join(root, 'bin', 'run.js'))
       expect(run.status, run.stderr).toBe(0)
-      return {text: run.stdout, oclif: run.stderr.includes('resolve @oclif/core/execute')}
+      return {text: run.stdout, oclif: run.stderr.includes('resolve ../dist/bundle/src/cli/main.js')}
     }
     const first = help()
     expect(first.oclif).toBe(true)
