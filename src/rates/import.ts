@@ -2,7 +2,7 @@
 import {createReadStream} from 'node:fs'
 import {access, constants} from 'node:fs/promises'
 import {UsageError} from '../errors.js'
-import {type ReadResult, readRatesCsv} from './csv-reader.js'
+import {type ReadResult, readRatesCsv, readRatesRows} from './csv-reader.js'
 import {CsvInvalidError, ProblemList} from './errors.js'
 import {type Plan, planBatches} from './planner.js'
 import type {PropertyInfo} from './store.js'
@@ -76,7 +76,7 @@ async function readPath(file: string, properties: readonly PropertyInfo[], now: 
 }
 
 async function readWorkbook(file: string, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
-  const [{readSheetRows, WorkbookError}, {readRatesRows}] = await Promise.all([import('./workbook-reader.js'), import('./csv-reader.js')])
+  const {readSheetRows, WorkbookError} = await import('./workbook-reader.js')
   let sheet
   try {
     sheet = await readSheetRows(file, options.sheet)
