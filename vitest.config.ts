@@ -45,11 +45,16 @@ class LongestFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // e2e tests start sandboxes and child processes; two cores do not gain from more workers
     maxWorkers: 2,
     sequence: {sequencer: LongestFirst},
+    projects: [
+      {extends: true, test: {name: 'unit', include: ['test/unit/**/*.test.ts']}},
+      // An e2e file works through child processes and HTTP and mocks no module: it can run in a
+      // worker another file has used, which saves starting a worker (about 0.4 s of CPU) per file.
+      {extends: true, test: {name: 'e2e', include: ['test/e2e/**/*.test.ts'], isolate: false}},
+    ],
   },
 })
