@@ -7,12 +7,9 @@ import {ExitCode, PmsError} from '../errors.js'
 import {checkAccount, type AccountReads} from './account.js'
 import {syncProfile, SyncStopped, type BookingPages, type ProfileSyncSummary} from './engine.js'
 import {SyncInterruptedError} from './errors.js'
-import {withSyncLock} from './lock.js'
-import {accountRecordsOf, type Sink, type SinkKind} from './sink.js'
+import {accountRecordsOf, type Sink, type SinkKind, type SinkType} from './sink.js'
 import type {CsvRender} from './sinks/csv.js'
-// node-postgres itself is imported by openPostgresSink, only for a postgres:// target.
 import {displayUrl, isPostgresUrl} from '../db/postgres.js'
-import {openPostgresSink} from './sinks/postgres.js'
 
 export {BOOKING_ROW_COLUMNS} from './rows.js'
 
@@ -25,15 +22,12 @@ function sinkKindOf(path: string): SinkKind {
   return 'sqlite'
 }
 
-async function openSink(path: string, csvRender: CsvRender): Promise<Sink> {
-  switch (sinkKindOf(path)) {
-    case 'jsonl':
-      return (await import('./sinks/jsonl.js')).openJsonlSink(path)
-    case 'csv':
-      return (await import('./sinks/csv.js')).openCsvSink(path, csvRender)
-    default:
-      return (await import('./sinks/sqlite.js')).openSqliteSink(path)
-  }
+/** Each kind's module is loaded when a run asks for it (better-sqlite3 and pg with it), no other. */
+const SINK_TYPES: Record<SinkKind, () => Promise<SinkType>> = {
+  sqlite: async () => (await import('./sinks/sqlite.js')).sqliteSink,
+  jsonl: async () => (await import('./sinks/jsonl.js')).jsonlSink,
+  csv: async () => (await import('./sinks/csv.js')).csvSink,
+  postgres: async () => (await import('./sinks/postgres.js')).postgresSink,
 }
 
 export interface ProfileClient {
@@ -79,8 +73,7 @@ export interface SyncRunSummary {
 /**
  * Syncs each profile in turn, each with its own cursor. With several profiles, one that fails
  * (login needed, connection revoked, the service down) is reported and the others go on; with one,
- * its error is thrown as is. A SQLite file takes a lock per profile (SQLite serializes the writes);
- * a JSONL or CSV file is one file for every profile, so its lock covers the whole file.
+ * its error is thrown as is. Each kind of sink takes the lock it declares (sink.ts, SinkType).
  */
 export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> {
   const started = options.now()
@@ -131,31 +124,19 @@ export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> 
       }
     }
   }
-  if (kind === 'postgres') {
-    // Coordination in the database: machines sharing it share its advisory locks, so no lock file.
-    const sink = await openPostgresSink(options.sinkPath)
+  // Each sink declares its own lock: per account once it is open (SQLite, PostgreSQL), or of the
+  // whole sink before it opens (a JSONL or CSV file holds every account in one).
+  const type = await SINK_TYPES[kind]()
+  const openOptions = {configDir: options.configDir, waitLockSeconds: options.waitLockSeconds ?? 0, csvRender: options.csvRender}
+  const run = async () => {
+    const sink = await type.open(options.sinkPath, openOptions)
     try {
-      await all((profile) => sink.withAccountLock(keyOf(profile), options.waitLockSeconds ?? 0, () => perProfile(sink, profile)))
+      await all((profile) => (sink.lockAccount ? sink.lockAccount(keyOf(profile), () => perProfile(sink, profile)) : perProfile(sink, profile)))
     } finally {
       await sink.close()
     }
-  } else if (kind === 'sqlite') {
-    const sink = await openSink(options.sinkPath, options.csvRender)
-    try {
-      await all((profile) => withSyncLock(options.configDir, keyOf(profile), options.sinkPath, () => perProfile(sink, profile)))
-    } finally {
-      await sink.close()
-    }
-  } else {
-    await withSyncLock(options.configDir, undefined, options.sinkPath, async () => {
-      const sink = await openSink(options.sinkPath, options.csvRender)
-      try {
-        await all((profile) => perProfile(sink, profile))
-      } finally {
-        await sink.close()
-      }
-    })
   }
+  await (type.lockWhole ? type.lockWhole(options.sinkPath, openOptions, run) : run())
   summary.seconds = Math.round((options.now() - started) / 10) / 100
   return summary
 }

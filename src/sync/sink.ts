@@ -1,5 +1,6 @@
 import type {BookingRecord} from '../contract/bookings.js'
 import type {AccountRecords} from './account.js'
+import type {CsvRender} from './sinks/csv.js'
 
 export type SinkKind = 'sqlite' | 'jsonl' | 'csv' | 'postgres'
 
@@ -40,6 +41,29 @@ export interface Sink extends Partial<AccountRecords> {
   cursor(profile: string, scope: string): string | undefined | Promise<string | undefined>
   commit(commit: SinkCommit): Promise<CommitCounts>
   close(): Promise<void>
+  /**
+   * Runs `task` while no other run writes `account` into this sink: a lock file per account and
+   * sink (SQLite), an advisory lock in the database (PostgreSQL). Absent: the sink is locked whole
+   * before it opens (`SinkType.lockWhole`), or it is a caller's own and takes care of itself.
+   */
+  lockAccount?<T>(account: string, task: () => Promise<T>): Promise<T>
+}
+
+/** What every sink is opened with; each takes what it needs. */
+export interface SinkOpenOptions {
+  /** Where lock files live (the config folder's `locks/`). */
+  configDir: string
+  /** PostgreSQL: how long to wait for another run's lock of an account (0: fail at once). */
+  waitLockSeconds: number
+  csvRender: CsvRender
+}
+
+/** One kind of sink: how it opens, and the lock it needs before it opens, if any. */
+export interface SinkType {
+  kind: SinkKind
+  open(path: string, options: SinkOpenOptions): Promise<Sink>
+  /** A file that holds every account in one (JSONL, CSV) is locked whole, before it is opened or read. */
+  lockWhole?<T>(path: string, options: SinkOpenOptions, task: () => Promise<T>): Promise<T>
 }
 
 /** The account records of a sink that keeps them (every sink pms writes; a caller's own may keep none). */

@@ -5,7 +5,8 @@ import {shownText} from '../../text/spreadsheet.js'
 import {writeFileAtomicSync} from '../../fs/atomic-write.js'
 import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {BOOKING_ROW_COLUMNS, bookingRow, rowKey, type BookingRow} from '../rows.js'
-import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+import {withSyncLock} from '../lock.js'
+import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** A row as its CSV cells: every column of BOOKING_ROW_COLUMNS, empty for null. */
 export type CsvCells = Record<(typeof BOOKING_ROW_COLUMNS)[number], string>
@@ -30,6 +31,13 @@ function sameBooking(a: CsvCells, b: CsvCells): boolean {
  * the walk ends; then the cursor is written beside it. A run killed before the rename leaves the
  * old snapshot and the old cursor; one killed between the two fetches the same changes again.
  */
+export const csvSink: SinkType = {
+  kind: 'csv',
+  open: async (path, options) => openCsvSink(path, options.csvRender),
+  // One file for every account, rewritten whole: a run holds it from before it reads the old rows.
+  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
+}
+
 export function openCsvSink(path: string, render: CsvRender): Sink {
   const state = openFileState(path)
   const rows = new Map<string, CsvCells>()

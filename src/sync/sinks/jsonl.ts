@@ -2,7 +2,8 @@ import {closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, 
 import {readBooking, type BookingRecord} from '../../contract/bookings.js'
 import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {rowKey} from '../rows.js'
-import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+import {withSyncLock} from '../lock.js'
+import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** One line of the change feed. Replaying the file (last line per profile and id wins) gives the sink's view. */
 export interface JsonlLine {
@@ -20,6 +21,13 @@ export interface JsonlLine {
  * lines are flushed to disk. On open, anything past the committed length is a killed run's tail and
  * is cut off: that run's bookings are fetched again, so no line is lost and none is doubled.
  */
+export const jsonlSink: SinkType = {
+  kind: 'jsonl',
+  open: async (path) => openJsonlSink(path),
+  // One file for every account: a run holds it whole, from before it cuts a killed run's tail.
+  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
+}
+
 export function openJsonlSink(path: string): Sink {
   const state = openFileState(path)
   // Guest names, emails and phones: a new file is for its owner only (like the SQLite file and the CSV snapshot).

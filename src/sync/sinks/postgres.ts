@@ -4,7 +4,7 @@ import {ExitCode, PmsError} from '../../errors.js'
 import {displayUrl, isConnectionLoss} from '../../db/postgres.js'
 import {SinkInvalidError, SyncLockedError} from '../errors.js'
 import {bookingRow} from '../rows.js'
-import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** Version of the tables below, kept in `pms_schema`; docs/bookings.md describes them. */
 const SCHEMA_VERSION = 3
@@ -136,7 +136,14 @@ export class SinkLostError extends PmsError {
  * advisory lock of the account being synced, and each page is one transaction that also stores
  * the cursor on the last page.
  */
-export async function openPostgresSink(url: string): Promise<PostgresSink> {
+/** Coordination in the database: machines that share it share its advisory locks, so no lock file. */
+export const postgresSink: SinkType = {
+  kind: 'postgres',
+  open: (url, options) => openPostgresSink(url, options.waitLockSeconds),
+}
+
+/** `waitLockSeconds`: how long a run waits for another run's lock of an account (0: it fails at once). */
+export async function openPostgresSink(url: string, waitLockSeconds = 0): Promise<PostgresSink> {
   const {default: pg} = await import('pg')
   const shown = displayUrl(url)
   const client = new pg.Client({connectionString: url, application_name: 'pms bookings sync'})
@@ -169,7 +176,7 @@ export async function openPostgresSink(url: string): Promise<PostgresSink> {
     if (lost !== undefined || isConnectionLoss(error)) throw new SinkLostError(shown, lost ?? error)
     throw new SinkInvalidError(`${shown} cannot hold the bookings tables: ${(error as Error).message}`, 'sync into a database (or a user) whose bookings and sync_state tables are pms ones', error)
   }
-  return new PostgresSink(client, shown, () => lost)
+  return new PostgresSink(client, shown, () => lost, waitLockSeconds)
 }
 
 export class PostgresSink implements Sink {
@@ -179,6 +186,7 @@ export class PostgresSink implements Sink {
     private readonly client: Client,
     readonly path: string,
     private readonly lostWith: () => Error | undefined,
+    private readonly waitLockSeconds = 0,
   ) {}
 
   /**
@@ -220,12 +228,12 @@ export class PostgresSink implements Sink {
 
   /**
    * Holds the account's advisory lock on this session while `task` runs. Another run of the same
-   * account, on any machine, fails at once with SyncLockedError, or tries again until `waitSeconds`
-   * have passed. A killed run's session ends, and the server drops its lock with it.
+   * account, on any machine, fails at once with SyncLockedError, or tries again until the sink's
+   * `waitLockSeconds` have passed. A killed run's session ends, and the server drops its lock with it.
    */
-  async withAccountLock<T>(profile: string, waitSeconds: number, task: () => Promise<T>): Promise<T> {
+  async lockAccount<T>(profile: string, task: () => Promise<T>): Promise<T> {
     const key = accountLockKey(profile)
-    const deadline = Date.now() + waitSeconds * 1000
+    const deadline = Date.now() + this.waitLockSeconds * 1000
     for (;;) {
       const {rows} = await this.sql<{locked: boolean}>(`SELECT pg_try_advisory_lock(${key}) AS locked`)
       if (rows[0]?.locked) break

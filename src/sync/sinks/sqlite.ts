@@ -2,7 +2,8 @@ import {closeSync, openSync} from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
 import {SinkInvalidError} from '../errors.js'
 import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
-import type {CommitCounts, Sink, SinkCommit} from '../sink.js'
+import {withSyncLock} from '../lock.js'
+import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
 const SCHEMA_VERSION = 3
@@ -89,7 +90,7 @@ function migrateFromVersion1(db: BetterSqlite3.Database): void {
  * also stores the cursor (and, with --full, the removals), so a kill at any moment leaves either
  * the old cursor or the new one with every row it covers.
  */
-export async function openSqliteSink(path: string): Promise<Sink> {
+export async function openSqliteSink(path: string, lockDir?: string): Promise<Sink> {
   const {default: Database} = await import('better-sqlite3')
   let db: BetterSqlite3.Database | undefined
   try {
@@ -113,7 +114,13 @@ export async function openSqliteSink(path: string): Promise<Sink> {
     // Not a database (another program's file), or one whose tables are not ours.
     throw new SinkInvalidError(`${path} cannot be used as the bookings database: ${(error as Error).message}`, 'choose a new file for --to (.jsonl and .csv pick the other sinks)', error)
   }
-  return new SqliteSink(db, path)
+  return new SqliteSink(db, path, lockDir)
+}
+
+/** SQLite serializes the writes, so runs of different accounts share the file: one lock file per account. */
+export const sqliteSink: SinkType = {
+  kind: 'sqlite',
+  open: (path, options) => openSqliteSink(path, options.configDir),
 }
 
 class SqliteSink implements Sink {
@@ -131,6 +138,8 @@ class SqliteSink implements Sink {
   constructor(
     private readonly db: BetterSqlite3.Database,
     readonly path: string,
+    /** The folder of the lock files (the config's); none: the caller keeps other runs away. */
+    private readonly lockDir?: string,
   ) {
     const columns = [...BOOKING_ROW_COLUMNS, 'record']
     this.readCursor = db.prepare('SELECT updated_since FROM sync_state WHERE profile = ? AND scope = ?')
@@ -217,6 +226,10 @@ class SqliteSink implements Sink {
       removed++
     }
     return removed
+  }
+
+  lockAccount<T>(account: string, task: () => Promise<T>): Promise<T> {
+    return this.lockDir === undefined ? task() : withSyncLock(this.lockDir, account, this.path, task)
   }
 
   async close(): Promise<void> {
