@@ -89,11 +89,8 @@ export function checkDelivery(secret: string, headers: Headers, rawBody: Buffer 
 /**
  * The signing secret from --secret or PMS_WEBHOOK_SECRET (oclif reads the variable into the flag),
  * checked before anything listens or reads: a secret that decodes to nothing would refuse every
- * delivery with a misleading "no signature matches".
- */
-/**
- * `secret` checked as a Standard Webhooks secret; `named` words a refusal for another secret than
- * the App's signing secret (the target's, of --forward-secret).
+ * delivery with a misleading "no signature matches". `named` words the refusal for another secret
+ * than the App's signing secret (the target's, of --forward-secret).
  */
 export function webhookSecret(secret: string | undefined, named: {what: string; suggestion: string} = {what: 'The webhook signing secret', suggestion: 'copy the signing secret exactly as the operator gave it (whsec_...)'}): string {
   if (secret === undefined || secret === '') {

@@ -4,8 +4,9 @@
  * on it too, whatever the machine's own `node` is. CI runs the suite once per supported Node and
  * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -87,6 +88,33 @@ describe('the Node that runs pms', () => {
     expect(blocked.status, blocked.stderr).toBe(0)
     expect(blocked.stdout).toBe(run.stdout)
     expect(blocked.stderr).toBe('')
+  })
+
+  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters)", async () => {
+    // Any answer will do: the request is what loads the HTTP client. A 401 to a token given in the
+    // environment ends the command at once (exit 3), with no refresh and no retry.
+    const requests: string[] = []
+    const server = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`)
+      response.writeHead(401, {'content-type': 'application/json'}).end(JSON.stringify({error: {code: 'unauthorized', message: 'no'}}))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const {port} = server.address() as {port: number}
+      const preload = `process.on('exit', () => process.stderr.write('internal undici loaded: ' + process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') + '\\n'))`
+      const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, 'properties', 'list', '--json'], {
+        env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: `http://127.0.0.1:${port}`, PMS_ACCESS_TOKEN: 'pat_test', PMS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'pms-http-'))},
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+      expect(requests, stderr).toEqual(['GET /api/v1/properties'])
+      expect(code, stderr).toBe(3)
+      expect(stderr).toContain('internal undici loaded: false')
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('help is rendered by oclif once per build, width and colours, then printed from the cache folder without loading oclif', () => {

@@ -31,13 +31,6 @@ function sameBooking(a: CsvCells, b: CsvCells): boolean {
  * the walk ends; then the cursor is written beside it. A run killed before the rename leaves the
  * old snapshot and the old cursor; one killed between the two fetches the same changes again.
  */
-export const csvSink: SinkType = {
-  kind: 'csv',
-  open: async (path, options) => openCsvSink(path, options.csvRender),
-  // One file for every account, rewritten whole: a run holds it from before it reads the old rows.
-  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
-}
-
 export function openCsvSink(path: string, render: CsvRender): Sink {
   const state = openFileState(path)
   const rows = new Map<string, CsvCells>()
@@ -51,6 +44,13 @@ export function openCsvSink(path: string, render: CsvRender): Sink {
     }
   }
   return new CsvSink(path, render, state, rows)
+}
+
+export const csvSink: SinkType = {
+  kind: 'csv',
+  open: async (path, options) => openCsvSink(path, options.csvRender),
+  // One file for every account, rewritten whole: a run holds it from before it reads the old rows.
+  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
 }
 
 class CsvSink implements Sink {

@@ -21,13 +21,6 @@ export interface JsonlLine {
  * lines are flushed to disk. On open, anything past the committed length is a killed run's tail and
  * is cut off: that run's bookings are fetched again, so no line is lost and none is doubled.
  */
-export const jsonlSink: SinkType = {
-  kind: 'jsonl',
-  open: async (path) => openJsonlSink(path),
-  // One file for every account: a run holds it whole, from before it cuts a killed run's tail.
-  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
-}
-
 export function openJsonlSink(path: string): Sink {
   const state = openFileState(path)
   // Guest names, emails and phones: a new file is for its owner only (like the SQLite file and the CSV snapshot).
@@ -41,6 +34,13 @@ export function openJsonlSink(path: string): Sink {
   // A file shorter than committed was rotated or cut by its reader: carry on from its end.
   state.committed_bytes = Math.min(size, committed)
   return new JsonlSink(path, fd, state, replay(path))
+}
+
+export const jsonlSink: SinkType = {
+  kind: 'jsonl',
+  open: async (path) => openJsonlSink(path),
+  // One file for every account: a run holds it whole, from before it cuts a killed run's tail.
+  lockWhole: (path, options, task) => withSyncLock(options.configDir, undefined, path, task),
 }
 
 interface Known {

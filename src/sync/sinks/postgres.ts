@@ -134,15 +134,9 @@ export class SinkLostError extends PmsError {
  * A PostgreSQL database shared by several machines and accounts. node-postgres is imported here, on
  * first use, so that no other sink or command pays for it. One session for the run: it holds the
  * advisory lock of the account being synced, and each page is one transaction that also stores
- * the cursor on the last page.
+ * the cursor on the last page. `waitLockSeconds`: how long a run waits for another run's lock of
+ * an account (0: it fails at once).
  */
-/** Coordination in the database: machines that share it share its advisory locks, so no lock file. */
-export const postgresSink: SinkType = {
-  kind: 'postgres',
-  open: (url, options) => openPostgresSink(url, options.waitLockSeconds),
-}
-
-/** `waitLockSeconds`: how long a run waits for another run's lock of an account (0: it fails at once). */
 export async function openPostgresSink(url: string, waitLockSeconds = 0): Promise<PostgresSink> {
   const {default: pg} = await import('pg')
   const shown = displayUrl(url)
@@ -177,6 +171,12 @@ export async function openPostgresSink(url: string, waitLockSeconds = 0): Promis
     throw new SinkInvalidError(`${shown} cannot hold the bookings tables: ${(error as Error).message}`, 'sync into a database (or a user) whose bookings and sync_state tables are pms ones', error)
   }
   return new PostgresSink(client, shown, () => lost, waitLockSeconds)
+}
+
+/** Coordination in the database: machines that share it share its advisory locks, so no lock file. */
+export const postgresSink: SinkType = {
+  kind: 'postgres',
+  open: (url, options) => openPostgresSink(url, options.waitLockSeconds),
 }
 
 export class PostgresSink implements Sink {
