@@ -6,6 +6,7 @@
 import {existsSync} from 'node:fs'
 import {UsageError} from '../errors.js'
 import type {BookingRecord} from '../contract/bookings.js'
+import {ACCOUNT_KEY} from '../sync/bookings-table.js'
 
 export interface SyncedQuery {
   profile: string
@@ -28,9 +29,12 @@ export interface SyncedBookings {
   truncated: boolean
 }
 
-/** The SQL of a query, kept apart so that it can be read and tested without a file. */
-export function syncedQuerySql(query: SyncedQuery): {sql: string; params: unknown[]} {
-  const where = ['profile = ?']
+/**
+ * The SQL of a query, kept apart so that it can be read and tested without a file. `key`: the
+ * account key's column, `profile` in a copy that no pms of schema 4 has opened yet (read-only here).
+ */
+export function syncedQuerySql(query: SyncedQuery, key: string = ACCOUNT_KEY): {sql: string; params: unknown[]} {
+  const where = [`${key} = ?`]
   const params: unknown[] = [query.profile]
   if (!query.includeRemoved) where.push('removed_at IS NULL')
   if (query.propertyIds?.length) {
@@ -65,9 +69,10 @@ export async function querySyncedBookings(path: string, query: SyncedQuery): Pro
   const {default: Database} = await import('better-sqlite3')
   const db = new Database(path, {readonly: true, fileMustExist: true, timeout: 5000})
   try {
-    const {sql, params} = syncedQuerySql(query)
+    const key = (db.prepare(`SELECT name FROM pragma_table_info('bookings') WHERE name IN ('${ACCOUNT_KEY}', 'profile')`).get() as {name: string} | undefined)?.name ?? ACCOUNT_KEY
+    const {sql, params} = syncedQuerySql(query, key)
     const rows = db.prepare(sql).all(...params) as {record: string}[]
-    const state = db.prepare('SELECT MAX(synced_at) AS at FROM sync_state WHERE profile = ?').get(query.profile) as {at: string | null} | undefined
+    const state = db.prepare(`SELECT MAX(synced_at) AS at FROM sync_state WHERE ${key} = ?`).get(query.profile) as {at: string | null} | undefined
     return {
       bookings: rows.slice(0, query.limit).map((row) => JSON.parse(row.record) as BookingRecord),
       ...(state?.at ? {synced_at: state.at} : {}),

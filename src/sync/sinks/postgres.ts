@@ -4,6 +4,7 @@ import {ExitCode, PmsError} from '../../errors.js'
 import {displayUrl, isConnectionLoss} from '../../db/postgres.js'
 import {SinkInvalidError, SyncLockedError} from '../errors.js'
 import {bookingRow} from '../rows.js'
+import {ACCOUNT_KEY, BOOKINGS_COLUMNS, bookingsSchemaSql, columnType} from '../bookings-table.js'
 import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** Version of the tables below, kept in `pms_schema`; docs/bookings.md describes them. */
@@ -19,33 +20,7 @@ const OPTIONAL_SINCE_2 = ['property_id', 'status', 'adults', 'children', 'infant
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS pms_schema (name TEXT PRIMARY KEY, version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS bookings (
-  account_id TEXT NOT NULL,
-  id TEXT NOT NULL,
-  property_id TEXT,
-  status TEXT,
-  check_in DATE,
-  check_out DATE,
-  adults INTEGER,
-  children INTEGER,
-  infants INTEGER,
-  channel_code TEXT,
-  channel_name TEXT,
-  channel_reference TEXT,
-  guest_name TEXT,
-  guest_email TEXT,
-  guest_phone TEXT,
-  currency TEXT,
-  total NUMERIC,
-  paid NUMERIC,
-  created_at TIMESTAMPTZ,
-  updated_at TIMESTAMPTZ,
-  removed_at TIMESTAMPTZ,
-  synced_at TIMESTAMPTZ NOT NULL,
-  record JSONB NOT NULL,
-  PRIMARY KEY (account_id, id)
-);
-CREATE INDEX IF NOT EXISTS bookings_by_property ON bookings (account_id, property_id);
+${bookingsSchemaSql('postgres')}
 CREATE TABLE IF NOT EXISTS sync_state (
   account_id TEXT NOT NULL,
   profile TEXT NOT NULL,
@@ -62,29 +37,10 @@ CREATE TABLE IF NOT EXISTS sync_accounts (
 );
 `
 
-/** The columns of one page, one array each, and the SQL type each array is cast to. */
-const PAGE_COLUMNS = [
-  ['id', 'text'],
-  ['property_id', 'text'],
-  ['status', 'text'],
-  ['check_in', 'date'],
-  ['check_out', 'date'],
-  ['adults', 'int'],
-  ['children', 'int'],
-  ['infants', 'int'],
-  ['channel_code', 'text'],
-  ['channel_name', 'text'],
-  ['channel_reference', 'text'],
-  ['guest_name', 'text'],
-  ['guest_email', 'text'],
-  ['guest_phone', 'text'],
-  ['currency', 'text'],
-  ['total', 'numeric'],
-  ['paid', 'numeric'],
-  ['created_at', 'timestamptz'],
-  ['updated_at', 'timestamptz'],
-  ['record', 'jsonb'],
-] as const
+/** The columns of one page, one array each, and the SQL type each array is cast to: every column but the key and the run's own. */
+const PAGE_COLUMNS = BOOKINGS_COLUMNS.filter((column) => column !== ACCOUNT_KEY && column !== 'removed_at' && column !== 'synced_at').map(
+  (column) => [column, columnType('postgres', column)] as const,
+)
 
 const UPSERT = `
 INSERT INTO bookings (account_id, ${PAGE_COLUMNS.map(([c]) => c).join(', ')}, removed_at, synced_at)

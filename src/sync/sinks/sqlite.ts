@@ -2,81 +2,58 @@ import {closeSync, openSync} from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
 import {SinkInvalidError} from '../errors.js'
 import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
+import {ACCOUNT_KEY, BOOKINGS_COLUMNS, bookingsSchemaSql, bookingsTableSql} from '../bookings-table.js'
 import {withSyncLock} from '../lock.js'
 import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
 
 /** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
-const SCHEMA_VERSION = 3
+const SCHEMA_VERSION = 4
 
-/**
- * Only what the contract names is NOT NULL: a booking's id (and what pms itself writes). The other
- * columns hold what the record gives in the shape pms knows, else NULL (schema 2; schema 1 required
- * them, and is rebuilt on open).
- */
-const bookingsTable = (name: string) => `
-CREATE TABLE IF NOT EXISTS ${name} (
-  profile TEXT NOT NULL,
-  id TEXT NOT NULL,
-  property_id TEXT,
-  status TEXT,
-  check_in TEXT,
-  check_out TEXT,
-  adults INTEGER,
-  children INTEGER,
-  infants INTEGER,
-  channel_code TEXT,
-  channel_name TEXT,
-  channel_reference TEXT,
-  guest_name TEXT,
-  guest_email TEXT,
-  guest_phone TEXT,
-  currency TEXT,
-  total REAL,
-  paid REAL,
-  created_at TEXT,
-  updated_at TEXT,
-  removed_at TEXT,
-  synced_at TEXT NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY (profile, id)
-);`
-
-const SCHEMA = `${bookingsTable('bookings')}
-CREATE INDEX IF NOT EXISTS bookings_by_property ON bookings (profile, property_id);
+const SCHEMA = `${bookingsSchemaSql('sqlite')}
 CREATE TABLE IF NOT EXISTS sync_state (
-  profile TEXT NOT NULL,
+  ${ACCOUNT_KEY} TEXT NOT NULL,
   scope TEXT NOT NULL,
   updated_since TEXT NOT NULL,
   synced_at TEXT NOT NULL,
   full_synced_at TEXT,
-  PRIMARY KEY (profile, scope)
+  PRIMARY KEY (${ACCOUNT_KEY}, scope)
 );
 CREATE TABLE IF NOT EXISTS sync_accounts (
-  profile TEXT PRIMARY KEY,
+  ${ACCOUNT_KEY} TEXT PRIMARY KEY,
   property_ids TEXT NOT NULL,
   checked_at TEXT NOT NULL
 );
 `
 
 /**
- * SQLite cannot drop NOT NULL from a column: the table of schema 1 is copied into one of schema 2
- * (SQLite's own procedure for such changes). What users built on `bookings` (views, indexes,
- * triggers) is dropped with it and made again from its own SQL afterwards, in the same transaction.
+ * A file of an earlier schema brought to this one, in one transaction. Schema 4 names the account
+ * key `account_id`, as PostgreSQL does: SQLite renames the column in the indexes, views and
+ * triggers that use it, users' own included. Schema 2 dropped NOT NULL from the columns the
+ * contract does not name, which SQLite cannot do to a column: the table of schema 1 is copied into
+ * a new one (SQLite's own procedure for such changes), and what users built on `bookings` (views,
+ * indexes, triggers) is dropped with it and made again from its own SQL afterwards. Schema 3 only
+ * added sync_accounts, which SCHEMA creates.
  */
-function migrateFromVersion1(db: BetterSqlite3.Database): void {
-  const columns = [...BOOKING_ROW_COLUMNS, 'record'].join(', ')
+function migrate(db: BetterSqlite3.Database, version: number): void {
   db.transaction(() => {
-    const theirs = db
-      .prepare(
-        `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT IN ('bookings', 'bookings_by_property')
-         AND (tbl_name = 'bookings' OR (type = 'view' AND sql LIKE '%bookings%'))`,
-      )
-      .all() as Array<{type: string; name: string; sql: string}>
-    for (const view of theirs.filter((entry) => entry.type === 'view')) db.exec(`DROP VIEW "${view.name.replaceAll('"', '""')}"`)
-    db.exec(`${bookingsTable('bookings_v2')}
-      INSERT INTO bookings_v2 (${columns}) SELECT ${columns} FROM bookings;
-      DROP TABLE bookings;
-      ALTER TABLE bookings_v2 RENAME TO bookings;`)
+    for (const table of ['bookings', 'sync_state', 'sync_accounts']) {
+      if (db.prepare(`SELECT 1 FROM pragma_table_info(?) WHERE name = 'profile'`).get(table)) db.exec(`ALTER TABLE ${table} RENAME COLUMN profile TO ${ACCOUNT_KEY}`)
+    }
+    let theirs: Array<{type: string; name: string; sql: string}> = []
+    if (version === 1) {
+      theirs = db
+        .prepare(
+          `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT IN ('bookings', 'bookings_by_property')
+           AND (tbl_name = 'bookings' OR (type = 'view' AND sql LIKE '%bookings%'))`,
+        )
+        .all() as typeof theirs
+      for (const view of theirs.filter((entry) => entry.type === 'view')) db.exec(`DROP VIEW "${view.name.replaceAll('"', '""')}"`)
+      const columns = BOOKINGS_COLUMNS.join(', ')
+      db.exec(`${bookingsTableSql('sqlite', 'bookings_v2')}
+        INSERT INTO bookings_v2 (${columns}) SELECT ${columns} FROM bookings;
+        DROP TABLE bookings;
+        ALTER TABLE bookings_v2 RENAME TO bookings;`)
+    }
     db.exec(SCHEMA)
     // Views last: they may read the tables the indexes and triggers belong to.
     for (const entry of [...theirs.filter((e) => e.type !== 'view'), ...theirs.filter((e) => e.type === 'view')]) db.exec(entry.sql)
@@ -104,8 +81,7 @@ export async function openSqliteSink(path: string, lockDir?: string): Promise<Si
     db.pragma('synchronous = NORMAL')
     const version = db.pragma('user_version', {simple: true}) as number
     if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
-    if (version === 1) migrateFromVersion1(db)
-    // Schema 3 only adds sync_accounts (the Property ids each key's connection saw): created here.
+    if (version > 0 && version < SCHEMA_VERSION) migrate(db, version)
     db.exec(SCHEMA)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   } catch (error) {
@@ -141,32 +117,33 @@ class SqliteSink implements Sink {
     /** The folder of the lock files (the config's); none: the caller keeps other runs away. */
     private readonly lockDir?: string,
   ) {
-    const columns = [...BOOKING_ROW_COLUMNS, 'record']
-    this.readCursor = db.prepare('SELECT updated_since FROM sync_state WHERE profile = ? AND scope = ?')
+    const columns = BOOKINGS_COLUMNS
+    const key = ACCOUNT_KEY
+    this.readCursor = db.prepare(`SELECT updated_since FROM sync_state WHERE ${key} = ? AND scope = ?`)
     // One read per page (the page's ids as a JSON array) rather than one per booking.
-    this.readRecords = db.prepare('SELECT id, record, removed_at FROM bookings WHERE profile = ? AND id IN (SELECT value FROM json_each(?))')
+    this.readRecords = db.prepare(`SELECT id, record, removed_at FROM bookings WHERE ${key} = ? AND id IN (SELECT value FROM json_each(?))`)
     this.upsert = db.prepare(
       `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
-       ON CONFLICT (profile, id) DO UPDATE SET ${columns
-         .filter((c) => c !== 'profile' && c !== 'id')
+       ON CONFLICT (${key}, id) DO UPDATE SET ${columns
+         .filter((c) => c !== key && c !== 'id')
          .map((c) => `${c} = excluded.${c}`)
          .join(', ')}`,
     )
-    this.liveIds = db.prepare('SELECT id, property_id FROM bookings WHERE profile = ? AND removed_at IS NULL')
-    this.markRemoved = db.prepare('UPDATE bookings SET removed_at = ?, synced_at = ? WHERE profile = ? AND id = ?')
+    this.liveIds = db.prepare(`SELECT id, property_id FROM bookings WHERE ${key} = ? AND removed_at IS NULL`)
+    this.markRemoved = db.prepare(`UPDATE bookings SET removed_at = ?, synced_at = ? WHERE ${key} = ? AND id = ?`)
     this.saveCursor = db.prepare(
-      `INSERT INTO sync_state (profile, scope, updated_since, synced_at, full_synced_at) VALUES (@profile, @scope, @updated_since, @synced_at, @full_synced_at)
-       ON CONFLICT (profile, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
+      `INSERT INTO sync_state (${key}, scope, updated_since, synced_at, full_synced_at) VALUES (@account, @scope, @updated_since, @synced_at, @full_synced_at)
+       ON CONFLICT (${key}, scope) DO UPDATE SET updated_since = excluded.updated_since, synced_at = excluded.synced_at,
          full_synced_at = COALESCE(excluded.full_synced_at, sync_state.full_synced_at)`,
     )
     // A file of schema 2 has no recorded ids yet: its stored bookings' Properties stand for them.
     this.readKnown = db.prepare(
-      `SELECT value AS id FROM sync_accounts, json_each(sync_accounts.property_ids) WHERE profile = ?
-       UNION SELECT DISTINCT property_id FROM bookings WHERE profile = ? AND property_id IS NOT NULL`,
+      `SELECT value AS id FROM sync_accounts, json_each(sync_accounts.property_ids) WHERE ${key} = ?
+       UNION SELECT DISTINCT property_id FROM bookings WHERE ${key} = ? AND property_id IS NOT NULL`,
     )
     this.saveKnown = db.prepare(
-      `INSERT INTO sync_accounts (profile, property_ids, checked_at) VALUES (?, ?, ?)
-       ON CONFLICT (profile) DO UPDATE SET property_ids = excluded.property_ids, checked_at = excluded.checked_at`,
+      `INSERT INTO sync_accounts (${key}, property_ids, checked_at) VALUES (?, ?, ?)
+       ON CONFLICT (${key}) DO UPDATE SET property_ids = excluded.property_ids, checked_at = excluded.checked_at`,
     )
     this.commitPage = db.transaction((commit: SinkCommit): CommitCounts => {
       const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
@@ -190,7 +167,7 @@ class SqliteSink implements Sink {
       if (end) {
         if (end.seen) counts.removed = this.removeUnseen(commit.profile, end.seen, end.propertyIds, commit.syncedAt)
         this.saveCursor.run({
-          profile: commit.profile,
+          account: commit.profile,
           scope: commit.scope,
           updated_since: end.nextUpdatedSince,
           synced_at: commit.syncedAt,

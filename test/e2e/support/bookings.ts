@@ -36,7 +36,7 @@ export interface SqliteBooking {
 export function sqliteBookings(path: string, profile = 'default'): Map<string, SqliteBooking> {
   const db = new Database(path, {readonly: true})
   try {
-    const rows = db.prepare('SELECT id, record, removed_at, status, updated_at FROM bookings WHERE profile = ?').all(profile) as Array<{id: string; record: string; removed_at: string | null; status: string; updated_at: string}>
+    const rows = db.prepare('SELECT id, record, removed_at, status, updated_at FROM bookings WHERE account_id = ?').all(profile) as Array<{id: string; record: string; removed_at: string | null; status: string; updated_at: string}>
     return new Map(rows.map((row) => [row.id, {record: JSON.parse(row.record) as ServedBooking, removed_at: row.removed_at, status: row.status, updated_at: row.updated_at}]))
   } finally {
     db.close()

@@ -154,12 +154,12 @@ describe('the question before apply_rates shows what the nights become', () => {
 describe('queries of the bookings copy', () => {
   it("read only the profile's rows, live ones unless asked, stays that meet the range, one more than the limit to tell a cut", () => {
     expect(syncedQuerySql({profile: 'acme', includeRemoved: false, limit: 10})).toEqual({
-      sql: 'SELECT record FROM bookings WHERE profile = ? AND removed_at IS NULL ORDER BY check_in, id LIMIT ?',
+      sql: 'SELECT record FROM bookings WHERE account_id = ? AND removed_at IS NULL ORDER BY check_in, id LIMIT ?',
       params: ['acme', 11],
     })
     const query = syncedQuerySql({profile: 'acme', includeRemoved: true, propertyIds: ['p1', 'p2'], from: '2026-12-01', to: '2026-12-31', status: 'confirmed', limit: 5})
     expect(query.sql).toBe(
-      'SELECT record FROM bookings WHERE profile = ? AND property_id IN (?, ?) AND check_in <= ? AND check_out > ? AND status = ? ORDER BY check_in, id LIMIT ?',
+      'SELECT record FROM bookings WHERE account_id = ? AND property_id IN (?, ?) AND check_in <= ? AND check_out > ? AND status = ? ORDER BY check_in, id LIMIT ?',
     )
     expect(query.params).toEqual(['acme', 'p1', 'p2', '2026-12-31', '2026-12-01', 'confirmed', 6])
   })

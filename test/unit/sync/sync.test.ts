@@ -92,7 +92,7 @@ function contents(kind: Kind, path: string, profile = 'p'): Map<string, {updated
   const out = new Map<string, {updated_at: string; removed: boolean}>()
   if (kind === 'sqlite') {
     const db = new Database(path, {readonly: true})
-    const rows = db.prepare('SELECT id, updated_at, removed_at, record FROM bookings WHERE profile = ?').all(profile) as Array<{id: string; updated_at: string; removed_at: string | null; record: string}>
+    const rows = db.prepare('SELECT id, updated_at, removed_at, record FROM bookings WHERE account_id = ?').all(profile) as Array<{id: string; updated_at: string; removed_at: string | null; record: string}>
     db.close()
     for (const row of rows) {
       expect((JSON.parse(row.record) as Booking).updated_at).toBe(row.updated_at)
