@@ -4,6 +4,7 @@ import type {Io} from '../run/context.js'
 import {plural} from '../text/words.js'
 import {formulaSafe} from '../text/spreadsheet.js'
 import {wrapText} from '../text/wrap.js'
+import {layOut, naturalWidths, tableWidth} from '../text/table.js'
 import {ELLIPSIS, idPrefix, MIN_ID, uniquePrefixLength} from '../text/id-prefix.js'
 
 export type CellValue = string | number | boolean | null | undefined
@@ -39,15 +40,13 @@ function cell(value: CellValue): string {
   return value === null || value === undefined ? '' : String(value)
 }
 
-const GAP = '  '
 /** Free text is never cut below this. */
 const MIN_TEXT = 10
 
 /**
- * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart, fitted
- * to the width (ids shortened to unique prefixes, then the widest free text cut with `…`, then
- * the next) and a
- * count line saying what was shortened and that --wide shows everything; tab-separated plain rows
+ * A table as gh prints one: on a terminal a heading, no borders, columns two spaces apart
+ * (src/text/table.ts), fitted to the width (ids shortened to unique prefixes, then the widest free
+ * text cut with `…`, then the next) and a count line saying what was shortened and that --wide shows everything; tab-separated plain rows
  * (no heading, nothing cut) otherwise, so pipes and `cut`/`awk` get stable fields.
  */
 export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>, columns: Column<R>[], rows: Iterable<R>, options: TableOptions<R> = {}): string {
@@ -62,28 +61,20 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
     list.sort((a, b) => key(a).localeCompare(key(b), undefined, {numeric: true, sensitivity: 'base'}))
   }
   const cells = list.map((row) => columns.map((c) => cell(c.value(row)).replace(/[\t\n]/g, ' ')))
-  const natural = columns.map((c, i) => Math.max(c.header.length, ...cells.map((line) => line[i]!.length)))
+  const natural = naturalWidths([columns.map((c) => c.header), ...cells])
   const fitted = options.wide ? undefined : fitTable(natural, cells, columns, io.columns)
   const widths = fitted?.widths ?? natural
-  const shown = columns.map((_, i) => fitted?.visible[i] ?? true)
-  const show = (text: string, i: number, header: boolean) => {
+  const cut = (text: string, i: number, header: boolean) => {
     const width = widths[i]!
     // An id is cut the one way pms shortens ids (src/text/id-prefix.ts), whatever its column's width;
     // its heading is no id, and its column is never narrower than the heading.
-    const cut = fitted?.prefix[i] && !header ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
-    return columns[i]!.align === 'right' ? cut.padStart(width) : cut.padEnd(width)
+    return fitted?.prefix[i] && !header ? idPrefix(text, fitted.unique[i]!) : text.length <= width ? text : text.slice(0, width - 1) + ELLIPSIS
   }
-  const line = (texts: string[], header = false) =>
-    texts
-      .map((text, i) => show(text, i, header))
-      .filter((_, i) => shown[i])
-      .join(GAP)
-      .trimEnd()
-  const heading = line(
-    columns.map((c) => c.header),
-    true,
+  const [heading, ...lines] = layOut(
+    [columns.map((c, i) => cut(c.header, i, true)), ...cells.map((texts) => texts.map((text, i) => cut(text, i, false)))],
+    {widths, right: columns.map((c) => c.align === 'right'), shown: fitted?.visible},
   )
-  const out = [io.color ? styleText('bold', heading, {validateStream: false}) : heading, ...cells.map((texts) => line(texts))]
+  const out = [io.color ? styleText('bold', heading!, {validateStream: false}) : heading!, ...lines]
   const count = options.noun ? plural(list.length, options.noun[0], options.noun[1]) : undefined
   let note = `${count ?? plural(list.length, 'row')}${fitted ? ` (${fitted.what} to fit; --wide shows all)` : ''}`
   // The note itself must not wrap either: the short form says the same.
@@ -98,8 +89,7 @@ export function renderTable<R>(io: Pick<Io, 'stdoutIsTTY' | 'color' | 'columns'>
  * the width is unknown; a table that cannot be fitted overflows rather than lose more.
  */
 function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[], terminalColumns: number | undefined) {
-  const total = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + GAP.length * (widths.length - 1)
-  if (!terminalColumns || total(natural) <= terminalColumns) return undefined
+  if (!terminalColumns || tableWidth(natural) <= terminalColumns) return undefined
   const widths = [...natural]
   const prefix = columns.map(() => false)
   const unique = columns.map(() => 0)
@@ -125,7 +115,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
     text = [...widths]
     kept.forEach((i, k) => (text[i] = fitted[k]!))
     const next = droppable.shift()
-    if (total(fitted) <= terminalColumns || !next) break
+    if (tableWidth(fitted) <= terminalColumns || !next) break
     visible[next.i] = false
   }
   const cut = text.some((width, i) => visible[i] && width < natural[i]! && !prefix[i])
@@ -143,7 +133,7 @@ function fitTable<R>(natural: number[], cells: string[][], columns: Column<R>[],
  */
 export function fitWidths(natural: number[], terminalColumns: number | undefined, wrappable: boolean[] = [], mins: number[] = []): number[] | undefined {
   if (!terminalColumns) return undefined
-  let excess = natural.reduce((sum, width) => sum + width, 0) + GAP.length * (natural.length - 1) - terminalColumns
+  let excess = tableWidth(natural) - terminalColumns
   const soft = natural.map((_, i) => i).filter((i) => wrappable[i])
   if (excess <= 0 || soft.length === 0) return undefined
   const widths = [...natural]

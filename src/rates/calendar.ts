@@ -4,6 +4,7 @@ import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../errors.js'
 import {formatDay, parseDay, todayIn, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
+import {naturalWidths, tableWidth} from '../text/table.js'
 import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'
 
 export interface CalendarClient {
@@ -173,8 +174,8 @@ export function renderCalendar(records: readonly RestrictionRecord[], names: Nam
 
 /** The last cell of each row cut with `…` so that the table fits `width` (columns two spaces apart), never below 12 characters. */
 function fitLastColumn(headers: readonly string[], rows: (string | number)[][], width: number): void {
-  const before = headers.slice(0, -1).reduce((sum, header, i) => sum + Math.max(header.length, ...rows.map((row) => String(row[i]).length)) + 2, 0)
-  const room = Math.max(12, width - before)
+  const others = naturalWidths([headers, ...rows]).slice(0, -1)
+  const room = Math.max(12, width - tableWidth([...others, 0]))
   for (const row of rows) {
     const last = String(row.at(-1) ?? '')
     if (last.length > room) row[row.length - 1] = last.slice(0, room - 1) + '…'

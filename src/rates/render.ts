@@ -3,6 +3,7 @@
  * function so that tests and pipes get plain text.
  */
 import {wrapLine} from '../text/wrap.js'
+import {layOut, naturalWidths, tableWidth} from '../text/table.js'
 import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
 import {FIELDS, formatValue} from './fields.js'
 import {formatDay, parseDay} from '../contract/days.js'
@@ -49,21 +50,19 @@ export function failureInWords(code: string): string {
 }
 
 /**
- * Columns padded to their widest cell; numbers right-aligned. With `fit`, the first column (the
- * labels) is cut with `…` so that the table fits that many columns, down to 22 characters.
+ * A report's table (src/text/table.ts lays it out): columns padded to their widest cell, numbers
+ * right-aligned. With `fit`, the ids in it are shortened, then the first column (the labels) is
+ * cut with `…` so that the table fits that many columns, down to 22 characters.
  */
 export function textTable(headers: string[], rows: (string | number)[][], paint: Paint = plain, fit?: number): string {
-  const measure = () => headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i] ?? '').length)))
-  let widths = measure()
-  let total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
-  if (fit !== undefined && total > fit) {
+  let widths = naturalWidths([headers, ...rows])
+  if (fit !== undefined && tableWidth(widths) > fit) {
     // Ids give way first: `Name (1c979dcd…)` in labels, `1609eeb8…` in cells; `--json` has them whole.
     rows = rows.map((row) => row.map((cell) => (typeof cell === 'string' ? cell.replace(/\(([0-9a-f]{8})-[0-9a-f-]{27}\)$/, '($1…)').replace(/^([0-9a-f]{8})-[0-9a-f-]{27}$/, '$1…') : cell)))
-    widths = measure()
-    total = widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1)
+    widths = naturalWidths([headers, ...rows])
   }
-  if (fit !== undefined && total > fit && widths[0]! > 22) {
-    widths[0] = Math.max(22, widths[0]! - (total - fit))
+  if (fit !== undefined && tableWidth(widths) > fit && widths[0]! > 22) {
+    widths[0] = Math.max(22, widths[0]! - (tableWidth(widths) - fit))
     rows = rows.map((row) => {
       const label = String(row[0] ?? '')
       if (label.length <= widths[0]!) return row
@@ -72,12 +71,8 @@ export function textTable(headers: string[], rows: (string | number)[][], paint:
       return [label.slice(0, widths[0]! - 1 - id.length) + '…' + id, ...row.slice(1)]
     })
   }
-  const line = (cells: (string | number)[]) =>
-    cells
-      .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i]!) : String(cell).padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd()
-  return [paint('bold', line(headers)), ...rows.map(line)].join('\n') + '\n'
+  const [heading, ...lines] = layOut([headers, ...rows], {widths})
+  return [paint('bold', heading!), ...lines].join('\n') + '\n'
 }
 
 /** One preview from the previews of several batches: a Property split over batches is summed. */
