@@ -21,7 +21,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
   }
 
   async run(): Promise<void> {
-    const [{fitText, keyColumns, paint, renderTable, toCsv}, {readCalendarOf}, {UsageError}, rates, {propertyNames}] = await Promise.all([
+    const [{fitText, keyColumns, paint, renderTable, toCsv}, {readCalendarOf, renderCalendar}, {UsageError}, rates, {propertyNames}] = await Promise.all([
       import('../../src/cli/output.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/errors.js'),
@@ -51,7 +51,7 @@ export default class RestrictionsGet extends BaseCommand<typeof RestrictionsGet>
     }
     this.emit(records, () => {
       if (this.flags.csv) return toCsv(columns, rows)
-      if (this.ctx.io.stdoutIsTTY) return fitText(this.ctx.io, rates.renderCalendar(records, propertyNames(this.ctx, names), (style, text) => paint(this.ctx.io, style, text), this.ctx.io.columns ?? 80))
+      if (this.ctx.io.stdoutIsTTY) return fitText(this.ctx.io, renderCalendar(records, propertyNames(this.ctx, names), (style, text) => paint(this.ctx.io, style, text), this.ctx.io.columns ?? 80))
       return renderTable(this.ctx.io, columns, rows)
     })
   }

@@ -4,7 +4,9 @@
  * journal of the profile in the config directory, and Ctrl-C while submitting or following.
  */
 import {RATE_LIMIT_WINDOW_SECONDS, RATE_LIMITS} from '../contract/limits.js'
-import type {ApplyUi, Plan, PropertyInfo} from '../rates/index.js'
+import type {ApplyUi, Names, Plan, PropertyInfo} from '../rates/index.js'
+import {unchangedSentText} from '../rates/diff.js'
+import {capDiff, diffSummary, type Paint, renderPlanSummary, renderPreview, renderReport} from './views/rates-text.js'
 import type {ApplyFlags} from './apply-flags.js'
 import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
@@ -15,20 +17,35 @@ import {idShortener, propertyNames, rememberIds} from './ids.js'
 import {watchInterrupt} from '../run/signals.js'
 import {durationText} from '../text/words.js'
 
-export function applyUi(ctx: RunContext, yes: boolean, fullDiff = false): ApplyUi {
+export function applyUi(ctx: RunContext, yes: boolean, fullDiff: boolean, names: () => Names): ApplyUi {
   const {io, clock} = ctx
+  const painter: Paint = (style, text) => paint(io, style, text)
+  // No line wider than the terminal: what the tables do not fit (the plan, the questions, the
+  // outcome in words) wraps at spaces. Results go to stdout, and not with --json (the document is the result).
+  const out = (text: string) => (ctx.json ? undefined : io.out(fitText(io, text)))
+  const talk = (text: string) => io.err(fitTalk(io, text))
+  const width = reportWidth(io)
   return {
-    // A screenful of the diff where it meets a terminal; whole in pipes, files and with --full-diff.
-    diffLines: (toStdout) => (fullDiff || !(toStdout ? io.stdoutIsTTY : io.stderrIsTTY) ? undefined : Math.max(10, (io.rows ?? 24) - 4)),
-    // No line wider than the terminal: what the tables do not fit (the plan, the questions, the
-    // outcome in words) wraps at spaces.
-    out: (text) => (ctx.json ? undefined : io.out(fitText(io, text))),
-    talk: (text) => io.err(fitTalk(io, text)),
+    talk,
+    previewed: ({preview, runs, dryRun, counts}) => {
+      // A screenful of the diff where it meets a terminal; whole in pipes, files and with --full-diff.
+      const maxLines = fullDiff || !(dryRun ? io.stdoutIsTTY : io.stderrIsTTY) ? undefined : Math.max(10, (io.rows ?? 24) - 4)
+      const diff = capDiff(renderPreview(preview, names(), painter, runs, dryRun, width), maxLines, painter)
+      // A dry run's diff is its result; before a submission it is talk on the way to the question.
+      if (dryRun) return out(diff.text)
+      talk(diff.text)
+      talk(unchangedSentText(counts))
+      // The summary scrolled away above a screenful of changes: say it again next to the question.
+      if (diff.cut > 0) talk(`${diffSummary(preview)}\n`)
+    },
+    planned: (batches) => talk(renderPlanSummary(batches, width)),
+    submitted: (batches) => out(renderPlanSummary(batches, width)),
+    reported: (reports) => {
+      for (const report of reports) out(`\n${renderReport(report, names(), painter, width)}`)
+    },
     progress: (label, total, timeLeft) => createProgress(io, {label, total, clock, timeLeft}),
     follow: (ids) => createFollowDisplay(io, ids, clock),
     confirm: (question, cancelled) => confirm(io, question, {yes, cancelled}),
-    paint: (style, text) => paint(io, style, text),
-    width: reportWidth(io),
     terminal: io.stderrIsTTY,
     commandIds: (ids) => {
       const shown = idShortener(ctx, 'batch', ids)
@@ -60,11 +77,16 @@ export async function applyCommand(
   await input.check?.()
   // Off a terminal nobody can confirm: stop before the first call rather than after the dry runs.
   if (!flags.dryRun && !flags.yes && !(ctx.io.stdinIsTTY && ctx.io.stderrIsTTY)) await confirm(ctx.io, 'Submit the batches?', {yes: false})
-  const {runRates} = await import('../rates/run.js')
+  const [{runRates}, {namesOf}] = await Promise.all([import('../rates/run.js'), import('../rates/service.js')])
+  // The Properties' names as a terminal shows them (ids shortened), known once the listing is read.
+  let names: Names = new Map()
   const result = await runRates(
     ctx,
     {
-      plan: input.plan,
+      plan: (properties) => {
+        names = propertyNames(ctx, namesOf(properties))
+        return input.plan(properties)
+      },
       dryRun: flags.dryRun,
       preview: flags.preview,
       wait: flags.wait,
@@ -73,13 +95,12 @@ export async function applyCommand(
       keepChanges: ctx.json,
       waitTimeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
       watchInterrupt,
-      names: (names) => propertyNames(ctx, names),
       // Reads wait too when other runs spent the budget: say so rather than sit silent.
       onReadWait: (ms) => {
         if (ms >= 2000 && ctx.io.stderrIsTTY) ctx.io.err(`${CLEAR_LINE}waiting ${durationText(ms)} for the read limit (${RATE_LIMITS.read} per ${RATE_LIMIT_WINDOW_SECONDS} s)\n`)
       },
     },
-    applyUi(ctx, flags.yes, flags.fullDiff),
+    applyUi(ctx, flags.yes, flags.fullDiff === true, () => names),
   )
   // The submission table shortens batch ids on a terminal: taken back by batches get and wait.
   rememberIds(ctx, 'batch', result.batches.flatMap((b) => (b.id ? [b.id] : [])))

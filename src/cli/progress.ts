@@ -1,6 +1,6 @@
 import type {Clock} from '../client/clock.js'
 import type {BatchReport} from '../contract/index.js'
-import {type FollowedBatch, followLine} from '../rates/render.js'
+import {type FollowedBatch, followLine} from './views/rates-text.js'
 import type {Io} from '../run/context.js'
 import {durationText} from '../text/words.js'
 

@@ -12,7 +12,7 @@ import {readRatesCsv} from '../rates/csv-reader.js'
 import {CsvInvalidError, ProblemList} from '../rates/errors.js'
 import {FIELDS} from '../rates/fields.js'
 import {planBatches, type Plan} from '../rates/planner.js'
-import {loadProperties, namesOf} from '../rates/service.js'
+import {loadProperties} from '../rates/service.js'
 import type {PropertyInfo} from '../rates/store.js'
 import {systemClock} from '../client/clock.js'
 import type {AttemptJournal} from '../attempts/journal.js'
@@ -125,7 +125,6 @@ export async function pushRates(client: PmsClient, planned: RatesPlan, options: 
   return applyPlan(
     client,
     planned.plan,
-    namesOf(planned.properties),
     {
       dryRun: options.dryRun ?? false,
       // The preview from reads costs no write; every value is submitted whatever it shows.

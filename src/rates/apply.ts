@@ -22,7 +22,7 @@ import {batchList, waitCommand} from './errors.js'
 import {readCallsOf} from './read-preview.js'
 import {WriteWindow} from './pace.js'
 import type {Plan} from './planner.js'
-import {capDiff, type Names, type Paint, plain, type PlannedBatchSummary, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from './render.js'
+import {type RunsByProperty, unchangedSentText} from './diff.js'
 import {
   type BatchChanges,
   notAllApplied,
@@ -36,7 +36,7 @@ import {
   waitForBatches,
   type WriteHooks,
 } from './service.js'
-import {type BatchDecision, decideBatch, decideBatches, submitBatches} from './submit.js'
+import {type BatchDecision, decideBatch, decideBatches, type PlannedBatchSummary, submitBatches} from './submit.js'
 import {durationText, plural} from '../text/words.js'
 
 export interface ApplyProgress {
@@ -46,18 +46,35 @@ export interface ApplyProgress {
   done(): void
 }
 
+/** The previews of a run, once every batch is previewed, and what they found. */
+export interface PreviewShown {
+  preview: RestrictionBatchPreview
+  /** The changes folded into runs of nights (the preview's own change lists are then empty); undefined: the preview holds every change. */
+  runs?: RunsByProperty
+  /** A dry run: the diff is the run's result. Otherwise it is shown on the way to the question, before anything is stored. */
+  dryRun: boolean
+  counts: {changed: number; unchanged: number; refused: number}
+}
+
+/**
+ * What a face hands a run: hooks for what it shows and asks. The run hands over results as data
+ * (previewed, planned, submitted, reported), which a face draws, and talks in plain words.
+ */
 export interface ApplyUi {
-  /** Results (stdout); not called with --json. */
-  out(text: string): void
-  /** Talk (stderr). */
+  /** What the run does and why, in words (stderr on a terminal; a library's log). */
   talk(text: string): void
+  /** The diff of the previews; the face also says why values that look unchanged are sent (`unchangedSentText`). */
+  previewed?(shown: PreviewShown): void
+  /** The batches as planned, shown before submitting when no preview shows what they hold (--no-preview). */
+  planned?(batches: readonly PlannedBatchSummary[]): void
+  /** The batches this run submitted or recovered, with their ids: a result. */
+  submitted?(batches: readonly PlannedBatchSummary[]): void
+  /** The final report of each batch followed (--wait): a result. */
+  reported?(reports: readonly BatchReport[]): void
   /** `timeLeft` (ms) is what the bar shows as time left. */
   progress(label: string, total: number, timeLeft?: () => number | undefined): ApplyProgress
   /** `cancelled`: the message when Ctrl-C or Esc answers instead (exit 130). */
   confirm(question: string, cancelled: string): Promise<boolean>
-  paint: Paint
-  /** Columns of the terminal stdout shows on, which reports fit; undefined off a terminal (nothing cut). */
-  width?: number
   /** A person is at a terminal (stderr is one): advice about keys is for them only. */
   terminal?: boolean
   /** The waiting line while following batches (--wait). */
@@ -67,21 +84,21 @@ export interface ApplyUi {
    * terminal (the ids are remembered and taken back), so that the command fits on one line.
    */
   commandIds?(ids: readonly string[]): string[]
-  /** How many lines of changes the diff may show on its way to stdout (a dry run) or stderr; undefined: all. */
-  diffLines?(toStdout: boolean): number | undefined
 }
 
 /**
- * The UI of a run nobody watches (the library, an MCP tool): no results printed, no bars, every
- * question answered yes (whoever called already agreed), the talk handed to `talk` as plain text.
+ * The UI of a run nobody watches (the library, an MCP tool): results not drawn (the caller has them
+ * in the typed result), no bars, every question answered yes (whoever called already agreed), the
+ * talk handed to `talk` as plain text, with why values that look unchanged are sent.
  */
 export function quietUi(talk: (text: string) => void): ApplyUi {
   return {
-    out: () => undefined,
     talk,
+    previewed: (shown) => {
+      if (!shown.dryRun) talk(unchangedSentText(shown.counts))
+    },
     progress: () => ({tick: () => undefined, done: () => undefined}),
     confirm: async () => true,
-    paint: plain,
   }
 }
 
@@ -207,20 +224,6 @@ function when(at: string): string {
   return `${at.slice(0, 16).replace('T', ' ')} UTC`
 }
 
-/**
- * Why values the preview shows unchanged are sent all the same, said wherever a run submits them
- * (empty when the preview found none): a reader who sees "unchanged" and then a batch deserves it.
- */
-export function unchangedSentText(counts: {unchanged: number} | undefined): string {
-  if (!counts || counts.unchanged === 0) return ''
-  const n = counts.unchanged
-  return (
-    `${plural(n, 'nightly value', 'nightly values')} ${n === 1 ? 'looks' : 'look'} unchanged and ${n === 1 ? 'is' : 'are'} submitted anyway: ` +
-    'the preview shows applied values only, and a batch not yet sent (of this machine or another on the App Connection) would otherwise overwrite ' +
-    `${n === 1 ? 'it' : 'them'}; the service sends nothing for a value equal to the current one when the change leaves.\n`
-  )
-}
-
 /** What the run did with each batch, in words: submitted or recovered. */
 export function submissionText(batches: readonly PlannedBatchSummary[]): string {
   const numbers = (outcome: PlannedBatchSummary['outcome']) => batches.filter((b) => b.outcome === outcome).map((b) => b.index + 1)
@@ -239,7 +242,7 @@ export function submissionText(batches: readonly PlannedBatchSummary[]): string 
   return lines.join('\n') + '\n'
 }
 
-export async function applyPlan(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions, ui: ApplyUi): Promise<ApplyResult> {
+export async function applyPlan(client: RatesClient, plan: Plan, options: ApplyOptions, ui: ApplyUi): Promise<ApplyResult> {
   const result: ApplyResult = {
     dry_run: options.dryRun,
     plan: {
@@ -262,7 +265,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   const mode = previewMode(options)
   let submitted: PlannedBatchSummary[]
   if (!options.dryRun && mode === 'reads' && options.confirmed === true) {
-    const streamed = await streamPhase(client, plan, names, {...options, journal}, ui, window)
+    const streamed = await streamPhase(client, plan, {...options, journal}, ui, window)
     result.preview = streamed.preview
     result.preview_calls = streamed.calls
     changes = streamed.batches
@@ -274,7 +277,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
   result.batches = submitted.map((b, i) => (changes?.[i] ? {...b, changed: changes[i]!.changed} : b))
   result.submitted = result.batches.some((b) => b.outcome === 'submitted' || b.outcome === 'recovered')
-  if (result.batches.some((b) => b.id)) ui.out(renderPlanSummary(result.batches, ui.width))
+  if (result.batches.some((b) => b.id)) ui.submitted?.(result.batches)
   ui.talk(submissionText(result.batches))
 
   const ids = result.batches.flatMap((b) => (b.id ? [b.id] : []))
@@ -285,7 +288,7 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   }
   result.reports = await followPhase(client, ids, options, ui)
   await journal.seenReports(result.reports)
-  for (const report of result.reports) ui.out(`\n${renderReport(report, names, ui.paint, ui.width)}`)
+  ui.reported?.(result.reports)
   const undone = notAllApplied(result.reports)
   if (undone.partial || undone.refused > 0) result.exit_code = 5
   if (undone.refused > 0) ui.talk(refusedLine(undone.refused))
@@ -295,13 +298,13 @@ export async function applyPlan(client: RatesClient, plan: Plan, names: Names, o
   /** Preview every batch, show the diff, decide and ask: the batches as submitted, or undefined when nothing is to be. */
   async function previewAndAsk(): Promise<PlannedBatchSummary[] | undefined> {
     if (mode !== 'none') {
-      const previewed = await previewPhase(client, plan, names, {...options, preview: mode}, ui, window)
+      const previewed = await previewPhase(client, plan, {...options, preview: mode}, ui, window)
       result.preview = previewed.preview
       result.preview_calls = previewed.calls
       changes = previewed.batches
       counts = previewed.counts
     } else {
-      ui.talk(renderPlanSummary(result.batches, ui.width))
+      ui.planned?.(result.batches)
     }
     if (options.dryRun) {
       const found = counts ? ` ${changesText(counts)}.` : ''
@@ -380,7 +383,7 @@ export function changesText(counts: {changed: number; unchanged: number; refused
  * (stdout); before a real submission the same diff is talk on the way to the confirmation
  * (stderr), so stdout carries only what was submitted.
  */
-async function previewPhase(client: RatesClient, plan: Plan, names: Names, options: ApplyOptions & {preview: 'reads' | 'dry-run'}, ui: ApplyUi, window: WriteWindow) {
+async function previewPhase(client: RatesClient, plan: Plan, options: ApplyOptions & {preview: 'reads' | 'dry-run'}, ui: ApplyUi, window: WriteWindow) {
   let current: Awaited<ReturnType<typeof readCurrent>> | undefined
   const calls = options.preview === 'reads' ? readCallsOf(plan) : []
   if (calls.length > 0) {
@@ -400,15 +403,14 @@ async function previewPhase(client: RatesClient, plan: Plan, names: Names, optio
   } finally {
     bar?.done()
   }
-  const counts = showDiff(previewed, current !== undefined, names, options, ui, runs)
+  const counts = showDiff(previewed, current !== undefined, options, ui, runs)
   return {...previewed, counts, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
 }
 
-/** The diff of the previews (stdout for a dry run, stderr otherwise) and their counts. */
+/** The diff of the previews handed to the face, and their counts. */
 function showDiff(
   previewed: Awaited<ReturnType<typeof previewPlan>>,
   fromReads: boolean,
-  names: Names,
   options: Pick<ApplyOptions, 'dryRun'>,
   ui: ApplyUi,
   runs: RunsByProperty | undefined,
@@ -419,14 +421,9 @@ function showDiff(
         `previewed by ${plural(previewed.dryRuns.length, 'dry run', 'dry runs')} instead.\n`,
     )
   }
-  const maxLines = ui.diffLines?.(options.dryRun)
-  const diff = capDiff(renderPreview(previewed.preview, names, ui.paint, runs, options.dryRun === true, ui.width), maxLines, ui.paint)
-  ;(options.dryRun ? ui.out : ui.talk)(diff.text)
   const counts = {changed: 0, unchanged: 0, refused: 0}
   for (const p of previewed.preview.properties) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += p.changes[key]
-  if (!options.dryRun) ui.talk(unchangedSentText(counts))
-  // The summary scrolled away above a screenful of changes: say it again next to the question.
-  if (diff.cut > 0 && !options.dryRun) ui.talk(`${diffSummary(previewed.preview)}\n`)
+  ui.previewed?.({preview: previewed.preview, runs, dryRun: options.dryRun, counts})
   return counts
 }
 
@@ -439,7 +436,6 @@ function showDiff(
 async function streamPhase(
   client: RatesClient,
   plan: Plan,
-  names: Names,
   options: ApplyOptions & {journal: AttemptJournal},
   ui: ApplyUi,
   window: WriteWindow,
@@ -467,19 +463,8 @@ async function streamPhase(
     bar.done()
   }
   const previewed = previews.merged()
-  showDiff(previewed, true, names, options, ui, runs)
+  showDiff(previewed, true, options, ui, runs)
   return {...previewed, submitted, calls: {reads: calls.length, dry_runs: previewed.dryRuns.length}}
-}
-
-/** `Summary: 3 of 120 Properties change, 1 has refusals.` */
-function diffSummary(preview: RestrictionBatchPreview): string {
-  const changing = preview.properties.filter((p) => p.changes.changed > 0).length
-  const refusing = preview.properties.filter((p) => p.changes.refused > 0).length
-  const total = preview.properties.length
-  return (
-    `Summary: ${changing} of ${plural(total, 'Property', 'Properties')} ${changing === 1 ? 'changes' : 'change'}` +
-    `${refusing > 0 ? `, ${refusing} ${refusing === 1 ? 'has' : 'have'} refused values` : ''}.`
-  )
 }
 
 /**

@@ -4,8 +4,8 @@ import type {RestrictionRecord} from '../contract/index.js'
 import {UsageError} from '../errors.js'
 import {formatDay, parseDay, todayIn, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
-import {naturalWidths, tableWidth} from '../text/table.js'
-import {type Names, type Paint, plain, propertyLabel, reasonInWords, textTable} from './render.js'
+import {reasonInWords} from './fields.js'
+import type {Names} from './service.js'
 
 export interface CalendarClient {
   restrictions: {get(query: {propertyIds: string[]; from: string; to: string}): Promise<RestrictionRecord[]>}
@@ -124,62 +124,6 @@ export function calendarRows(records: readonly RestrictionRecord[], names: Names
     availability: show('availability', r.availability),
     unwritable: unwritableText(r.unwritable_fields),
   }))
-}
-
-const SHORT_REASONS: Record<string, string> = {
-  manual_override: 'Manual Override',
-  managed_by_another_pricing_tool: 'another pricing tool',
-  blocked_by_linked_property: 'linked Property',
-}
-
-/**
- * The calendar on a terminal: one block per Property (its name and id once, not on every night),
- * a row per night, unwritable fields with a short reason, and the reasons in words below. With
- * `width` (the terminal's columns) the unwritable fields of a night are cut with `…` to fit it:
- * `--csv` and `--json` have them whole.
- */
-export function renderCalendar(records: readonly RestrictionRecord[], names: Names, paint: Paint = plain, width?: number): string {
-  const out: string[] = []
-  const reasons = new Set<string>()
-  let i = 0
-  while (i < records.length) {
-    const id = records[i]!.property_id
-    const rows: (string | number)[][] = []
-    for (; i < records.length && records[i]!.property_id === id; i++) {
-      const r = records[i]!
-      const show = (field: string, value: unknown) => (value === null || value === undefined ? '-' : formatValue(field, value))
-      for (const u of r.unwritable_fields) reasons.add(u.reason)
-      rows.push([
-        r.date,
-        show('rate', r.rate),
-        show('min_stay', r.min_stay),
-        show('closed_to_arrival', r.closed_to_arrival),
-        show('closed_to_departure', r.closed_to_departure),
-        show('availability', r.availability),
-        r.unwritable_fields.map((u) => `${u.field} (${SHORT_REASONS[u.reason] ?? u.reason})`).join(', '),
-      ])
-    }
-    const headers = ['date', 'rate', 'min_stay', 'CTA', 'CTD', 'available', 'unwritable']
-    if (width !== undefined) fitLastColumn(headers, rows, width)
-    if (out.length > 0) out.push('')
-    out.push(paint('bold', propertyLabel(names, id)))
-    out.push(textTable(headers, rows, paint).trimEnd())
-  }
-  if (reasons.size > 0) {
-    out.push('', paint('bold', 'Unwritable fields: a batch refuses them on those nights'))
-    for (const reason of reasons) out.push(`  ${SHORT_REASONS[reason] ?? reason}: ${reasonInWords(reason)}`)
-  }
-  return out.length > 0 ? out.join('\n') + '\n' : 'No nights in that range.\n'
-}
-
-/** The last cell of each row cut with `…` so that the table fits `width` (columns two spaces apart), never below 12 characters. */
-function fitLastColumn(headers: readonly string[], rows: (string | number)[][], width: number): void {
-  const others = naturalWidths([headers, ...rows]).slice(0, -1)
-  const room = Math.max(12, width - tableWidth([...others, 0]))
-  for (const row of rows) {
-    const last = String(row.at(-1) ?? '')
-    if (last.length > room) row[row.length - 1] = last.slice(0, room - 1) + '…'
-  }
 }
 
 /**

@@ -9,7 +9,7 @@
 import type {RestrictionRecord} from '../contract/index.js'
 import {formatDay, parseDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
-import type {Names} from './render.js'
+import type {Names} from './service.js'
 
 export const EXPORT_COLUMNS = ['property_id', 'property', 'from', 'to', ...FIELDS] as const
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number], string>

@@ -157,3 +157,14 @@ export function normalizeHeader(text: string): string {
 export function columnOf(header: string): Column | undefined {
   return aliasIndex.get(normalizeHeader(header))
 }
+
+const REASONS: Record<string, string> = {
+  manual_override: 'frozen by the host (Manual Override); the value is ignored until the host lifts it',
+  managed_by_another_pricing_tool: 'the Property is priced by another pricing tool; only availability is writable',
+  blocked_by_linked_property: 'closed because a linked Property is booked or closed',
+}
+
+/** Why a field cannot be written, in words. */
+export function reasonInWords(reason: string): string {
+  return REASONS[reason] ?? reason
+}

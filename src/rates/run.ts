@@ -6,15 +6,12 @@
  */
 import type {ApplyOptions, ApplyResult, ApplyUi, PacingSignal} from './apply.js'
 import type {Plan} from './planner.js'
-import type {Names} from './render.js'
 import type {PropertyInfo} from './store.js'
 import type {RunContext} from '../run/context.js'
 
 export interface RatesRunOptions extends Pick<ApplyOptions, 'dryRun' | 'preview' | 'wait' | 'resubmit' | 'confirmed' | 'keepChanges' | 'waitTimeoutMs' | 'watchInterrupt'> {
   /** Turns the plan's input into a plan, once the Properties (scope, names, time zones) are known. */
   plan: (properties: PropertyInfo[]) => Promise<Plan> | Plan
-  /** How the run names Properties (a terminal shortens ids); default: their names by id. */
-  names?: (names: ReadonlyMap<string, string>) => Names
   /** The client waits this long for the read limit (other runs of the profile spent it). */
   onReadWait?: (ms: number) => void
 }
@@ -25,7 +22,7 @@ export interface RatesRunOptions extends Pick<ApplyOptions, 'dryRun' | 'preview'
  * answer was lost instead of submitting it twice.
  */
 export async function runRates(ctx: RunContext, options: RatesRunOptions, ui: ApplyUi): Promise<ApplyResult> {
-  const [{createClient}, {applyPlan}, {loadProperties, namesOf}] = await Promise.all([import('../run/session.js'), import('./apply.js'), import('./service.js')])
+  const [{createClient}, {applyPlan}, {loadProperties}] = await Promise.all([import('../run/session.js'), import('./apply.js'), import('./service.js')])
   const pacing: PacingSignal = {}
   const client = await createClient(ctx, {
     onPacingWait: (limitClass, ms) => {
@@ -43,11 +40,9 @@ export async function runRates(ctx: RunContext, options: RatesRunOptions, ui: Ap
       : await AttemptJournal.open(attemptsPath(ctx.configDir, profile, 'rates'), ctx.clock.now(), {
           onUnsaved: (reason) => ui.talk(`Warning: ${reason}; a run stopped now cannot be recovered by the next one, which may submit its batches again.\n`),
         })
-    const names = namesOf(properties)
     return await applyPlan(
       client,
       plan,
-      options.names?.(names) ?? names,
       {
         dryRun: options.dryRun,
         preview: options.preview,

@@ -7,7 +7,8 @@ import type {BatchReport, Property, RestrictionBatchAccepted, RestrictionBatchPr
 import type {Clock} from '../client/clock.js'
 import {WaitStoppedError} from './errors.js'
 import {batchRequest, batchStats, type Plan} from './planner.js'
-import {foldIntoRuns, mergePreviews, type PlannedBatchSummary, type RunsByProperty} from './render.js'
+import {foldIntoRuns, mergePreviews, type RunsByProperty} from './diff.js'
+import type {PlannedBatchSummary} from './submit.js'
 import type {PropertyInfo} from './store.js'
 import type {CalendarClient} from './calendar.js'
 import {CurrentValues, previewFromReads, type ReadCall, readCallsOf} from './read-preview.js'
@@ -28,6 +29,16 @@ export async function loadProperties(client: Pick<RatesClient, 'properties'>): P
     properties.push({id: property.id, name: property.name, timezone: property.timezone})
   }
   return properties
+}
+
+/**
+ * Names of Properties by id, for labels (a Map serves), and how a terminal shows an id: cut to a
+ * unique prefix (`1c979dcd…`) that commands take back; whole where `idText` is left out (pipes,
+ * files, --json). An unknown id is shown alone.
+ */
+export interface Names {
+  get(id: string): string | undefined
+  idText?(id: string): string
 }
 
 export function namesOf(properties: readonly PropertyInfo[]): Map<string, string> {

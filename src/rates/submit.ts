@@ -20,8 +20,7 @@ import type {Clock} from '../client/clock.js'
 import {type Attempt, type AttemptJournal, requestDigest} from '../attempts/journal.js'
 import {ApiError, NetworkError} from '../client/errors.js'
 import {InterruptedError, SubmitInterruptedError} from './errors.js'
-import {batchRequest, batchStats, type Plan} from './planner.js'
-import type {PlannedBatchSummary} from './render.js'
+import {batchRequest, batchStats, type BatchLoad, type Plan} from './planner.js'
 import {isFinal, type RatesClient, type WriteHooks} from './service.js'
 
 export type BatchDecision = {kind: 'recover'; attempt: Attempt} | {kind: 'submit'; superseded?: Attempt}
@@ -175,3 +174,21 @@ export async function submitBatches(
   }
   return summaries
 }
+
+export interface PlannedBatchSummary extends BatchLoad {
+  index: number
+  id?: string
+  status?: string
+  idempotency_key?: string
+  /**
+   * What this run did with the batch: `submitted` (a new attempt), `recovered` (an earlier run's
+   * attempt whose answer was lost, sent again under its key).
+   */
+  outcome?: BatchOutcome
+  /** For `recovered`: when the earlier run made its attempt. */
+  earlier_at?: string
+  /** Of the batch's nightly values (`changes`, as the contract counts a batch), those its dry run found to change. */
+  changed?: number
+}
+
+export type BatchOutcome = 'submitted' | 'recovered'

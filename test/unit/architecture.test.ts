@@ -10,6 +10,11 @@ import {describe, expect, it} from 'vitest'
  */
 const FACES = ['cli', 'mcp', 'library']
 const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
+/** The features hand results and talk to the face that runs them: they neither print nor colour. */
+const FEATURES = ['properties', 'bookings', 'batches', 'rates', 'sync', 'messages', 'webhooks', 'auth', 'attempts']
+const PRINTING = /\bstyleText\b|process\.stdout|process\.stderr/
+/** A program of its own, run as a child process: its stdout is the pipe it answers through. */
+const OWN_PROGRAMS = new Set(['auth/keychain-child.ts'])
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g
 
@@ -37,6 +42,7 @@ function violations(files: ReadonlyMap<string, string>): string[] {
   }
   for (const [file, source] of files) {
     if (floorOf(file) === 'client' && TERMINAL_IN_CLIENT.test(source)) found.add(`${file} drives the terminal (styleText, process.stdout or process.stdin)`)
+    if (FEATURES.includes(floorOf(file)) && !OWN_PROGRAMS.has(file) && PRINTING.test(source)) found.add(`${file} prints or colours (styleText, process.stdout or process.stderr)`)
   }
   return [...found].sort()
 }
@@ -57,7 +63,7 @@ function sourcesUnder(root: string): Map<string, string> {
 describe('the floors of src', () => {
   const src = join(dirname(fileURLToPath(import.meta.url)), '../../src')
 
-  it('no face imports another, nothing below the faces imports one, and the client drives no terminal', () => {
+  it('no face imports another, nothing below the faces imports one, the client drives no terminal and no feature prints', () => {
     expect(violations(sourcesUnder(src))).toEqual([])
   })
 
@@ -67,6 +73,7 @@ describe('the floors of src', () => {
       ['cli/mcp-view.ts', "const tools = await import('../mcp/tools/index.js')"],
       ['rates/plan.ts', "import type {RunContext} from '../cli/base-command.js'"],
       ['client/print.ts', "import {styleText} from 'node:util'\nexport const red = (text: string) => styleText('red', text)"],
+      ['rates/report.ts', "export function report(text: string) {\n  process.stdout.write(text)\n}"],
       ['cli/fine.ts', "import {PmsClient} from '../client/index.js'\nimport {applyPlan} from '../rates/apply.js'"],
       ['mcp/fine.ts', "import {listProperties} from '../properties/list.js'"],
     ])
@@ -75,6 +82,7 @@ describe('the floors of src', () => {
       'client/print.ts drives the terminal (styleText, process.stdout or process.stdin)',
       'library/rates.ts -> cli/apply-run.ts',
       'rates/plan.ts -> cli/base-command.ts',
+      'rates/report.ts prints or colours (styleText, process.stdout or process.stderr)',
     ])
   })
 })

@@ -7,6 +7,7 @@ import type {BatchReport} from '../../contract/index.js'
 import {readCalendarOf as readCalendar} from '../../rates/calendar-of.js'
 import type {NightRange} from '../../rates/index.js'
 import {reportWidth} from '../apply-run.js'
+import {renderReport} from './rates-text.js'
 import {watchInterrupt} from '../../run/signals.js'
 import type {RunContext} from '../../run/context.js'
 import {paint} from '../output.js'
@@ -20,8 +21,10 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
   if (ctx.json) return JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n'
   const rates = await import('../../rates/index.js')
   const names = propertyNames(ctx, rates.namesOf(await rates.loadProperties(client)))
-  return reports.map((report) => rates.renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
+  return reports.map((report) => renderReport(report, names, (style, text) => paint(ctx.io, style, text), reportWidth(ctx.io))).join('\n')
 }
+
+export {renderCalendar} from './rates-text.js'
 
 /** The calendar read of `restrictions get` and `rates export`, with a bar over the calls on a terminal. */
 export async function readCalendarOf(ctx: RunContext, wanted: readonly string[] | undefined, range: NightRange): Promise<Awaited<ReturnType<typeof readCalendar>>> {

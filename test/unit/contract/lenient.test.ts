@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {renderGuide} from '../../../src/cli/views/properties.js'
 import {BatchReportSchema} from '../../../src/contract/batches.js'
 import {PropertyGuideSchema} from '../../../src/contract/guide.js'
-import {renderReport} from '../../../src/rates/render.js'
+import {renderReport} from '../../../src/cli/views/rates-text.js'
 
 const BATCH = '9e5d4a1e-fb2c-4d46-9d23-c948d8ddf5bc'
 

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {Clock} from '../../../src/client/clock.js'
 import type {BatchReport, RestrictionBatchPreview, RestrictionBatchRequest} from '../../../src/contract/index.js'
-import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
+import {applyPlan} from '../../../src/rates/apply.js'
 import {AttemptJournal} from '../../../src/attempts/journal.js'
 import {parseRange} from '../../../src/rates/calendar.js'
 import {planBatches} from '../../../src/rates/planner.js'
@@ -9,7 +9,7 @@ import type {RatesClient} from '../../../src/rates/service.js'
 import {waitForBatches} from '../../../src/rates/service.js'
 import {SetInvalidError, storeForSet} from '../../../src/rates/set.js'
 import type {NightStore} from '../../../src/rates/store.js'
-import {A, B, NOW, PROPERTIES} from './helpers.js'
+import {A, B, NOW, PROPERTIES, pipedUi} from './helpers.js'
 
 const fakeClock = (): Clock & {slept: number[]} => {
   const slept: number[] = []
@@ -49,32 +49,17 @@ function fakeClient(statuses: string[] = ['completed']) {
   return {client, calls}
 }
 
-function ui(answer = true): ApplyUi & {stdout: string[]; asked: string[]} {
-  const stdout: string[] = []
-  const asked: string[] = []
-  return {
-    stdout,
-    asked,
-    out: (text) => void stdout.push(text),
-    talk: () => {},
-    progress: () => ({tick() {}, done() {}}),
-    confirm: async (q) => {
-      asked.push(q)
-      return answer
-    },
-    paint: (_s, t) => t,
-  }
-}
-
 const names = new Map(PROPERTIES.map((p) => [p.id, p.name]))
+/** What the run shows, drawn by the terminal face into a pipe. */
+const ui = (answer = true) => pipedUi(names, answer)
 const plan = () => planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120', availability: 'yes'}, NOW))
-const options = (over: Partial<Parameters<typeof applyPlan>[3]> = {}) => ({dryRun: false, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock: fakeClock(), ...over})
+const options = (over: Partial<Parameters<typeof applyPlan>[2]> = {}) => ({dryRun: false, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock: fakeClock(), ...over})
 
 describe('applying a plan', () => {
   it('a dry run sends only dry runs, one per batch, and never asks or submits', async () => {
     const {client, calls} = fakeClient()
     const u = ui()
-    const result = await applyPlan(client, plan(), names, options({dryRun: true}), u)
+    const result = await applyPlan(client, plan(), options({dryRun: true}), u)
     expect(calls.map((c) => c.kind)).toEqual(['preview'])
     expect(u.asked).toEqual([])
     expect(result.submitted).toBe(false)
@@ -83,12 +68,12 @@ describe('applying a plan', () => {
 
   it('previews, asks, then submits every batch under an Idempotency-Key of its own attempt: a second run with the same content gets a new key', async () => {
     const {client, calls} = fakeClient()
-    const result = await applyPlan(client, plan(), names, options(), ui())
+    const result = await applyPlan(client, plan(), options(), ui())
     expect(calls.map((c) => c.kind)).toEqual(['preview', 'create'])
     expect(calls[1]!.key).toMatch(/^pms-batch-[0-9a-f-]{36}$/)
     expect(result.batches[0]!.id).toBeDefined()
     const again = fakeClient()
-    await applyPlan(again.client, plan(), names, options(), ui())
+    await applyPlan(again.client, plan(), options(), ui())
     expect(again.calls[1]!.key).not.toBe(calls[1]!.key)
   })
 
@@ -103,21 +88,20 @@ describe('applying a plan', () => {
         refused_fields: [],
       })),
     })
-    const talked: string[] = []
-    const u = {...ui(), talk: (text: string) => void talked.push(text)}
-    const result = await applyPlan(client, plan(), names, options({wait: true}), u)
+    const u = ui()
+    const result = await applyPlan(client, plan(), options({wait: true}), u)
     expect(calls.map((c) => c.kind)).toEqual(['create'])
     expect(u.asked).toEqual(['Submit 1 batch: 12 nightly values, none of them changes?'])
     expect(result.submitted).toBe(true)
     expect(result.batches.map((b) => b.outcome)).toEqual(['submitted'])
-    expect(talked.join('')).toContain('12 nightly values look unchanged and are submitted anyway: the preview shows applied values only')
+    expect(u.talked.join('')).toContain('12 nightly values look unchanged and are submitted anyway: the preview shows applied values only')
   })
 
   it('the plan line counts one Property and one entry in the singular', async () => {
     const {client} = fakeClient()
-    const talked: string[] = []
+    const {talked, ...u} = ui()
     const one = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
-    await applyPlan(client, one, names, options({dryRun: true}), {...ui(), talk: (text) => void talked.push(text)})
+    await applyPlan(client, one, options({dryRun: true}), u)
     expect(talked[0]).toBe('Planned 1 batch for 1 Property: 1 entry, 3 nightly values (no fewer batches possible).\n')
     expect(talked.join('')).toContain('Dry run: 1 nightly value, it changes. Nothing was written.')
     expect(talked.filter((t) => t.includes('Planned'))).toHaveLength(1)
@@ -125,10 +109,9 @@ describe('applying a plan', () => {
 
   it('a declined confirmation submits nothing and says so truthfully: the dry runs were sent but store nothing', async () => {
     const {client, calls} = fakeClient()
-    const talked: string[] = []
     const cancelled: string[] = []
-    const u = {...ui(false), talk: (text: string) => void talked.push(text)}
-    const result = await applyPlan(client, plan(), names, options(), {
+    const {talked, ...u} = ui(false)
+    const result = await applyPlan(client, plan(), options(), {
       ...u,
       confirm: async (q, c) => {
         cancelled.push(c)
@@ -145,7 +128,7 @@ describe('applying a plan', () => {
   it('--no-preview submits without dry runs and shows the planned counts', async () => {
     const {client, calls} = fakeClient()
     const u = ui()
-    await applyPlan(client, plan(), names, options({preview: 'none' as const}), u)
+    await applyPlan(client, plan(), options({preview: 'none' as const}), u)
     expect(calls.map((c) => c.kind)).toEqual(['create'])
     expect(u.stdout[0]).toMatch(/^batch\s+Properties\s+entries\s+values\s+id\s+status\n/)
     expect(u.stdout.join('')).not.toContain('allow no fewer')
@@ -153,9 +136,8 @@ describe('applying a plan', () => {
 
   it('before a real submission the diff is talk on stderr; stdout carries only the submitted batches with their ids', async () => {
     const {client} = fakeClient()
-    const talked: string[] = []
-    const u = {...ui(), talk: (text: string) => void talked.push(text)}
-    const result = await applyPlan(client, plan(), names, options(), u)
+    const {talked, ...u} = ui()
+    const result = await applyPlan(client, plan(), options(), u)
     expect(talked.join('')).toMatch(/Property\s+values\s+changes\s+unchanged\s+refused\n/)
     expect(u.stdout).toHaveLength(1)
     expect(u.stdout[0]).toContain(result.batches[0]!.id!)
@@ -164,13 +146,13 @@ describe('applying a plan', () => {
   it('a dry run prints its diff on stdout: the diff is its result', async () => {
     const {client} = fakeClient()
     const u = ui()
-    await applyPlan(client, plan(), names, options({dryRun: true}), u)
+    await applyPlan(client, plan(), options({dryRun: true}), u)
     expect(u.stdout.join('')).toContain('submitted')
   })
 
   it('--wait follows the batches to a final status and exits 5 on partially_failed', async () => {
     const {client} = fakeClient(['queued', 'processing', 'partially_failed'])
-    const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
+    const result = await applyPlan(client, plan(), options({wait: true}), ui())
     expect(result.reports?.map((r) => r.status)).toEqual(['partially_failed'])
     expect(result.exit_code).toBe(5)
   })
@@ -178,7 +160,7 @@ describe('applying a plan', () => {
   it('--wait exits 5 as well when a batch ends failed or cancelled, and 0 when it completed', async () => {
     for (const [status, exit] of [['failed', 5], ['cancelled', 5], ['completed', 0]] as const) {
       const {client} = fakeClient(['queued', status])
-      const result = await applyPlan(client, plan(), names, options({wait: true}), ui())
+      const result = await applyPlan(client, plan(), options({wait: true}), ui())
       expect(result.reports?.map((r) => r.status)).toEqual([status])
       expect(result.exit_code, status).toBe(exit)
     }
@@ -193,15 +175,15 @@ describe('applying a plan', () => {
       return get(id)
     }
     const journal = AttemptJournal.memory()
-    const first = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
-    const talked: string[] = []
-    const again = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), {...ui(), talk: (text) => void talked.push(text)})
+    const first = await applyPlan(client, plan(), options({preview: 'none' as const, journal}), ui())
+    const {talked, ...u} = ui()
+    const again = await applyPlan(client, plan(), options({preview: 'none' as const, journal}), u)
     expect(again.batches[0]).toMatchObject({outcome: 'submitted', status: 'queued', id: expect.any(String)})
     expect(again.batches[0]!.id).not.toBe(first.batches[0]!.id)
     expect(talked.join('')).toContain('Submitted 1 batch.')
     expect(talked.join('')).not.toContain('earlier run')
     expect(reads).toBe(0)
-    await applyPlan(client, plan(), names, options({preview: 'none' as const, journal, resubmit: true}), ui())
+    await applyPlan(client, plan(), options({preview: 'none' as const, journal, resubmit: true}), ui())
     const keys = calls.filter((c) => c.kind === 'create').map((c) => c.key)
     expect(keys).toHaveLength(3)
     expect(new Set(keys).size).toBe(3)
@@ -217,9 +199,9 @@ describe('applying a plan', () => {
       return get(id)
     }
     const journal = AttemptJournal.memory()
-    await applyPlan(client, plan(), names, options({preview: 'none' as const, wait: true, journal}), ui())
+    await applyPlan(client, plan(), options({preview: 'none' as const, wait: true, journal}), ui())
     expect(reads).toBe(1)
-    const again = await applyPlan(client, plan(), names, options({preview: 'none' as const, journal}), ui())
+    const again = await applyPlan(client, plan(), options({preview: 'none' as const, journal}), ui())
     expect(reads).toBe(1)
     expect(again.batches[0]!.outcome).toBe('submitted')
     expect(calls.filter((c) => c.kind === 'create')).toHaveLength(2)
@@ -230,9 +212,9 @@ describe('applying a plan', () => {
     const journal = AttemptJournal.memory()
     const two = planBatches(storeForSet(PROPERTIES, [A, B], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW), {properties: 1, entries: 20_000, changes: 200_000})
     const first = planBatches(storeForSet(PROPERTIES, [A], parseRange('2026-12-01', '2026-12-03'), {rate: '120'}, NOW))
-    await applyPlan(client, first, names, options({preview: 'none' as const, journal}), ui())
+    await applyPlan(client, first, options({preview: 'none' as const, journal}), ui())
     const u = ui()
-    await applyPlan(client, two, names, options({preview: 'none' as const, journal}), u)
+    await applyPlan(client, two, options({preview: 'none' as const, journal}), u)
     expect(u.asked).toEqual(['Submit 2 batches (6 nightly values)?'])
   })
 })

@@ -1,4 +1,10 @@
+import {tmpdir} from 'node:os'
+import {applyUi} from '../../../src/cli/apply-run.js'
+import {systemClock} from '../../../src/client/clock.js'
+import type {ApplyUi} from '../../../src/rates/apply.js'
 import {readRatesCsv} from '../../../src/rates/csv-reader.js'
+import type {Names} from '../../../src/rates/service.js'
+import type {RunContext} from '../../../src/run/context.js'
 import type {PropertyInfo} from '../../../src/rates/store.js'
 
 /** Noon UTC on 2026-11-22: "today" is 2026-11-22 in Europe and 2026-11-23 in Pacific/Kiritimati. */
@@ -25,4 +31,33 @@ export function readText(text: string | Buffer, options: {chunk?: number; proper
 
 export function messages(result: Awaited<ReturnType<typeof readText>>): string[] {
   return result.problems.kept.map((p) => `${p.line}|${p.column ?? ''}|${p.columnIndex ?? ''}|${p.message}`)
+}
+
+/**
+ * The terminal face's ApplyUi as a pipe sees it (no terminal: nothing cut, no bars), its stdout and
+ * stderr kept; the question is answered `answer` and recorded.
+ */
+export function pipedUi(names: Names, answer = true): ApplyUi & {stdout: string[]; talked: string[]; asked: string[]} {
+  const stdout: string[] = []
+  const talked: string[] = []
+  const asked: string[] = []
+  const ctx: RunContext = {
+    io: {out: (text) => void stdout.push(text), err: (text) => void talked.push(text), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false},
+    env: {},
+    clock: systemClock,
+    json: false,
+    debug: false,
+    configDir: tmpdir(),
+    version: '0.0.0',
+  }
+  return {
+    ...applyUi(ctx, false, false, () => names),
+    confirm: async (question) => {
+      asked.push(question)
+      return answer
+    },
+    stdout,
+    talked,
+    asked,
+  }
 }

@@ -2,11 +2,11 @@ import {describe, expect, it} from 'vitest'
 import type {Clock} from '../../../src/client/clock.js'
 import type {BatchReport, RestrictionRecord} from '../../../src/contract/index.js'
 import {formatDay} from '../../../src/contract/days.js'
-import {applyPlan, type ApplyUi} from '../../../src/rates/apply.js'
+import {applyPlan} from '../../../src/rates/apply.js'
 import {planBatches} from '../../../src/rates/planner.js'
 import {type RatesClient, waitForBatches} from '../../../src/rates/service.js'
 import {NightStore} from '../../../src/rates/store.js'
-import {NOW} from './helpers.js'
+import {NOW, pipedUi} from './helpers.js'
 
 const id = (i: number) => `40000000-0000-4000-8000-${String(i).padStart(12, '0')}`
 const clock: Clock = {now: () => NOW, sleep: async () => {}}
@@ -59,22 +59,8 @@ function service(holdRead?: (index: number) => Promise<void>) {
   return {client, log}
 }
 
-function ui(): ApplyUi & {talked: string[]; asked: string[]} {
-  const talked: string[] = []
-  const asked: string[] = []
-  return {
-    talked,
-    asked,
-    out: () => {},
-    talk: (text) => void talked.push(text),
-    progress: () => ({tick() {}, done() {}}),
-    confirm: async (question) => {
-      asked.push(question)
-      return true
-    },
-    paint: (_s, t) => t,
-  }
-}
+/** What the run shows, drawn by the terminal face into a pipe. */
+const ui = () => pipedUi(new Map())
 
 describe('reads and writes on their own budgets at once (--yes, preview from reads)', () => {
   it('batch 1 is submitted while the read of batch 2 is still out', async () => {
@@ -84,7 +70,7 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
       if (index === 1) await second
     })
     const u = ui()
-    const running = applyPlan(client, twoPagePlan(), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, u)
+    const running = applyPlan(client, twoPagePlan(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, u)
     // The first submission leaves while the second read is held: the run did not wait for every read.
     for (let i = 0; i < 100 && !log.includes('submit'); i++) await new Promise((resolve) => setTimeout(resolve, 5))
     expect(log).toEqual(['read 1', 'read 2', 'submit'])
@@ -102,7 +88,7 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
   it('without --yes the whole preview comes first, then the question, then the submissions', async () => {
     const {client, log} = service()
     const u = ui()
-    await applyPlan(client, twoPagePlan(), new Map(), {dryRun: false, preview: 'reads', wait: false, connectionKey: 'k', clock}, u)
+    await applyPlan(client, twoPagePlan(), {dryRun: false, preview: 'reads', wait: false, connectionKey: 'k', clock}, u)
     expect(log).toEqual(['read 1', 'read 2', 'submit', 'submit'])
     expect(u.asked).toEqual(['Submit 2 batches: 150 nightly values, 150 of them change?'])
   })
@@ -111,11 +97,8 @@ describe('reads and writes on their own budgets at once (--yes, preview from rea
     const {client, log} = service()
     const store = new NightStore([{id: id(0), name: 'P0', timezone: 'UTC'}], NOW)
     store.nightsOf(0).values[10 * 5] = 10_000
-    const talked: string[] = []
-    const result = await applyPlan(client, planBatches(store), new Map(), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, {
-      ...ui(),
-      talk: (text) => void talked.push(text),
-    })
+    const {talked, ...u} = ui()
+    const result = await applyPlan(client, planBatches(store), {dryRun: false, preview: 'reads', confirmed: true, wait: false, connectionKey: 'k', clock}, u)
     expect(log).toEqual(['read 1', 'submit'])
     expect(result.batches.map((b) => b.outcome)).toEqual(['submitted'])
     expect(talked.join('')).toContain('1 nightly value looks unchanged and is submitted anyway: the preview shows applied values only')

@@ -94,8 +94,8 @@ async function runPreviewed(service: ReturnType<typeof keyedService>, journal: A
     return {dry_run: true, properties: [{property_id, changes: {submitted, changed, unchanged: submitted - changed - refused, refused}, changed: [], refused_fields: []}]}
   }
   const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
-  const ui: ApplyUi = {out: () => {}, talk: () => {}, progress: () => ({tick() {}, done() {}}), confirm: async () => true, paint: (_s, t) => t}
-  const result = await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: 'dry-run', wait: false, connectionKey: 'conn', clock, journal}, ui)
+  const ui: ApplyUi = {talk: () => {}, progress: () => ({tick() {}, done() {}}), confirm: async () => true}
+  const result = await applyPlan(client, fiveBatchPlan(), {dryRun: false, preview: 'dry-run', wait: false, connectionKey: 'conn', clock, journal}, ui)
   expect(result.batches.map((b) => b.changed)).toEqual(changes.map((c) => c.changed))
   return result.batches
 }
@@ -382,15 +382,13 @@ describe('the write limit on the progress line', () => {
   it('an import of more writes than the limit says up front how long the limit makes it take', async () => {
     const talk: string[] = []
     const ui: ApplyUi = {
-      out: () => {},
       talk: (t) => void talk.push(t),
       progress: () => ({tick() {}, done() {}}),
       confirm: async () => true,
-      paint: (_s, t) => t,
     }
     const service = keyedService()
     const client = {...service.client, properties: {async *list() {}}} as unknown as RatesClient
-    await applyPlan(client, fiveBatchPlan(), new Map(), {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, fiveBatchPlan(), {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
     expect(talk.join('')).not.toContain('write limit')
     const store = new NightStore(
       Array.from({length: 12}, (_, i) => ({id: id(i), name: `P${i}`, timezone: 'UTC'})),
@@ -398,7 +396,7 @@ describe('the write limit on the progress line', () => {
     )
     for (let p = 0; p < 12; p++) store.nightsOf(p).values[10 * 5] = 12_000
     const plan = planBatches(store, {properties: 1, entries: 20_000, changes: 200_000})
-    await applyPlan(client, plan, new Map(), {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, plan, {dryRun: false, preview: 'none' as const, wait: false, connectionKey: 'k', clock}, ui)
     expect(talk.join('')).toContain('That is 12 write calls; the write limit of 10 per 60 s makes it take at least 1m00s.')
   })
 })
@@ -462,10 +460,10 @@ describe('the end of a dry run', () => {
         get: async () => ({}) as BatchReport,
       },
     } as unknown as RatesClient
-    const ui: ApplyUi = {out: () => {}, talk: (t) => void talk.push(t), progress: () => ({tick() {}, done() {}}), confirm: async () => true, paint: (_s, t) => t}
+    const ui: ApplyUi = {talk: (t) => void talk.push(t), progress: () => ({tick() {}, done() {}}), confirm: async () => true}
     const store = new NightStore(PROPS.slice(0, 1), NOW)
     store.nightsOf(0).values[10 * 5] = 12_000
-    await applyPlan(client, planBatches(store), new Map(), {dryRun: true, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock}, ui)
+    await applyPlan(client, planBatches(store), {dryRun: true, preview: 'dry-run' as const, wait: false, connectionKey: 'k', clock}, ui)
     return talk.join('')
   }
 

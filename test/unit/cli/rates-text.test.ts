@@ -4,8 +4,9 @@ import type {ServedBatchReport} from '../../../src/sandbox/batches/report.js'
 import {calendarRows, parseRange, splitCalendarCalls} from '../../../src/rates/calendar.js'
 import {dayFromCivil} from '../../../src/contract/days.js'
 import {exportRows} from '../../../src/rates/export.js'
-import {capDiff, changeRuns, followLine, foldIntoRuns, mergePreviews, renderPlanSummary, renderPreview, renderReport, type RunsByProperty} from '../../../src/rates/render.js'
-import {A, B} from './helpers.js'
+import {changeRuns, foldIntoRuns, mergePreviews, type RunsByProperty} from '../../../src/rates/diff.js'
+import {capDiff, followLine, renderPlanSummary, renderPreview, renderReport} from '../../../src/cli/views/rates-text.js'
+import {A, B} from '../rates/helpers.js'
 
 const names = new Map([
   [A, 'Sea View'],
@@ -304,7 +305,7 @@ describe('long summaries', () => {
 
 describe('the calendar on a terminal', () => {
   it('shows each Property once with its full id, a row per night, unwritable fields with a short reason and the reasons in words', async () => {
-    const {renderCalendar} = await import('../../../src/rates/calendar.js')
+    const {renderCalendar} = await import('../../../src/cli/views/rates-text.js')
     const record = (date: string, unwritable: {field: string; reason: string}[] = []) => ({
       property_id: A,
       date,

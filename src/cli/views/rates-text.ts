@@ -1,28 +1,21 @@
 /**
- * Text of a dry-run diff, a plan summary and a batch outcome report. Pure: colours come in as a
- * function so that tests and pipes get plain text.
+ * The rates feature's results drawn for a terminal: the dry-run diff, the plan summary, a batch's
+ * outcome report, the calendar and the waiting line. Pure: colours come in as a function, so that
+ * tests and pipes get plain text.
  */
-import {wrapLine} from '../text/wrap.js'
-import {layOut, naturalWidths, tableWidth} from '../text/table.js'
-import type {BatchReport, PreviewChange, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview} from '../contract/index.js'
-import {FIELDS, formatValue} from './fields.js'
-import {formatDay, parseDay} from '../contract/days.js'
-import {durationText, plural} from '../text/words.js'
-import type {BatchLoad} from './planner.js'
+import {wrapLine} from '../../text/wrap.js'
+import {layOut, naturalWidths, tableWidth} from '../../text/table.js'
+import type {BatchReport, PreviewProperty, PreviewRefusedField, RestrictionBatchPreview, RestrictionRecord} from '../../contract/index.js'
+import {FIELDS, formatValue, reasonInWords} from '../../rates/fields.js'
+import {formatDay} from '../../contract/days.js'
+import {durationText, plural} from '../../text/words.js'
+import {changeRuns, dayOf, type RunsByProperty} from '../../rates/diff.js'
+import type {Names} from '../../rates/service.js'
+import type {PlannedBatchSummary, BatchOutcome} from '../../rates/submit.js'
+import type {Style} from '../output.js'
 
-export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
 export type Paint = (style: Style, text: string) => string
 export const plain: Paint = (_style, text) => text
-
-/**
- * Names of Properties by id, for labels (a Map serves), and how a terminal shows an id: cut to a
- * unique prefix (`1c979dcd…`) that commands take back; whole where `idText` is left out (pipes,
- * files, --json). An unknown id is shown alone.
- */
-export interface Names {
-  get(id: string): string | undefined
-  idText?(id: string): string
-}
 
 /** `Sea View (1c979dcd…)` on a terminal, `Sea View (1c979dcd-...)` whole elsewhere. */
 export function propertyLabel(names: Names, id: string): string {
@@ -31,18 +24,8 @@ export function propertyLabel(names: Names, id: string): string {
   return name ? `${name} (${shown})` : shown
 }
 
-const REASONS: Record<string, string> = {
-  manual_override: 'frozen by the host (Manual Override); the value is ignored until the host lifts it',
-  managed_by_another_pricing_tool: 'the Property is priced by another pricing tool; only availability is writable',
-  blocked_by_linked_property: 'closed because a linked Property is booked or closed',
-}
-
 const FAILURES: Record<string, string> = {
   sales_channel_unavailable: 'the Sales Channels stayed unavailable through every retry',
-}
-
-export function reasonInWords(reason: string): string {
-  return REASONS[reason] ?? reason
 }
 
 export function failureInWords(code: string): string {
@@ -73,89 +56,6 @@ export function textTable(headers: string[], rows: (string | number)[][], paint:
   }
   const [heading, ...lines] = layOut([headers, ...rows], {widths})
   return [paint('bold', heading!), ...lines].join('\n') + '\n'
-}
-
-/** One preview from the previews of several batches: a Property split over batches is summed. */
-export function mergePreviews(previews: RestrictionBatchPreview[], order?: readonly string[]): RestrictionBatchPreview {
-  const byId = new Map<string, PreviewProperty>()
-  for (const preview of previews) {
-    for (const property of preview.properties) {
-      const seen = byId.get(property.property_id)
-      if (!seen) {
-        byId.set(property.property_id, {
-          ...property,
-          changes: {...property.changes},
-          changed: [...property.changed],
-          refused_fields: [...property.refused_fields],
-        })
-        continue
-      }
-      for (const key of ['submitted', 'changed', 'unchanged', 'refused'] as const) seen.changes[key] += property.changes[key]
-      seen.changed.push(...property.changed)
-      seen.refused_fields.push(...property.refused_fields)
-    }
-  }
-  const rank = new Map((order ?? []).map((id, i) => [id, i]))
-  const properties = [...byId.values()].sort(
-    (a, b) => (rank.get(a.property_id) ?? Infinity) - (rank.get(b.property_id) ?? Infinity) || a.property_id.localeCompare(b.property_id),
-  )
-  for (const property of properties) {
-    property.changed.sort((a, b) => a.date.localeCompare(b.date) || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
-    property.refused_fields.sort((a, b) => a.from.localeCompare(b.from) || a.field.localeCompare(b.field))
-  }
-  return {dry_run: true, properties}
-}
-
-export interface ChangeRun {
-  field: string
-  from: number
-  to: number
-  current: PreviewChange['current']
-  new: PreviewChange['new']
-}
-
-function dayOf(date: string): number {
-  const day = parseDay(date)
-  return typeof day === 'number' ? day : Number.NaN
-}
-
-/** Consecutive nights where one field goes from the same value to the same value. */
-export function changeRuns(changes: readonly PreviewChange[]): ChangeRun[] {
-  const open = new Map<string, ChangeRun>()
-  const runs: ChangeRun[] = []
-  for (const change of changes) {
-    const day = dayOf(change.date)
-    const run = open.get(change.field)
-    if (run && run.to === day - 1 && run.current === change.current && run.new === change.new) {
-      run.to = day
-      continue
-    }
-    const next: ChangeRun = {field: change.field, from: day, to: day, current: change.current, new: change.new}
-    open.set(change.field, next)
-    runs.push(next)
-  }
-  return runs.sort((a, b) => a.from - b.from || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
-}
-
-/** Runs of changes per Property, kept instead of every change when a preview is only displayed. */
-export type RunsByProperty = Map<string, ChangeRun[]>
-
-/**
- * Folds the changes of a preview into runs and drops the change lists, so that the dry run of a
- * million-night file holds runs, not millions of change objects. Runs of a Property split over
- * batches are joined where they meet.
- */
-export function foldIntoRuns(preview: RestrictionBatchPreview, runs: RunsByProperty): void {
-  for (const property of preview.properties) {
-    const known = runs.get(property.property_id) ?? []
-    for (const run of changeRuns(property.changed)) {
-      const before = known.findLast((r) => r.field === run.field)
-      if (before && before.to === run.from - 1 && before.current === run.current && before.new === run.new) before.to = run.to
-      else known.push(run)
-    }
-    runs.set(property.property_id, known)
-    property.changed = []
-  }
 }
 
 function runText(from: number, to: number): string {
@@ -322,24 +222,6 @@ export function renderReport(report: BatchReport, names: Names, paint: Paint = p
   return out.join('\n') + '\n'
 }
 
-export interface PlannedBatchSummary extends BatchLoad {
-  index: number
-  id?: string
-  status?: string
-  idempotency_key?: string
-  /**
-   * What this run did with the batch: `submitted` (a new attempt), `recovered` (an earlier run's
-   * attempt whose answer was lost, sent again under its key).
-   */
-  outcome?: BatchOutcome
-  /** For `recovered`: when the earlier run made its attempt. */
-  earlier_at?: string
-  /** Of the batch's nightly values (`changes`, as the contract counts a batch), those its dry run found to change. */
-  changed?: number
-}
-
-export type BatchOutcome = 'submitted' | 'recovered'
-
 const OUTCOME_NOTES: Record<BatchOutcome, string> = {submitted: '', recovered: ' (recovered)'}
 
 /**
@@ -411,4 +293,71 @@ export function followLine(batches: readonly FollowedBatch[], now: number, start
   }
   if (nextReadAt !== undefined && nextReadAt > now) parts.push(`next check in ${durationText(nextReadAt - now)}`)
   return parts.join(' · ')
+}
+
+/** `Summary: 3 of 120 Properties change, 1 has refusals.` */
+export function diffSummary(preview: RestrictionBatchPreview): string {
+  const changing = preview.properties.filter((p) => p.changes.changed > 0).length
+  const refusing = preview.properties.filter((p) => p.changes.refused > 0).length
+  const total = preview.properties.length
+  return (
+    `Summary: ${changing} of ${plural(total, 'Property', 'Properties')} ${changing === 1 ? 'changes' : 'change'}` +
+    `${refusing > 0 ? `, ${refusing} ${refusing === 1 ? 'has' : 'have'} refused values` : ''}.`
+  )
+}
+
+const SHORT_REASONS: Record<string, string> = {
+  manual_override: 'Manual Override',
+  managed_by_another_pricing_tool: 'another pricing tool',
+  blocked_by_linked_property: 'linked Property',
+}
+
+/**
+ * The calendar on a terminal: one block per Property (its name and id once, not on every night),
+ * a row per night, unwritable fields with a short reason, and the reasons in words below. With
+ * `width` (the terminal's columns) the unwritable fields of a night are cut with `…` to fit it:
+ * `--csv` and `--json` have them whole.
+ */
+export function renderCalendar(records: readonly RestrictionRecord[], names: Names, paint: Paint = plain, width?: number): string {
+  const out: string[] = []
+  const reasons = new Set<string>()
+  let i = 0
+  while (i < records.length) {
+    const id = records[i]!.property_id
+    const rows: (string | number)[][] = []
+    for (; i < records.length && records[i]!.property_id === id; i++) {
+      const r = records[i]!
+      const show = (field: string, value: unknown) => (value === null || value === undefined ? '-' : formatValue(field, value))
+      for (const u of r.unwritable_fields) reasons.add(u.reason)
+      rows.push([
+        r.date,
+        show('rate', r.rate),
+        show('min_stay', r.min_stay),
+        show('closed_to_arrival', r.closed_to_arrival),
+        show('closed_to_departure', r.closed_to_departure),
+        show('availability', r.availability),
+        r.unwritable_fields.map((u) => `${u.field} (${SHORT_REASONS[u.reason] ?? u.reason})`).join(', '),
+      ])
+    }
+    const headers = ['date', 'rate', 'min_stay', 'CTA', 'CTD', 'available', 'unwritable']
+    if (width !== undefined) fitLastColumn(headers, rows, width)
+    if (out.length > 0) out.push('')
+    out.push(paint('bold', propertyLabel(names, id)))
+    out.push(textTable(headers, rows, paint).trimEnd())
+  }
+  if (reasons.size > 0) {
+    out.push('', paint('bold', 'Unwritable fields: a batch refuses them on those nights'))
+    for (const reason of reasons) out.push(`  ${SHORT_REASONS[reason] ?? reason}: ${reasonInWords(reason)}`)
+  }
+  return out.length > 0 ? out.join('\n') + '\n' : 'No nights in that range.\n'
+}
+
+/** The last cell of each row cut with `…` so that the table fits `width` (columns two spaces apart), never below 12 characters. */
+function fitLastColumn(headers: readonly string[], rows: (string | number)[][], width: number): void {
+  const others = naturalWidths([headers, ...rows]).slice(0, -1)
+  const room = Math.max(12, width - tableWidth([...others, 0]))
+  for (const row of rows) {
+    const last = String(row.at(-1) ?? '')
+    if (last.length > room) row[row.length - 1] = last.slice(0, room - 1) + '…'
+  }
 }
