@@ -23,8 +23,8 @@ Put events back to work with pms webhooks replay. See docs/webhooks.md.`
 
   async run(): Promise<void> {
     const {flags} = this
-    const {runInbox, renderInbox} = await import('../../src/cli/webhooks.js')
-    const entries = await runInbox(this.ctx, {store: flags.store, status: flags.status as (typeof INBOX_STATUSES)[number] | undefined, limit: flags.limit})
+    const [{listInbox}, {renderInbox}] = await Promise.all([import('../../src/webhooks/inbox-runs.js'), import('../../src/cli/webhooks.js')])
+    const entries = await listInbox(this.ctx, {store: flags.store, status: flags.status as (typeof INBOX_STATUSES)[number] | undefined, limit: flags.limit})
     this.emit(entries, (rows) => renderInbox(this.ctx.io, rows, flags.wide))
   }
 }

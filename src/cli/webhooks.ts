@@ -1,26 +1,21 @@
 /**
  * `pms webhooks verify`, `listen`, `inbox` and `replay`: flags in, src/webhooks does the work (the
- * listener's in src/webhooks/listen.ts), lines out. The signing secret is checked first and never printed.
+ * listener in src/webhooks/listen.ts, the inbox and replay in src/webhooks/inbox-runs.ts), lines out. The signing secret is checked first and never printed.
  */
-import {existsSync} from 'node:fs'
-import {resolve} from 'node:path'
 import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {readInput} from './raw-request.js'
-import {displayUrl, isPostgresUrl} from '../db/postgres.js'
 import type {WebhookEnvelope} from '../contract/webhooks.js'
 import {checkDelivery, webhookSecret, type RefusalReason} from '../webhooks/check.js'
-import type {Inbox, InboxEntry, InboxStatus} from '../webhooks/inbox.js'
+import {replayEvents, storeWords, type InboxLine, type ReplayOptions, type ReplayResult} from '../webhooks/inbox-runs.js'
 import type {RequestReport} from '../webhooks/listener.js'
 import {runEnd, type RunOutcome} from '../webhooks/runner.js'
 import type {WorkReport} from '../webhooks/worker.js'
 import type {RunContext} from '../run/context.js'
 import type {Io} from '../run/context.js'
 import {renderTable, type Column} from './output.js'
-import {matchPrefix, UUID} from '../text/id-prefix.js'
 import {shellCommand} from '../text/shell.js'
 import {untilSignal} from '../run/signals.js'
 import type {ListenOptions, ReconcileReport} from '../webhooks/listen.js'
-import {defaultStore, openInbox} from '../webhooks/store.js'
 
 /** A delivery that does not verify: exit 1, its reason as the error code. */
 export class WebhookRefusedError extends PmsError {
@@ -109,69 +104,6 @@ export function reconcileText(report: ReconcileReport): string {
   return `${whose}${report.reads} read${report.reads === 1 ? '' : 's'}, ${report.made.length} event${report.made.length === 1 ? '' : 's'} not delivered made${made}; ${report.seconds.toFixed(2)} s`
 }
 
-export interface InboxOptions {
-  store?: string
-  status?: InboxStatus
-  limit: number
-}
-
-/** `--store` as a printed command needs it to reach the same inbox (a password of a URL hidden); nothing for the default one. */
-function storeWords(store: string | undefined): string[] {
-  if (store === undefined) return []
-  return ['--store', isPostgresUrl(store) ? displayUrl(store) : resolve(store)]
-}
-
-/** Opens the inbox named by --store (or the default one) for `inbox` and `replay`, next to a running listener. */
-async function openNamedInbox(ctx: RunContext, store: string | undefined): Promise<Inbox> {
-  const location = store === undefined ? defaultStore(ctx.configDir) : isPostgresUrl(store) ? store : resolve(store)
-  if (!isPostgresUrl(location) && !existsSync(location)) {
-    throw new UsageError(`No webhook inbox at ${location}`, {code: 'inbox_not_found', suggestion: 'pass --store with the inbox of pms webhooks listen (a file, or postgres://...)'})
-  }
-  return openInbox(location, {resetClaims: false})
-}
-
-/** One event of `pms webhooks inbox`, as --json prints it: times as ISO strings, null when unset. */
-export interface InboxLine {
-  id: string
-  type: string
-  status: InboxStatus
-  attempts: number
-  received_at: string
-  next_at: string | null
-  last_error: string | null
-  claimed_by: string | null
-  lease_until: string | null
-  done_at: string | null
-  done_by: string | null
-}
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
-
-function inboxRow(entry: InboxEntry): InboxLine {
-  return {
-    id: entry.id,
-    type: entry.type,
-    status: entry.status,
-    attempts: entry.attempts,
-    received_at: iso(entry.receivedAt)!,
-    next_at: iso(entry.nextAt),
-    last_error: entry.lastError,
-    claimed_by: entry.claimedBy,
-    lease_until: iso(entry.leaseUntil),
-    done_at: iso(entry.doneAt),
-    done_by: entry.doneBy,
-  }
-}
-
-export async function runInbox(ctx: RunContext, options: InboxOptions): Promise<InboxLine[]> {
-  const inbox = await openNamedInbox(ctx, options.store)
-  try {
-    return (await inbox.list(options.status, options.limit)).map(inboxRow)
-  } finally {
-    await inbox.close()
-  }
-}
-
 export function renderInbox(io: Io, rows: InboxLine[], wide = false): string {
   const columns: Column<InboxLine>[] = [
     {header: 'id', value: (e) => e.id, id: true},
@@ -185,56 +117,18 @@ export function renderInbox(io: Io, rows: InboxLine[], wide = false): string {
   return renderTable(io, columns, rows, {noun: ['event', 'events'], wide})
 }
 
-export interface ReplayOptions {
-  store?: string
-  ids: string[]
-  dead: boolean
-  /** --since: stored at or after this instant (ISO). */
-  since?: string
-  /** --type, repeated or comma-separated. */
-  types?: string[]
-}
-
-export interface ReplayResult {
-  replayed: string[]
-  not_found: string[]
-}
-
+/** Replays, says how many went back to work, and fails naming the ids the inbox does not hold. */
 export async function runReplay(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
-  const filtered = options.dead || options.since !== undefined || options.types !== undefined
-  if (filtered === (options.ids.length > 0)) {
-    const store = storeWords(options.store)
-    throw new UsageError(filtered ? 'Give event ids or --dead, --since and --type, not both' : 'Nothing to replay', {
-      suggestion: `${shellCommand(['pms', 'webhooks', 'replay', 'ID...', ...store])} (ids from ${shellCommand(['pms', 'webhooks', 'inbox', ...store])}), or ${shellCommand(['pms', 'webhooks', 'replay', '--dead', ...store])} (or --since -1h, --type booking.created)`,
-    })
-  }
-  const types = options.types?.flatMap((type) => type.split(',')).map((type) => type.trim()).filter((type) => type !== '')
-  if (types !== undefined && types.length === 0) throw new UsageError('--type names no event type', {suggestion: '--type booking.created,booking.updated'})
-  const inbox = await openNamedInbox(ctx, options.store)
-  let replayed: string[]
-  let ids: string[] = []
-  try {
-    // A prefix as pms webhooks inbox showed it stands for the one id of the inbox it starts.
-    const held = options.ids.some((id) => !UUID.test(id)) ? (await inbox.list(undefined, Number.MAX_SAFE_INTEGER)).map((e) => e.id) : []
-    ids = options.ids.map((id) => {
-      if (UUID.test(id)) return id
-      const match = matchPrefix(id, held)
-      if ('many' in match) {
-        throw new UsageError(`"${id}" is ambiguous: it starts ${match.many.length} event ids of the inbox: ${match.many.slice(0, 5).join(', ')}${match.many.length > 5 ? ', ...' : ''}`, {
-          code: 'invalid_argument',
-          suggestion: 'give more characters of the id, or the whole id',
-        })
-      }
-      return 'found' in match ? match.found : id
-    })
-    replayed = await inbox.replay(filtered ? {dead: options.dead, since: options.since === undefined ? undefined : Date.parse(options.since), types} : ids)
-  } finally {
-    await inbox.close()
-  }
-  const result = {replayed, not_found: options.ids.filter((_, i) => !replayed.includes(ids[i]!))}
-  if (!ctx.json) ctx.io.err(`${replayed.length} event${replayed.length === 1 ? '' : 's'} put back to work; a running listener takes ${replayed.length === 1 ? 'it' : 'them'} within a second.\n`)
+  const result = await replayEvents(ctx, options)
+  const n = result.replayed.length
+  if (!ctx.json) ctx.io.err(`${n} event${n === 1 ? '' : 's'} put back to work; a running listener takes ${n === 1 ? 'it' : 'them'} within a second.\n`)
   if (result.not_found.length > 0) {
-    throw new PmsError(`Not in the inbox: ${result.not_found.join(', ')} (no event id of the inbox starts with ${result.not_found.length === 1 ? 'it' : 'them'})`, {code: 'not_found', exitCode: ExitCode.failure, suggestion: `${shellCommand(['pms', 'webhooks', 'inbox', ...storeWords(options.store)])} lists the ids it holds`, details: result})
+    throw new PmsError(`Not in the inbox: ${result.not_found.join(', ')} (no event id of the inbox starts with ${result.not_found.length === 1 ? 'it' : 'them'})`, {
+      code: 'not_found',
+      exitCode: ExitCode.failure,
+      suggestion: `${shellCommand(['pms', 'webhooks', 'inbox', ...storeWords(options.store)])} lists the ids it holds`,
+      details: result,
+    })
   }
   return result
 }
