@@ -91,10 +91,17 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
       if (result.done) break
       const page = result.value
       const last = !page.next_cursor
-      if (!last) ahead = pages.next()
+      if (!last) {
+        ahead = pages.next()
+        // A failure of the next page is met where it is awaited, once this page is written.
+        ahead.catch(() => undefined)
+      }
       summary.pages++
       summary.fetched += page.data.length
       if (seen) for (const booking of page.data) seen.add(booking.id)
+      // A sink may write synchronously (SQLite): the request for the next page leaves first, so
+      // that the service makes it while the page is written instead of after.
+      if (!last) await new Promise((resolve) => setImmediate(resolve))
       const counts = await sink.commit({
         profile,
         scope,

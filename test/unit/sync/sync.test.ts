@@ -358,3 +358,30 @@ describe('the exit code and summary line of a run', () => {
     expect(summaryLine(run(['a', 'b'], [['c', 3]]))).toMatch(/^Synced bookings of 2 profiles into b\.sqlite: .*; 1 failed \(c\)\n$/)
   })
 })
+
+describe('the walk of the pages', () => {
+  it('lets the request for the next page leave before a sink that writes synchronously writes this one', async () => {
+    const log: string[] = []
+    const page = (n: number, last: boolean): BookingRecordsPage => ({data: [booking(n, Date.UTC(2026, 10, 1))], next_cursor: last ? null : `c${n}`, next_updated_since: '2026-11-01T00:00:00.000Z'})
+    const client: BookingPages = {
+      async *pages() {
+        yield page(1, false)
+        // A request goes out only after the client's own awaits (pacing, the token, the socket).
+        await Promise.resolve()
+        await Promise.resolve()
+        log.push('request 2')
+        yield page(2, true)
+      },
+    }
+    const sink: Pick<Sink, 'cursor' | 'commit'> = {
+      cursor: () => undefined,
+      // SQLite's commit holds the thread: nothing else runs until it returns.
+      commit: (commit) => {
+        log.push(`write ${commit.bookings[0]!.id.slice(-1)}`)
+        return Promise.resolve({inserted: commit.bookings.length, updated: 0, removed: 0})
+      },
+    }
+    await syncProfile(client, sink, 'p', {now: () => 0})
+    expect(log).toEqual(['request 2', 'write 1', 'write 2'])
+  })
+})
