@@ -6,7 +6,7 @@
  */
 import {McpServer} from '@modelcontextprotocol/server'
 import {serveStdio} from '@modelcontextprotocol/server/stdio'
-import type {RunContext} from '../run/context.js'
+import {stdoutReserved, type RunContext} from '../run/context.js'
 import {UsageError} from '../errors.js'
 import {createClient} from '../run/session.js'
 import {untilSignal} from '../run/signals.js'
@@ -100,8 +100,7 @@ export function buildServer(env: Omit<ToolEnv, 'gate' | 'toolsets'>, options: Mc
 /** Serves until the client closes stdin (or a signal comes), then closes the client. */
 export async function serveMcp(run: RunContext, options: McpOptions): Promise<void> {
   if (options.bookingsCopy !== undefined) assertBookingsCopy(options.bookingsCopy)
-  // Nothing but the protocol may reach stdout.
-  const quiet: RunContext = {...run, io: {...run.io, out: run.io.err, stdoutIsTTY: false}}
+  const quiet = stdoutReserved(run)
   const client = await createClient(quiet)
   const questions = new Questions(() => run.clock.now())
   try {

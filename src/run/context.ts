@@ -30,3 +30,11 @@ export interface RunContext {
   configDir: string
   version: string
 }
+
+/**
+ * The context of a run whose stdout belongs to a protocol (`pms mcp` speaks JSON-RPC on it): what
+ * a run would print goes to stderr, and nothing takes stdout for a terminal.
+ */
+export function stdoutReserved(run: RunContext): RunContext {
+  return {...run, io: {...run.io, out: run.io.err, stdoutIsTTY: false}}
+}

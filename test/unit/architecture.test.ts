@@ -13,6 +13,8 @@ const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
 /** The features hand results and talk to the face that runs them: they neither print nor colour. */
 const FEATURES = ['properties', 'bookings', 'batches', 'rates', 'sync', 'messages', 'webhooks', 'auth', 'attempts']
 const PRINTING = /\bstyleText\b|process\.stdout|process\.stderr/
+/** MCP and the library answer with typed results: they neither shape nor capture what a terminal shows. */
+const TERMINAL_IN_OTHER_FACES = /\bstdoutIsTTY\b|\bstyleText\b/
 /** A program of its own, run as a child process: its stdout is the pipe it answers through. */
 const OWN_PROGRAMS = new Set(['auth/keychain-child.ts'])
 
@@ -42,6 +44,7 @@ function violations(files: ReadonlyMap<string, string>): string[] {
   }
   for (const [file, source] of files) {
     if (floorOf(file) === 'client' && TERMINAL_IN_CLIENT.test(source)) found.add(`${file} drives the terminal (styleText, process.stdout or process.stdin)`)
+    if ((floorOf(file) === 'mcp' || floorOf(file) === 'library') && TERMINAL_IN_OTHER_FACES.test(source)) found.add(`${file} drives the terminal face's output (stdoutIsTTY or styleText)`)
     if (FEATURES.includes(floorOf(file)) && !OWN_PROGRAMS.has(file) && PRINTING.test(source)) found.add(`${file} prints or colours (styleText, process.stdout or process.stderr)`)
   }
   return [...found].sort()
@@ -74,6 +77,7 @@ describe('the floors of src', () => {
       ['rates/plan.ts', "import type {RunContext} from '../cli/base-command.js'"],
       ['client/print.ts', "import {styleText} from 'node:util'\nexport const red = (text: string) => styleText('red', text)"],
       ['rates/report.ts', "export function report(text: string) {\n  process.stdout.write(text)\n}"],
+      ['mcp/apply.ts', "const quiet = {...run, io: {...run.io, stdoutIsTTY: false}}"],
       ['cli/fine.ts', "import {PmsClient} from '../client/index.js'\nimport {applyPlan} from '../rates/apply.js'"],
       ['mcp/fine.ts', "import {listProperties} from '../properties/list.js'"],
     ])
@@ -81,6 +85,7 @@ describe('the floors of src', () => {
       'cli/mcp-view.ts -> mcp/tools/index.ts',
       'client/print.ts drives the terminal (styleText, process.stdout or process.stdin)',
       'library/rates.ts -> cli/apply-run.ts',
+      "mcp/apply.ts drives the terminal face's output (stdoutIsTTY or styleText)",
       'rates/plan.ts -> cli/base-command.ts',
       'rates/report.ts prints or colours (styleText, process.stdout or process.stderr)',
     ])
