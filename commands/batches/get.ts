@@ -11,15 +11,14 @@ export default class BatchesGet extends BaseCommand<typeof BatchesGet> {
   }
 
   async run(): Promise<void> {
-    const [{withClient}, {showReports}, {rememberStatuses}] = await Promise.all([
+    const [{withClient}, {showReports}, {readBatch}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/cli/views/rates.js'),
       import('../../src/batches/submitted.js'),
     ])
     const id = this.resolveId(this.args.id, 'batch')
     await withClient(this.ctx, async (client) => {
-      const report = await client.restrictionBatches.get(id)
-      await rememberStatuses(this.ctx, [report])
+      const report = await readBatch(this.ctx, client, id)
       this.ctx.io.out(await showReports(this.ctx, client, [report]))
     })
   }

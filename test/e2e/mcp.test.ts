@@ -172,6 +172,15 @@ describe.concurrent('pms mcp against the sandbox', () => {
     const batchId = submitted.batches.find((b) => b.id)!.id!
     expect((await call(session, 'get_batch', {batch_id: batchId})).structuredContent).toEqual(await cli(['batches', 'get', batchId]))
     expect((await call(session, 'list_batches')).structuredContent).toEqual({batches: await cli(['batches', 'list'], configDir)})
+
+    // get_batch notes the status it reads for list_batches, as batches get does: a batch this profile
+    // submitted without following it is followed elsewhere, and only get_batch tells this profile its end.
+    const unfollowed = ((await cli(['rates', 'import', csvFile(csv), '--yes'], configDir)) as {batches: {id?: string}[]}).batches.find((b) => b.id)!.id!
+    const ended = (await cli(['batches', 'wait', unfollowed])) as {status: string}
+    const statusOf = async () => ((await call(session, 'list_batches')).structuredContent as {batches: {id: string; status: string}[]}).batches.find((b) => b.id === unfollowed)?.status
+    expect(await statusOf()).not.toBe(ended.status)
+    await call(session, 'get_batch', {batch_id: unfollowed})
+    expect(await statusOf()).toBe(ended.status)
   }, 180_000)
 
   it('send_reply asks the person (recipient, SMS cost, text) and, repeated after every answer was lost, sends the reply once', async ({onTestFinished}) => {

@@ -14,7 +14,7 @@ import {paint} from '../output.js'
 import {createFollowDisplay, createProgress} from '../progress.js'
 import {assertUuid} from '../../client/ids.js'
 import {idHint, propertyNames} from '../ids.js'
-import {rememberStatuses} from '../../batches/submitted.js'
+import {followBatches} from '../../batches/submitted.js'
 
 /** Outcome reports as printed by `batches get` and `batches wait`: one JSON document, or each report with Property names. */
 export async function showReports(ctx: RunContext, client: PmsClient, reports: readonly BatchReport[]): Promise<string> {
@@ -45,17 +45,12 @@ export async function waitAndShow(ctx: RunContext, ids: readonly string[], timeo
   const interrupt = watchInterrupt()
   const waiting = createFollowDisplay(io, ids, ctx.clock)
   try {
-    const reports = await rates
-      .waitForBatches(client, ids, {
-        clock: ctx.clock,
-        timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
-        signal: interrupt.signal,
-        profile: ctx.profile,
-        onReport: (report) => waiting.report(report),
-        onPause: (ms) => waiting.pause(ms),
-      })
-      .finally(() => waiting.done())
-    await rememberStatuses(ctx, reports)
+    const reports = await followBatches(ctx, client, ids, {
+      timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+      signal: interrupt.signal,
+      onReport: (report) => waiting.report(report),
+      onPause: (ms) => waiting.pause(ms),
+    }).finally(() => waiting.done())
     io.out(await showReports(ctx, client, reports))
     const undone = rates.notAllApplied(reports)
     if (undone.partial || undone.refused > 0) process.exitCode = 5
