@@ -13,7 +13,7 @@ export {
 export {EXPORT_COLUMNS, exportRows} from './export.js'
 export {checkReadable, planFile} from './import.js'
 export {planBatches} from './planner.js'
-export {type Names, loadProperties, namesOf, notAllApplied, refusedLine, waitForBatches} from './service.js'
+export {type Names, loadProperties, namesOf, notAllApplied, refusedLine} from './service.js'
 export {storeForSet} from './set.js'
 export type {Plan} from './planner.js'
 export type {PropertyInfo} from './store.js'
