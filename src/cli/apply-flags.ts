@@ -49,23 +49,24 @@ export interface ApplyFlags {
   fullDiff?: boolean
 }
 
+/** oclif leaves a boolean flag that was not given undefined: each comes out true or false, as --json prints it. */
 export function applyFlagValues(flags: {
-  'dry-run': boolean
-  yes: boolean
-  wait: boolean
-  resubmit: boolean
+  'dry-run'?: boolean
+  yes?: boolean
+  wait?: boolean
+  resubmit?: boolean
   timeout?: number
   preview?: 'reads' | 'dry-run'
   'no-preview'?: boolean
   'full-diff'?: boolean
 }): ApplyFlags {
   return {
-    dryRun: flags['dry-run'],
+    dryRun: flags['dry-run'] === true,
     preview: flags['no-preview'] ? 'none' : (flags.preview ?? 'reads'),
-    wait: flags.wait,
-    yes: flags.yes,
+    wait: flags.wait === true,
+    yes: flags.yes === true,
     timeout: flags.timeout,
-    resubmit: flags.resubmit,
-    fullDiff: flags['full-diff'],
+    resubmit: flags.resubmit === true,
+    fullDiff: flags['full-diff'] === true,
   }
 }

@@ -225,6 +225,8 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(session.questions[0]).toContain(`Nights ${nights[4]!.date} to ${nights[4]!.date}, new values:\n- rate ${next}–${next} ${currency}\n`)
     expect(session.questions[0]).toContain(`- ${nights[4]!.date} ${name} (${property.slice(0, 8)}): rate ${current} ${currency} → ${next} ${currency}`)
     expect(applied.structuredContent).toMatchObject({dry_run: false, submitted: true})
+    // Once the first batch is over, the same CSV previews alike from the tool and from the command.
+    await cli(['batches', 'wait', (applied.structuredContent as {batches: {id?: string}[]}).batches.find((b) => b.id)!.id!])
     const again = await call(session, 'apply_rates', {csv})
     expect(again.isError, textOf(again)).toBeFalsy()
     // A repeated call is a new intention: it is submitted again under a key of its own (the latest batch
@@ -232,6 +234,10 @@ describe.concurrent('pms mcp against the sandbox', () => {
     const submissions = (await postsSince(mark, (p) => p === '/api/v1/restriction-batches')).filter((r) => r.idempotency_key !== null)
     expect(submissions).toHaveLength(2)
     expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(2)
+    // The tool's answer is what `rates import --yes --json` prints, but for the batch's own id, key and status.
+    const apart = (result: unknown) => JSON.parse(JSON.stringify(result), (key, value) => (key === 'id' || key === 'idempotency_key' || key === 'status' ? '*' : value))
+    const printedApply = await cli(['rates', 'import', csvFile(csv), '--yes'])
+    expect(apart(again.structuredContent)).toEqual(apart(printedApply))
   }, 120_000)
 
   it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async ({onTestFinished}) => {
@@ -305,14 +311,21 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(await postsSince(mark, () => true)).toEqual([])
   }, 60_000)
 
-  it('with --no-confirm a client that cannot ask writes without a question', async ({onTestFinished}) => {
-    const {thread, mcp, messagesOf} = await startWorld(onTestFinished)
+  it('with --no-confirm a client that cannot ask writes without a question; each write answers what its command prints with --json', async ({onTestFinished}) => {
+    const {thread, mcp, cli, messagesOf} = await startWorld(onTestFinished)
     const session = await mcp(['--allow-writes', '--no-confirm', '--toolsets', 'messages'])
     const closed = await call(session, 'close_conversation', {booking_id: thread})
     expect(closed.structuredContent).toEqual({booking_id: thread, is_closed: true, unread_count: 0})
+    expect(closed.structuredContent).toEqual(await cli(['messages', 'close', thread]))
+    expect((await call(session, 'reopen_conversation', {booking_id: thread})).structuredContent).toEqual(await cli(['messages', 'reopen', thread]))
     const text = `Unasked ${Date.now()}`
-    expect((await call(session, 'send_reply', {booking_id: thread, text})).isError).toBeFalsy()
+    const sent = await call(session, 'send_reply', {booking_id: thread, text})
+    expect(sent.isError).toBeFalsy()
     expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
+    // The same reply again from the command: a new message, the same shape and values but its id and time.
+    const printed = await cli(['messages', 'reply', thread, '--text', text])
+    const apart = (answer: unknown) => JSON.parse(JSON.stringify(answer), (key, value) => (key === 'id' || key === 'idempotency_key' || key.endsWith('_at') ? '*' : value))
+    expect(apart(sent.structuredContent)).toEqual(apart(printed))
   }, 60_000)
 
   it('a declined question sends nothing; a booking outside the scope is refused before anyone is asked', async ({onTestFinished}) => {
