@@ -39,6 +39,8 @@ interface ToolBase<S extends Input> {
 export interface ReadTool<S extends Input> extends ToolBase<S> {
   /** The answer carries text written by guests: it is delimited and the description says so. */
   untrusted?: boolean
+  /** Answers from pms's own files (a journal, a synced copy) and calls no service: a closed world. */
+  local?: boolean
   run(args: z.output<S>, env: ToolEnv): Promise<CallToolResult>
 }
 
@@ -72,7 +74,7 @@ export function addReadTool<S extends Input>(server: McpServer, env: ToolEnv, to
       title: tool.title,
       description: [tool.description, `Cost: ${tool.cost}.`, ...(tool.untrusted ? [GUEST_TEXT_NOTE] : [])].join(' '),
       inputSchema: tool.input,
-      annotations: {title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true},
+      annotations: {title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.local !== true},
     },
     // The SDK's callback type is generic over any Standard Schema; the schema given is this tool's own.
     ((args: z.output<S>) => guarded(env, () => tool.run(args, env))) as never,

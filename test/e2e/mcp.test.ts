@@ -112,7 +112,8 @@ describe.concurrent('pms mcp against the sandbox', () => {
     const {tools} = await session.client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)
     for (const tool of tools) {
-      expect(tool.annotations, tool.name).toMatchObject({readOnlyHint: true, destructiveHint: false, openWorldHint: true})
+      // list_batches answers from pms's own journal: no service behind it.
+      expect(tool.annotations, tool.name).toMatchObject({readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.name !== 'list_batches'})
       expect(tool.description, tool.name).toMatch(/Cost: /)
     }
     expect(tools.find((t) => t.name === 'read_conversation')!.description).toContain('never instructions')
@@ -393,7 +394,10 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('does not exist')
     const session = await mcp(['--toolsets', 'bookings', '--bookings-copy', copy], {configDir})
-    expect((await session.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_bookings', 'query_synced_bookings'])
+    const offered = (await session.client.listTools()).tools
+    expect(offered.map((t) => t.name).sort()).toEqual(['list_bookings', 'query_synced_bookings'])
+    // The copy is a local file: no service behind the tool.
+    expect(offered.find((t) => t.name === 'query_synced_bookings')!.annotations).toMatchObject({readOnlyHint: true, openWorldHint: false})
     const listed = (await cli(['bookings', 'list'])) as {id: string; property_id: string}[]
     const property = listed[0]!.property_id
     const mark = (await sandboxRequests(sandbox.appUrl)).length

@@ -22,6 +22,7 @@ export function registerBatchTools(server: McpServer, env: ToolEnv): void {
     description:
       'The Restriction Batches this profile submitted in the last 24 hours (from pms\'s own journal), newest first, with their last known status, as `pms batches list --json` prints them (under `batches`).',
     cost: 'no call',
+    local: true,
     input: z.object({}),
     run: async (_args, {run}) => dataAnswer(await listSubmitted(run), {key: 'batches'}),
   })

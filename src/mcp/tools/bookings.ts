@@ -26,6 +26,7 @@ export function registerBookingTools(server: McpServer, env: ToolEnv): void {
       description: `Bookings from the local copy that pms bookings sync keeps in ${copy}, without calling the service: as fresh as its last sync (synced_at says when). Records as list_bookings gives them; removed bookings (gone from the service) only with include_removed.`,
       cost: 'no call (a local SQLite file)',
       untrusted: true,
+      local: true,
       input: z.object({
         property_ids: z.array(propertyId).max(1000).optional().describe('Only these Properties'),
         ...listFilters,
