@@ -102,7 +102,7 @@ export interface PushOptions {
   configDir?: string
   /** Names the connection in the journal (default: the client's base URL). */
   connectionKey?: string
-  /** Lines pms would print on stderr (the plan, pacing, what was submitted). */
+  /** Lines pms would print on stderr (the plan, pacing, why values that look unchanged are sent, what was submitted); the diff is the result's `preview`. */
   log?: (line: string) => void
   /** Aborts following the batches (--wait); they go on at the service. */
   signal?: AbortSignal

@@ -37,6 +37,11 @@ function guestData(result: ToolResult): unknown {
   return (result.structuredContent as {untrusted_data: {data: unknown}}).untrusted_data.data
 }
 
+/** An answer with the values of the keys `own` names (an attempt's id, key, time) replaced: what two attempts share. */
+function setApart(answer: unknown, own: (key: string) => boolean): unknown {
+  return JSON.parse(JSON.stringify(answer), (key, value) => (own(key) ? '*' : value))
+}
+
 function csvFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'pms-mcp-')), 'rates.csv')
   writeFileSync(file, text)
@@ -236,9 +241,9 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect(submissions).toHaveLength(2)
     expect(new Set(submissions.map((r) => r.idempotency_key)).size).toBe(2)
     // The tool's answer is what `rates import --yes --json` prints, but for the batch's own id, key and status.
-    const apart = (result: unknown) => JSON.parse(JSON.stringify(result), (key, value) => (key === 'id' || key === 'idempotency_key' || key === 'status' ? '*' : value))
     const printedApply = await cli(['rates', 'import', csvFile(csv), '--yes'])
-    expect(apart(again.structuredContent)).toEqual(apart(printedApply))
+    const batchOwn = (key: string) => key === 'id' || key === 'idempotency_key' || key === 'status'
+    expect(setApart(again.structuredContent, batchOwn)).toEqual(setApart(printedApply, batchOwn))
   }, 120_000)
 
   it('apply_rates whose submission lost every answer, called again, recovers that batch under its key: one batch stored', async ({onTestFinished}) => {
@@ -325,8 +330,8 @@ describe.concurrent('pms mcp against the sandbox', () => {
     expect((await messagesOf(thread)).filter((m) => m.text === text)).toHaveLength(1)
     // The same reply again from the command: a new message, the same shape and values but its id and time.
     const printed = await cli(['messages', 'reply', thread, '--text', text])
-    const apart = (answer: unknown) => JSON.parse(JSON.stringify(answer), (key, value) => (key === 'id' || key === 'idempotency_key' || key.endsWith('_at') ? '*' : value))
-    expect(apart(sent.structuredContent)).toEqual(apart(printed))
+    const messageOwn = (key: string) => key === 'id' || key === 'idempotency_key' || key.endsWith('_at')
+    expect(setApart(sent.structuredContent, messageOwn)).toEqual(setApart(printed, messageOwn))
   }, 60_000)
 
   it('a declined question sends nothing; a booking outside the scope is refused before anyone is asked', async ({onTestFinished}) => {

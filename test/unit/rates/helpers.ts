@@ -1,4 +1,6 @@
+import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {applyUi} from '../../../src/cli/apply-run.js'
 import {systemClock} from '../../../src/client/clock.js'
 import type {ApplyUi} from '../../../src/rates/apply.js'
@@ -47,7 +49,7 @@ export function pipedUi(names: Names, answer = true): ApplyUi & {stdout: string[
     clock: systemClock,
     json: false,
     debug: false,
-    configDir: tmpdir(),
+    configDir: mkdtempSync(join(tmpdir(), 'pms-piped-')),
     version: '0.0.0',
   }
   return {
