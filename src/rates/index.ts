@@ -3,14 +3,13 @@ export {type ApplyUi, type PreviewMode} from './apply.js'
 export {
   CALENDAR_COLUMNS,
   calendarRows,
-  exportRangeNote,
   localToday,
   parseRange,
   readCalendar,
   selectProperties,
   splitCalendarCalls,
 } from './calendar.js'
-export {EXPORT_COLUMNS, exportRows} from './export.js'
+export {EXPORT_COLUMNS} from './export.js'
 export {checkReadable, planFile} from './import.js'
 export {planBatches} from './planner.js'
 export {type Names, loadProperties, namesOf, notAllApplied, refusedLine} from './service.js'

@@ -37,7 +37,9 @@ export interface ProfileClient {
 }
 
 export interface SyncRunOptions {
-  sinkPath: string
+  /** Undefined: PMS_SYNC_DATABASE_URL of `env`, else bookings.sqlite in the working directory. */
+  sinkPath?: string
+  env: NodeJS.ProcessEnv
   /** PostgreSQL: how long to wait for another run's lock of an account (0: fail at once). */
   waitLockSeconds?: number
   profiles: readonly string[]
@@ -75,7 +77,8 @@ export interface SyncRunSummary {
  * (login needed, connection revoked, the service down) is reported and the others go on; with one,
  * its error is thrown as is. Each kind of sink takes the lock it declares (sink.ts, SinkType).
  */
-export async function runSync(options: SyncRunOptions): Promise<SyncRunSummary> {
+export async function runSync(given: SyncRunOptions): Promise<SyncRunSummary> {
+  const options = {...given, sinkPath: given.sinkPath ?? (given.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite')}
   const started = options.now()
   const kind = sinkKindOf(options.sinkPath)
   const summary: SyncRunSummary = {sink: kind, path: kind === 'postgres' ? displayUrl(options.sinkPath) : options.sinkPath, pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0, seconds: 0, profiles: [], failed: []}

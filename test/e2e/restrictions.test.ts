@@ -56,6 +56,17 @@ describe('restrictions get', () => {
     expect(lines[1]!.startsWith(`${property.id},${property.name},${d(2)},`)).toBe(true)
   })
 
+  it('rates export of nights that cannot be imported back prints the rows and says so on stderr; a writable range says nothing', async () => {
+    const past = await runPms(['rates', 'export', '--property', property.id, '--from', d(-3), '--to', d(2)], {env: await world.env()})
+    expect(past.code, past.stderr).toBe(0)
+    expect(past.stdout.split('\n')[0]).toBe('property_id,property,from,to,rate,min_stay,closed_to_arrival,closed_to_departure,availability')
+    expect(past.stdout).toContain(property.id)
+    expect(past.stderr).toContain('cannot be imported back')
+    const writable = await runPms(['rates', 'export', '--property', property.id, '--from', d(2), '--to', d(4)], {env: await world.env()})
+    expect(writable.code, writable.stderr).toBe(0)
+    expect(writable.stderr).toBe('')
+  })
+
   it('asks for --property or --all', async () => {
     const result = await runPms(['restrictions', 'get', '--from', d(2), '--to', d(4)], {env: await world.env()})
     expect(result.code).toBe(2)

@@ -125,7 +125,7 @@ export function renderLockCodes(codes: LockCodeRecord[], render: (rows: LockCode
 }
 
 export interface SyncFlags {
-  /** Undefined: PMS_SYNC_DATABASE_URL, else bookings.sqlite. */
+  /** Undefined: the sync's default (PMS_SYNC_DATABASE_URL, else bookings.sqlite). */
   to?: string
   waitLock?: number
   full: boolean
@@ -157,7 +157,8 @@ export async function syncBookings(ctx: RunContext, flags: SyncFlags): Promise<S
   const csvColumns = BOOKING_ROW_COLUMNS.map((column) => ({header: column, value: (row: Record<string, string>) => row[column]}))
   const interrupt = watchInterrupt()
   const summary = await runSync({
-    sinkPath: flags.to ?? (ctx.env.PMS_SYNC_DATABASE_URL || 'bookings.sqlite'),
+    sinkPath: flags.to,
+    env: ctx.env,
     waitLockSeconds: flags.waitLock,
     profiles,
     accountKey: flags.account,

@@ -270,6 +270,7 @@ describe('runSync over several profiles', () => {
     const failures: string[] = []
     const summary = await runSync({
       sinkPath: path,
+      env: {},
       profiles: ['broken', 'one', 'two'],
       full: false,
       configDir: mkdtempSync(join(tmpdir(), 'pms-config-')),
@@ -289,6 +290,28 @@ describe('runSync over several profiles', () => {
   })
 })
 
+describe('where runSync writes', () => {
+  it('without a sink path: PMS_SYNC_DATABASE_URL of the run, else bookings.sqlite', async () => {
+    const service = new FakeService()
+    service.put(booking(1, service.now))
+    const common = {profiles: ['default'], full: false, now: () => service.now, clientFor: async () => clientOf(service), csvRender}
+    const path = tempFile('from-env.jsonl')
+    const summary = await runSync({...common, env: {PMS_SYNC_DATABASE_URL: path}, configDir: mkdtempSync(join(tmpdir(), 'pms-config-'))})
+    expect(summary).toMatchObject({sink: 'jsonl', path})
+    expect([...contents('jsonl', path, 'default').keys()]).toEqual([booking(1, 0).id])
+    const cwd = process.cwd()
+    const dir = mkdtempSync(join(tmpdir(), 'pms-cwd-'))
+    process.chdir(dir)
+    try {
+      const plain = await runSync({...common, env: {PMS_SYNC_DATABASE_URL: ''}, configDir: mkdtempSync(join(tmpdir(), 'pms-config-'))})
+      expect(plain).toMatchObject({sink: 'sqlite', path: 'bookings.sqlite'})
+      expect([...contents('sqlite', join(dir, 'bookings.sqlite'), 'default').keys()]).toEqual([booking(1, 0).id])
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+})
+
 describe('the account a key of a shared sink holds', () => {
   it('a Property in common is the same account; none in common is another; nothing known yet is new', () => {
     expect(matchAccount([], [PROPERTY_A])).toBe('new')
@@ -301,6 +324,7 @@ describe('the account a key of a shared sink holds', () => {
   const syncAs = (path: string, service: FakeService, options: {accountKey?: string} = {}) =>
     runSync({
       sinkPath: path,
+      env: {},
       profiles: ['default'],
       accountKey: options.accountKey,
       full: false,
