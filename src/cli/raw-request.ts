@@ -1,4 +1,3 @@
-import {STATUS_CODES} from 'node:http'
 import {styleText} from 'node:util'
 import {IDEMPOTENCY_KEY_MAX_LENGTH} from '../contract/limits.js'
 import {UsageError} from '../errors.js'
@@ -213,7 +212,8 @@ export function rawPages(client: Pick<PmsClient, 'request'>, request: RawRequest
 
 /** `--include`: the status line and headers, as curl and `gh api` print them. */
 export function formatHead(answer: Pick<RawResponse, 'status' | 'headers'>): string {
-  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trimEnd()]
+  // Not an import of node:http, which would load Node's own undici for nothing (see src/client/http.ts).
+  const lines = [`HTTP/1.1 ${answer.status} ${process.getBuiltinModule('node:http').STATUS_CODES[answer.status] ?? ''}`.trimEnd()]
   for (const [name, value] of Object.entries(answer.headers)) lines.push(`${name}: ${value}`)
   return lines.join('\n') + '\n\n'
 }

@@ -5,14 +5,17 @@
  * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.
  */
 import {spawn, spawnSync} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
 import {copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config} from '@oclif/core'
+import {Webhook} from 'standardwebhooks'
 import {describe, expect, it} from 'vitest'
 import {PMS_BIN} from './support/pms.js'
+import {deliver, startListen} from './support/listen.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}
@@ -115,6 +118,25 @@ describe('the Node that runs pms', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+
+  it("pms webhooks listen receives and stores a delivery without loading Node's own copy of undici", async () => {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const preload = `process.on('exit', () => process.stderr.write('internal undici loaded: ' + process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') + '\\n'))`
+    const listener = await startListen(['--port', '0', '--store', join(mkdtempSync(join(tmpdir(), 'pms-listen-')), 'inbox.sqlite')], {
+      secret,
+      env: {NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(preload)}`},
+    })
+    try {
+      const id = 'evt_runtime_1'
+      const at = new Date()
+      const body = JSON.stringify({id, type: 'booking.created', created_at: at.toISOString(), data: {booking_id: '0b6c5b1e-3f0a-4d0e-9a57-2f3c1d4e5f60'}})
+      const answer = await deliver(listener.url, {body, headers: {'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body)}})
+      expect(answer.status, listener.stderr()).toBe(200)
+    } finally {
+      await listener.stop()
+    }
+    expect(listener.stderr()).toContain('internal undici loaded: false')
   })
 
   it('help is rendered by oclif once per build, width and colours, then printed from the cache folder without loading oclif', () => {
