@@ -6,11 +6,13 @@ let zod: Promise<unknown> | undefined
 
 /**
  * Starts loading zod without waiting: a client calls it when made, so that it loads while its
- * first request is on the way, not after a write was sent.
+ * first request is on the way, not after a write was sent. Through the schemas' common module, not
+ * `import('zod')`: zod's whole namespace (every locale of its messages) would then be kept in the
+ * bundle and read at every start.
  */
 export function loadAnswerSchemas(): void {
   // Told to the answer that needs it; not an unhandled rejection meanwhile.
-  zod ??= import('zod').catch(() => undefined)
+  zod ??= import('../contract/common.js').catch(() => undefined)
 }
 
 /**

@@ -120,6 +120,14 @@ describe('the Node that runs pms', () => {
     }
   })
 
+  it("the bundle holds none of zod's translated messages: a command reads only what its schemas use", () => {
+    // `import('zod')` anywhere keeps zod's whole namespace, with every locale, in the chunk each
+    // command reads at start. The German message for a wrong type stands for all of them.
+    const chunks = join(ROOT, 'dist', 'bundle', 'chunks')
+    const holding = readdirSync(chunks).filter((file) => readFileSync(join(chunks, file), 'utf8').includes('Ungültige Eingabe'))
+    expect(holding).toEqual([])
+  })
+
   it("pms webhooks listen receives and stores a delivery without loading Node's own copy of undici", async () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`
     const preload = `process.on('exit', () => process.stderr.write('internal undici loaded: ' + process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') + '\\n'))`
