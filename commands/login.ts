@@ -3,6 +3,7 @@ import {login, DEFAULT_LOGIN_TIMEOUT_SECONDS} from '../src/auth/login.js'
 import {authRunOptions} from '../src/auth/run-options.js'
 import {DEFAULT_REDIRECT_URI} from '../src/auth/urls.js'
 import {BaseCommand} from '../src/cli/base-command.js'
+import {loginOnTerminal} from '../src/cli/login-ui.js'
 import {fitText} from '../src/cli/output.js'
 import {plural} from '../src/text/words.js'
 
@@ -42,6 +43,7 @@ The first login of a profile needs --app-url, --client-id and --client-secret (o
       timeoutSeconds: this.flags.timeout,
       insecureStorage: this.flags['insecure-storage'],
       input: process.stdin,
+      ...loginOnTerminal(this.ctx.io),
     })
     this.emit(result, (r) =>
       fitText(this.ctx.io, [

@@ -9,7 +9,7 @@ export default class ConfigGet extends BaseCommand<typeof ConfigGet> {
   static override args = {key: Args.string({description: 'Setting name', required: true, options: [...CONFIG_KEYS]})}
 
   async run(): Promise<void> {
-    const result = configGet({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, io: this.ctx.io}, this.args.key)
+    const result = configGet({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, talk: this.ctx.talk}, this.args.key)
     this.emit(result, (r) => String(r.value))
   }
 }

@@ -5,7 +5,7 @@ export default class ConfigList extends BaseCommand<typeof ConfigList> {
   static override summary = 'List every profile and its settings (no secrets)'
 
   async run(): Promise<void> {
-    const listing = configList({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, io: this.ctx.io})
+    const listing = configList({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, talk: this.ctx.talk})
     this.emit(listing, (l) => {
       const lines = [`default_profile = ${l.default_profile}`, `require_keychain = ${l.require_keychain}`]
       for (const [name, settings] of Object.entries(l.profiles)) {

@@ -16,7 +16,7 @@ export default class ConfigSet extends BaseCommand<typeof ConfigSet> {
   }
 
   async run(): Promise<void> {
-    const result = await configSet({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, io: this.ctx.io}, this.args.key, this.args.value)
+    const result = await configSet({env: this.ctx.env, configDir: this.ctx.configDir, profile: this.ctx.profile, talk: this.ctx.talk}, this.args.key, this.args.value)
     this.emit(result, (r) => `${r.key} = ${String(r.value)}${r.profile ? ` (profile "${r.profile}")` : ''}`)
   }
 }

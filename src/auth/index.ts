@@ -6,7 +6,7 @@ import type {Transport} from '../client/transport.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {withCredentialLock} from './lock.js'
 import {refreshTokens} from './oauth-client.js'
-import {loadProfile, talk, notLoggedIn, resolveAppUrl, type AuthIo, type LoadedProfile} from './profile.js'
+import {loadProfile, notLoggedIn, resolveAppUrl, type LoadedProfile} from './profile.js'
 import {SpentTokenLedger, spentTokensPath} from './spent-tokens.js'
 import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
@@ -15,7 +15,7 @@ import type {EffectiveAppUrl} from './issuer.js'
 import type {TokenStore} from './token-store.js'
 
 export {loadProfile, resolveAppUrl}
-export type {AuthIo, LoadedProfile}
+export type {LoadedProfile}
 export {LoginRequiredError} from './errors.js'
 export {StoredTokenProvider} from './stored-token-provider.js'
 
@@ -23,7 +23,8 @@ export interface TokenProviderOptions {
   env: NodeJS.ProcessEnv
   configDir: string
   profile?: string
-  io: Pick<AuthIo, 'err'>
+  /** Where warnings go (whole lines). */
+  talk: (text: string) => void
   clock?: Clock
   /** The already resolved service root; resolved from env and profile when absent. */
   appUrl?: string
@@ -68,7 +69,7 @@ export async function openProfileSession(options: TokenProviderOptions): Promise
       suggestion: `set PMS_CLIENT_ID or pms config set client_id ..., then ${loginCommand(profile.name)}`,
     })
   }
-  const store = await recordedStore(options.configDir, profile, (line) => talk(options.io, line))
+  const store = await recordedStore(options.configDir, profile, options.talk)
   const clock = options.clock ?? systemClock
   const provider = new StoredTokenProvider({
     profile: profile.name,

@@ -10,7 +10,7 @@ import {assertIssuer, issuerOf} from './issuer.js'
 import {exchangeCode, type TokenPair} from './oauth-client.js'
 import {readPastedCallback} from './paste.js'
 import {buildAuthorizeUrl, createPkce, createState} from './pkce.js'
-import {loadProfile, talk, type AuthIo, type LoadedProfile} from './profile.js'
+import {loadProfile, type LoadedProfile} from './profile.js'
 import {serviceTransport} from './service-http.js'
 import {recordedStore, selectStore, type SelectedStore} from './store-select.js'
 import type {StoredCredentials} from './token-store.js'
@@ -22,7 +22,15 @@ export interface LoginOptions {
   env: NodeJS.ProcessEnv
   configDir: string
   profile?: string
-  io: AuthIo
+  /** Words for the person logging in (whole lines); the face wraps them for its screen. */
+  talk: (text: string) => void
+  /** Shows the consent page's address: whole, on a line of its own (a line break in it would not paste). */
+  showAddress: (url: string) => void
+  /**
+   * Where someone types (a terminal on stdin): asks for the pasted address after each explanation,
+   * and ends the prompt's line when an answer came. Off a terminal the explanation is enough.
+   */
+  pastePrompt?: {ask(): void; end(): void}
   appUrl?: string
   clientId?: string
   clientSecret?: string
@@ -62,7 +70,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     profile: profile.name,
     insecureStorage: options.insecureStorage,
     requireKeychain: profile.requireKeychain,
-    warn: (line) => talk(options.io, line),
+    warn: options.talk,
     trace: options.trace,
   })
   const grant = await waitForAuthorization(options, app)
@@ -137,22 +145,20 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
   const authorizeUrl = buildAuthorizeUrl({appUrl: app.serviceRoot, clientId: app.clientId, redirectUri: redirect.uri, state, challenge: pkce.challenge})
   const server = await startCallbackServer(redirect, (params) => judgeCallback(params, state))
   let pasted: ReturnType<typeof readPastedCallback> | undefined
-  /** Whether the cursor stands after the paste prompt (nothing typed since). */
+  /** Whether the paste prompt stands open (nothing typed since). */
   let prompted = false
   let timer: NodeJS.Timeout | undefined
   let params: URLSearchParams
   try {
-    talk(options.io, 'Open this address in a browser and approve the connection:\n\n')
-    // The address is one word on a line of its own, never broken: a line break in it would not paste.
-    options.io.err(`  ${authorizeUrl}\n\n`)
-    talk(
-      options.io,
+    options.talk('Open this address in a browser and approve the connection:\n\n')
+    options.showAddress(authorizeUrl)
+    options.talk(
       `Waiting for the browser to come back to ${redirect.uri}.\n` +
         `If the browser runs on another machine, forward the port (ssh -L ${redirect.port}:127.0.0.1:${redirect.port} ...) ` +
         'or paste here the address it was sent to.\n' +
         'If the browser shows an error instead of a consent page (unknown client, redirect URI not registered), press Ctrl-C and check --client-id and --redirect-uri.\n',
     )
-    if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => talk(options.io, `Could not open a browser (${error.message}): open the address above yourself.\n`))
+    if (options.browser) await (options.openBrowser ?? openInBrowser)(authorizeUrl).catch((error: Error) => options.talk(`Could not open a browser (${error.message}): open the address above yourself.\n`))
     if (options.input) {
       pasted = readPastedCallback(options.input, {
         belongs: (answer) => {
@@ -161,10 +167,9 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
         },
         ask: (problem) => {
           prompted = false
-          if (problem) talk(options.io, `${problem}\n`)
-          // The prompt only where someone types: off a terminal the explanation is enough.
-          if (options.io.stdinIsTTY) {
-            options.io.err('Paste the address here (or wait for the browser): ')
+          if (problem) options.talk(`${problem}\n`)
+          if (options.pastePrompt) {
+            options.pastePrompt.ask()
             prompted = true
           }
         },
@@ -183,7 +188,7 @@ async function waitForAuthorization(options: LoginOptions, app: LoginApp): Promi
     clearTimeout(timer)
     pasted?.stop()
     // The prompt's line ends here, so that what follows starts on a line of its own.
-    if (prompted) options.io.err('\n')
+    if (prompted) options.pastePrompt?.end()
     await server.close()
   }
   if (!judgeCallback(params, state).ok) throw callbackError(params, state)

@@ -3,7 +3,7 @@ import {shellCommand} from '../text/shell.js'
 import {withCredentialLock} from './lock.js'
 import {issuerOf, UnknownIssuerError} from './issuer.js'
 import {revokeToken} from './oauth-client.js'
-import {loadProfile, talk, type AuthIo} from './profile.js'
+import {loadProfile} from './profile.js'
 import {withServiceTransport} from './service-http.js'
 import {recordedStore} from './store-select.js'
 import {clearTokens} from './stored-token-provider.js'
@@ -12,7 +12,8 @@ export interface LogoutOptions {
   env: NodeJS.ProcessEnv
   configDir: string
   profile?: string
-  io: Pick<AuthIo, 'err'>
+  /** Where warnings go (whole lines). */
+  talk: (text: string) => void
   /** Revoke the refresh token at the service first (ends the App Connection). */
   revoke: boolean
   userAgent: string
@@ -36,7 +37,7 @@ export interface LogoutResult {
 export async function logout(options: LogoutOptions): Promise<LogoutResult> {
   const profile = loadProfile(options)
   if (!profile.settings.credential_store) return {profile: profile.name, forgotten: false, revoked: false}
-  const store = await recordedStore(options.configDir, profile, (line) => talk(options.io, line))
+  const store = await recordedStore(options.configDir, profile, options.talk)
   return withCredentialLock(options.configDir, profile.name, async () => {
     const stored = await store.read()
     const hadTokens = Boolean(stored?.access_token || stored?.refresh_token)

@@ -3,30 +3,15 @@ import {UsageError} from '../errors.js'
 import {loginCommand, LoginRequiredError} from './errors.js'
 import {loadConfig, selectProfile, type LoadedConfig, type ProfileConfig} from './config.js'
 import type {EffectiveAppUrl} from './issuer.js'
-import {wrapText} from '../text/wrap.js'
 import {normalizeAppUrl} from './urls.js'
-
-/** The streams src/auth talks through (a subset of the CLI's Io). */
-export interface AuthIo {
-  out(text: string): void
-  err(text: string): void
-  readonly stdinIsTTY: boolean
-  /** Whether stderr is a terminal, and its width: talk then wraps at spaces to fit it. */
-  readonly stderrIsTTY?: boolean
-  readonly columns?: number
-}
-
-/** Talk (`text` of whole lines) for stderr, wrapped at spaces on a terminal; as it is in a pipe. */
-export function talk(io: Pick<AuthIo, 'err' | 'stderrIsTTY' | 'columns'>, text: string): void {
-  io.err(io.stderrIsTTY ? wrapText(text, io.columns ?? 80) : text)
-}
 
 export interface ProfileOptions {
   env: NodeJS.ProcessEnv
   configDir: string
   /** --profile / PMS_PROFILE; undefined means the default profile. */
   profile?: string
-  io?: Pick<AuthIo, 'err'>
+  /** Where warnings go (whole lines); the face words them for its people. */
+  talk?: (text: string) => void
 }
 
 export interface LoadedProfile {
@@ -44,7 +29,7 @@ export function loadProfile(options: ProfileOptions): LoadedProfile {
   for (const problem of loaded.problems) {
     if (reported.has(problem)) continue
     reported.add(problem)
-    options.io?.err(`Warning: ${problem}\n`)
+    options.talk?.(`Warning: ${problem}\n`)
   }
   const selection = selectProfile(options.configDir, options.profile || options.env.PMS_PROFILE || undefined, loaded)
   return {name: selection.name, settings: selection.settings, requireKeychain: loaded.config.require_keychain === true, loaded}

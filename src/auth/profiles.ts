@@ -18,14 +18,14 @@ export function profilesServed(ctx: ProfileOptions, choice: ProfileChoice): stri
   if (choice.all && named.length > 0) {
     throw new UsageError('--profile and --all-profiles cannot be used together', {code: 'invalid_argument', suggestion: 'name each profile with --profile, or serve every logged-in profile with --all-profiles'})
   }
-  if (!choice.all && named.length <= 1) return [loadProfile({env: ctx.env, configDir: ctx.configDir, profile: named[0] ?? ctx.profile, io: ctx.io}).name]
+  if (!choice.all && named.length <= 1) return [loadProfile({env: ctx.env, configDir: ctx.configDir, profile: named[0] ?? ctx.profile, talk: ctx.talk}).name]
   if (ctx.env.PMS_ACCESS_TOKEN) {
     throw new UsageError(`${choice.all ? '--all-profiles uses' : 'Several --profile use'} the stored login of each profile, and PMS_ACCESS_TOKEN is set`, {
       code: 'invalid_argument',
       suggestion: 'unset PMS_ACCESS_TOKEN, or serve one connection with one profile',
     })
   }
-  if (!choice.all) return named.map((name) => loadProfile({env: ctx.env, configDir: ctx.configDir, profile: name, io: ctx.io}).name)
+  if (!choice.all) return named.map((name) => loadProfile({env: ctx.env, configDir: ctx.configDir, profile: name, talk: ctx.talk}).name)
   const profiles = Object.entries(loadConfig(ctx.configDir).config.profiles)
     .filter(([, settings]) => settings.credential_store !== undefined)
     .map(([name]) => name)

@@ -1,22 +1,12 @@
 import type {Clock} from '../client/clock.js'
-import type {AuthIo} from './profile.js'
-
-/** The parts of a command's run context that src/auth works with (the CLI's RunContext has them all). */
-export interface AuthRunContext {
-  io: AuthIo
-  env: NodeJS.ProcessEnv
-  clock: Clock
-  profile?: string
-  debug: boolean
-  configDir: string
-  version: string
-}
+import type {RunSettings} from '../run/context.js'
 
 export interface AuthRunOptions {
   env: NodeJS.ProcessEnv
   configDir: string
   profile?: string
-  io: AuthIo
+  /** Where warnings go (whole lines); the face words them for its people. */
+  talk: (text: string) => void
   clock: Clock
   userAgent: string
   /** --debug: one line per HTTP exchange on stderr, secrets already left out by the callers. */
@@ -24,14 +14,14 @@ export interface AuthRunOptions {
 }
 
 /** What every auth command hands to src/auth, built the same way for all of them. */
-export function authRunOptions(ctx: AuthRunContext): AuthRunOptions {
+export function authRunOptions(ctx: RunSettings): AuthRunOptions {
   return {
     env: ctx.env,
     configDir: ctx.configDir,
     profile: ctx.profile,
-    io: ctx.io,
+    talk: ctx.talk,
     clock: ctx.clock,
     userAgent: `pms/${ctx.version}`,
-    ...(ctx.debug ? {trace: (line: string) => ctx.io.err(`${line}\n`)} : {}),
+    ...(ctx.trace ? {trace: ctx.trace} : {}),
   }
 }

@@ -57,8 +57,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private buildContext(options: {profile?: string; json: boolean; debug: boolean}): RunContext {
     const env = process.env
+    const io = processIo(env)
     return {
-      io: processIo(env),
+      io,
+      talk: (text) => io.err(fitTalk(io, text)),
+      ...(options.debug ? {trace: (line: string) => io.err(`${line}\n`)} : {}),
       env,
       clock: systemClock,
       profile: options.profile,

@@ -24,6 +24,6 @@ export interface ProfileOptions {
 export async function profileClient(options: ProfileOptions = {}): Promise<PmsClient> {
   const env = options.env ?? process.env
   const log = options.log ?? (() => undefined)
-  const auth = {env, configDir: options.configDir ?? defaultConfigDir(env), profile: options.profile ?? env.PMS_PROFILE, io: {err: (text: string) => log(text.trimEnd())}}
+  const auth = {env, configDir: options.configDir ?? defaultConfigDir(env), profile: options.profile ?? env.PMS_PROFILE, talk: (text: string) => log(text.trimEnd())}
   return openProfileClient({...auth, userAgent: `pms-client/${VERSION}`, trace: options.trace})
 }

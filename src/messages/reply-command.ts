@@ -5,7 +5,7 @@
 import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import {shellCommand} from '../text/shell.js'
 import type {Channel} from './compose.js'
 
@@ -26,7 +26,7 @@ const INLINE_TEXT_MAX = 200
  * carries exactly this text. A text on several lines, a long one, or one that came from stdin is
  * saved to a file (0600, beside the journal) that the command names with --file.
  */
-export function replyCommand(ctx: Pick<RunContext, 'configDir' | 'profile'>, bookingId: string, flags: ReplyGiven, text: string, now: number): string {
+export function replyCommand(ctx: Pick<RunSettings, 'configDir' | 'profile'>, bookingId: string, flags: ReplyGiven, text: string, now: number): string {
   const words = ['pms', 'messages', 'reply', bookingId, '--channel', flags.channel]
   if (ctx.profile) words.push('--profile', ctx.profile)
   if (flags.file !== undefined) words.push('--file', flags.file)

@@ -7,7 +7,7 @@
  */
 import type {PmsClient} from '../client/index.js'
 import type {Message} from '../contract/messages.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import {photoArrivals, type PhotoArrival} from './arrivals.js'
 import type {Channel} from './compose.js'
 import type {ReplyUi, UnsettledAttempt} from './reply.js'
@@ -45,7 +45,7 @@ export interface ReplyRunUi extends Omit<ReplyUi, 'confirmUnsettled'> {
   deliveryUnknown?(client: PmsClient): Promise<void>
 }
 
-export async function sendReplyOfProfile(ctx: RunContext, reply: ReplyOfProfile, ui: ReplyRunUi): Promise<ReplyReport> {
+export async function sendReplyOfProfile(ctx: RunSettings, reply: ReplyOfProfile, ui: ReplyRunUi): Promise<ReplyReport> {
   const [{checkReply, loadPhotos}, {countSms}, {sendReply}, {createClient}, {AttemptJournal, attemptsPath}, {ApiError}, {conversation}] = await Promise.all([
     import('./compose.js'),
     import('./sms.js'),

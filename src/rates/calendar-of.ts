@@ -1,5 +1,5 @@
 import type {RestrictionRecord} from '../contract/index.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import type {NightRange, PropertyInfo} from './index.js'
 
 /** Told how many calls a read takes, then each call as it ends, then the end. */
@@ -13,7 +13,7 @@ export interface CallProgress {
  * the calendar of those chosen (all, or the given ids checked against the listing).
  */
 export async function readCalendarOf(
-  run: RunContext,
+  run: RunSettings,
   wanted: readonly string[] | undefined,
   range: NightRange,
   progress?: (calls: number) => CallProgress,

@@ -3,7 +3,7 @@
  * range, as rows of the import format, and whether the range reaches nights that cannot be
  * imported back. The face writes the rows (CSV, a workbook, JSON) and says the note.
  */
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import {exportRangeNote, type NightRange} from './calendar.js'
 import {readCalendarOf, type CallProgress} from './calendar-of.js'
 import {exportRows, type ExportRow} from './export.js'
@@ -16,7 +16,7 @@ export interface RatesExport {
 }
 
 export async function exportRates(
-  run: RunContext,
+  run: RunSettings,
   options: {propertyIds?: readonly string[]; range: NightRange},
   progress?: (calls: number) => CallProgress,
 ): Promise<RatesExport> {

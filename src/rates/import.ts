@@ -44,7 +44,8 @@ export async function planFile(
   file: string,
   properties: readonly PropertyInfo[],
   now: number,
-  stdin: NodeJS.ReadableStream = process.stdin,
+  /** Where `-` reads from: the face's standard input, or any stream it hands in. */
+  stdin: NodeJS.ReadableStream,
   options: FileOptions = {},
 ): Promise<LoadedPlan> {
   const read = file === '-' ? await readStdin(stdin, properties, now, options) : await readPath(file, properties, now, options)

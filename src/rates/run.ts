@@ -7,7 +7,7 @@
 import type {ApplyOptions, ApplyResult, ApplyUi, PacingSignal} from './apply.js'
 import type {Plan} from './planner.js'
 import type {PropertyInfo} from './store.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 
 export interface RatesRunOptions extends Pick<ApplyOptions, 'dryRun' | 'preview' | 'wait' | 'resubmit' | 'confirmed' | 'keepChanges' | 'waitTimeoutMs' | 'watchInterrupt'> {
   /** Turns the plan's input into a plan, once the Properties (scope, names, time zones) are known. */
@@ -21,7 +21,7 @@ export interface RatesRunOptions extends Pick<ApplyOptions, 'dryRun' | 'preview'
  * attempt under a key kept in the profile's journal, so that the next run recovers one whose
  * answer was lost instead of submitting it twice.
  */
-export async function runRates(ctx: RunContext, options: RatesRunOptions, ui: ApplyUi): Promise<ApplyResult> {
+export async function runRates(ctx: RunSettings, options: RatesRunOptions, ui: ApplyUi): Promise<ApplyResult> {
   const [{createClient}, {applyPlan}, {loadProperties}] = await Promise.all([import('../run/session.js'), import('./apply.js'), import('./service.js')])
   const pacing: PacingSignal = {}
   const client = await createClient(ctx, {

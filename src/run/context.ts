@@ -17,18 +17,30 @@ export interface Io {
   readonly rows?: number
 }
 
-/** What every command's work needs, built once per run so that src/ never reaches for globals. */
-export interface RunContext {
-  io: Io
+/**
+ * What a feature's entry may know of a run: where it runs and how to say a word to the person, never
+ * the streams. Each face says how talk reaches its people (wrapped on a terminal's stderr, a log line
+ * of the MCP server, the library caller's `log`).
+ */
+export interface RunSettings {
   env: NodeJS.ProcessEnv
   clock: Clock
   /** Profile named by --profile or PMS_PROFILE; undefined means the default profile. */
   profile?: string
-  json: boolean
   debug: boolean
   /** Whole config and state directory (PMS_CONFIG_DIR or the XDG config dir). */
   configDir: string
   version: string
+  /** Words for the person running it (whole lines, each ending in a newline): warnings, notes. */
+  talk(text: string): void
+  /** With --debug: one line per HTTP exchange, secrets already left out. */
+  trace?: (line: string) => void
+}
+
+/** What every command's work needs, built once per run so that src/ never reaches for globals. */
+export interface RunContext extends RunSettings {
+  io: Io
+  json: boolean
 }
 
 /**

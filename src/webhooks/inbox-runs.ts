@@ -8,7 +8,7 @@ import {UsageError} from '../errors.js'
 import {displayUrl, isPostgresUrl} from '../db/postgres.js'
 import type {Inbox, InboxEntry, InboxStatus} from './inbox.js'
 import {defaultStore, openInbox} from './store.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import {shellCommand} from '../text/shell.js'
 import {matchPrefix, UUID} from '../text/id-prefix.js'
 
@@ -25,7 +25,7 @@ export function storeWords(store: string | undefined): string[] {
 }
 
 /** Opens the inbox named by --store (or the default one) for `inbox` and `replay`, next to a running listener. */
-async function openNamedInbox(ctx: RunContext, store: string | undefined): Promise<Inbox> {
+async function openNamedInbox(ctx: RunSettings, store: string | undefined): Promise<Inbox> {
   const location = store === undefined ? defaultStore(ctx.configDir) : isPostgresUrl(store) ? store : resolve(store)
   if (!isPostgresUrl(location) && !existsSync(location)) {
     throw new UsageError(`No webhook inbox at ${location}`, {code: 'inbox_not_found', suggestion: 'pass --store with the inbox of pms webhooks listen (a file, or postgres://...)'})
@@ -67,7 +67,7 @@ function inboxRow(entry: InboxEntry): InboxLine {
 }
 
 /** The events of the inbox, newest first as the inbox lists them, in the shape --json prints. */
-export async function listInbox(ctx: RunContext, options: InboxOptions): Promise<InboxLine[]> {
+export async function listInbox(ctx: RunSettings, options: InboxOptions): Promise<InboxLine[]> {
   const inbox = await openNamedInbox(ctx, options.store)
   try {
     return (await inbox.list(options.status, options.limit)).map(inboxRow)
@@ -95,7 +95,7 @@ export interface ReplayResult {
  * Puts events back to work: the ids given (or the unique prefixes `pms webhooks inbox` shows), or
  * those --dead, --since and --type select. Ids the inbox does not hold come back in `not_found`.
  */
-export async function replayEvents(ctx: RunContext, options: ReplayOptions): Promise<ReplayResult> {
+export async function replayEvents(ctx: RunSettings, options: ReplayOptions): Promise<ReplayResult> {
   const filtered = options.dead || options.since !== undefined || options.types !== undefined
   if (filtered === (options.ids.length > 0)) {
     const store = storeWords(options.store)

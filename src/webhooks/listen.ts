@@ -12,7 +12,7 @@ import {profilesServed, type ProfileChoice} from '../auth/profiles.js'
 import {isPostgresUrl} from '../db/postgres.js'
 import {ExitCode, PmsError, UsageError} from '../errors.js'
 import {tryHoldProcessLock} from '../fs/process-lock.js'
-import type {RunContext} from '../run/context.js'
+import type {RunSettings} from '../run/context.js'
 import {webhookSecret} from './check.js'
 import type {Inbox, RetryPolicy} from './inbox.js'
 import type {RequestReport} from './listener.js'
@@ -112,7 +112,7 @@ function checkListenOptions(options: ListenOptions): void {
  * Runs the receiver until `stop` resolves (the face's SIGINT or SIGTERM, named by what it resolves
  * with), then finishes the work under way. What happens is told through `hooks`, nothing printed.
  */
-export async function listen(ctx: RunContext, options: ListenOptions, hooks: ListenHooks, stop: Promise<string>): Promise<void> {
+export async function listen(ctx: RunSettings, options: ListenOptions, hooks: ListenHooks, stop: Promise<string>): Promise<void> {
   const secret = webhookSecret(options.secret)
   checkListenOptions(options)
   // Known before the port is taken: a profile that is not there stops the run before it listens.
@@ -165,7 +165,7 @@ function ownerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
 }
 
-async function listenUntil(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}, profiles: string[], hooks: ListenHooks, stop: Promise<string>): Promise<void> {
+async function listenUntil(ctx: RunSettings, options: ListenOptions, secret: string, inbox: Inbox, store: {shown: string; untilStop: boolean}, profiles: string[], hooks: ListenHooks, stop: Promise<string>): Promise<void> {
   const {startListener} = await import('./listener.js')
   const {Forwarder} = await import('./forward.js')
   const {CommandRunner} = await import('./runner.js')
@@ -269,7 +269,7 @@ async function listenUntil(ctx: RunContext, options: ListenOptions, secret: stri
  * GET /bookings and GET /message-threads of each profile served (its own client, paced with every
  * other pms run of that profile). A failed reconcile says so and is made again from the same point at the next tick.
  */
-async function startReconcile(ctx: RunContext, options: ListenOptions, secret: string, inbox: Inbox, profiles: string[], work: {done: boolean; onStored: () => void; report: ListenHooks['reconciled']}): Promise<{stop(): Promise<void>}> {
+async function startReconcile(ctx: RunSettings, options: ListenOptions, secret: string, inbox: Inbox, profiles: string[], work: {done: boolean; onStored: () => void; report: ListenHooks['reconciled']}): Promise<{stop(): Promise<void>}> {
   const {reconcile} = await import('./reconcile.js')
   const {sign} = await import('../contract/webhook-signature.js')
   const {createClient} = await import('../run/session.js')

@@ -13,6 +13,14 @@ const TERMINAL_IN_CLIENT = /\bstyleText\b|process\.stdout|process\.stdin/
 /** The features hand results and talk to the face that runs them: they neither print nor colour. */
 const FEATURES = ['properties', 'bookings', 'batches', 'rates', 'sync', 'messages', 'webhooks', 'auth', 'attempts']
 const PRINTING = /\bstyleText\b|process\.stdout|process\.stderr/
+/**
+ * A feature's entry gets the run's settings and hooks (RunSettings), not the face's streams: it
+ * cannot write to them, ask on them or shape its words by what kind of terminal they are. The
+ * run's session, below the features, alike; only src/run/context.ts defines the streams.
+ */
+const STREAMS = /\bRunContext\b|\bIo\b|\.io\b|\bstd(?:in|out|err)IsTTY\b|process\.stdin/
+const STREAM_FREE = [...FEATURES, 'run']
+const DEFINES_STREAMS = new Set(['run/context.ts'])
 /** MCP and the library answer with typed results: they neither shape nor capture what a terminal shows. */
 const TERMINAL_IN_OTHER_FACES = /\bstdoutIsTTY\b|\bstyleText\b/
 /** A program of its own, run as a child process: its stdout is the pipe it answers through. */
@@ -46,6 +54,9 @@ function violations(files: ReadonlyMap<string, string>): string[] {
     if (floorOf(file) === 'client' && TERMINAL_IN_CLIENT.test(source)) found.add(`${file} drives the terminal (styleText, process.stdout or process.stdin)`)
     if ((floorOf(file) === 'mcp' || floorOf(file) === 'library') && TERMINAL_IN_OTHER_FACES.test(source)) found.add(`${file} drives the terminal face's output (stdoutIsTTY or styleText)`)
     if (FEATURES.includes(floorOf(file)) && !OWN_PROGRAMS.has(file) && PRINTING.test(source)) found.add(`${file} prints or colours (styleText, process.stdout or process.stderr)`)
+    if (STREAM_FREE.includes(floorOf(file)) && !OWN_PROGRAMS.has(file) && !DEFINES_STREAMS.has(file) && STREAMS.test(source)) {
+      found.add(`${file} reaches the face's streams (RunContext, Io, io, a stream's TTY or process.stdin)`)
+    }
   }
   return [...found].sort()
 }
@@ -66,7 +77,7 @@ function sourcesUnder(root: string): Map<string, string> {
 describe('the floors of src', () => {
   const src = join(dirname(fileURLToPath(import.meta.url)), '../../src')
 
-  it('no face imports another, nothing below the faces imports one, the client drives no terminal and no feature prints', () => {
+  it('no face imports another, nothing below the faces imports one, the client drives no terminal, no feature prints and none reaches the streams', () => {
     expect(violations(sourcesUnder(src))).toEqual([])
   })
 
@@ -78,16 +89,23 @@ describe('the floors of src', () => {
       ['client/print.ts', "import {styleText} from 'node:util'\nexport const red = (text: string) => styleText('red', text)"],
       ['rates/report.ts', "export function report(text: string) {\n  process.stdout.write(text)\n}"],
       ['mcp/apply.ts', "const quiet = {...run, io: {...run.io, stdoutIsTTY: false}}"],
+      ['auth/prompt.ts', "export function ask(options: {io: {err(text: string): void}}) {\n  options.io.err('Paste here: ')\n}"],
+      ['webhooks/inbox.ts', "import type {RunContext} from '../run/context.js'\nexport function list(run: RunContext) {}"],
+      ['run/session.ts', "export const interactive = (ctx: {io: {stdinIsTTY: boolean}}) => ctx.io.stdinIsTTY"],
       ['cli/fine.ts', "import {PmsClient} from '../client/index.js'\nimport {applyPlan} from '../rates/apply.js'"],
       ['mcp/fine.ts', "import {listProperties} from '../properties/list.js'"],
     ])
     expect(violations(files)).toEqual([
+      "auth/prompt.ts reaches the face's streams (RunContext, Io, io, a stream's TTY or process.stdin)",
       'cli/mcp-view.ts -> mcp/tools/index.ts',
       'client/print.ts drives the terminal (styleText, process.stdout or process.stdin)',
       'library/rates.ts -> cli/apply-run.ts',
       "mcp/apply.ts drives the terminal face's output (stdoutIsTTY or styleText)",
       'rates/plan.ts -> cli/base-command.ts',
+      "rates/plan.ts reaches the face's streams (RunContext, Io, io, a stream's TTY or process.stdin)",
       'rates/report.ts prints or colours (styleText, process.stdout or process.stderr)',
+      "run/session.ts reaches the face's streams (RunContext, Io, io, a stream's TTY or process.stdin)",
+      "webhooks/inbox.ts reaches the face's streams (RunContext, Io, io, a stream's TTY or process.stdin)",
     ])
   })
 })

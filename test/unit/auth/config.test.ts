@@ -59,7 +59,7 @@ describe('config.json', () => {
     const dir = tmp()
     writeFileSync(join(dir, 'config.json'), '[]')
     const lines: string[] = []
-    const profile = loadProfile({env: {}, configDir: dir, io: {err: (l) => lines.push(l)}})
+    const profile = loadProfile({env: {}, configDir: dir, talk: (l: string) => void lines.push(l)})
     expect(profile.name).toBe('default')
     expect(lines.join('')).toMatch(/Warning: .*does not hold a JSON object/)
   })

@@ -10,6 +10,7 @@ import {FileTokenStore} from '../../../src/auth/file-store.js'
 import {lockPath, withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
 import {bufferIo} from '../../../src/cli/io.js'
+import {loginOnTerminal} from '../../../src/cli/login-ui.js'
 import {freePort} from '../../e2e/support/ports.js'
 
 /** Paths of the credential locks asked for, in order: proper-lockfile itself, only watched. */
@@ -74,7 +75,7 @@ async function startOAuthServer(seen: Seen, options: {deny?: boolean; properties
 async function loginTo(appUrl: string, overrides: Partial<LoginOptions> & {configDir: string}) {
   return login({
     env: {},
-    io: bufferIo().io,
+    ...loginOnTerminal(bufferIo().io),
     appUrl,
     clientId: 'cid',
     clientSecret: 'secret',
@@ -96,7 +97,7 @@ describe('login against any OAuth server with the contract paths', () => {
     const opened: string[] = []
     const result = await loginTo(appUrl, {
       configDir,
-      io,
+      ...loginOnTerminal(io),
       openBrowser: async (url) => {
         opened.push(url)
         // The "browser" follows the redirect to the loopback callback.
@@ -119,7 +120,7 @@ describe('login against any OAuth server with the contract paths', () => {
     const input = new PassThrough()
     const result = await loginTo(appUrl, {
       configDir,
-      io,
+      ...loginOnTerminal(io),
       input,
       browser: true,
       openBrowser: async (url) => {

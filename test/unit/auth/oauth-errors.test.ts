@@ -9,6 +9,7 @@ import {resolveTokenProvider} from '../../../src/auth/index.js'
 import {login} from '../../../src/auth/login.js'
 import {logout} from '../../../src/auth/logout.js'
 import {bufferIo} from '../../../src/cli/io.js'
+import {loginOnTerminal} from '../../../src/cli/login-ui.js'
 import {ExitCode, PmsError} from '../../../src/errors.js'
 import {OAuthError} from '../../../src/client/errors.js'
 import {OAUTH_ERROR_STATUS} from '../../../src/contract/error-codes.js'
@@ -66,7 +67,7 @@ async function storedLogin(appUrl: string, expiresInMs: number): Promise<string>
   return configDir
 }
 
-const io = {err: () => undefined}
+const talk = () => undefined
 const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as PmsError)
 
 /** The error each step ends with when the OAuth endpoints answer `answer`. */
@@ -76,7 +77,7 @@ async function stepsMeeting(answer: {status: number; body?: unknown}) {
     login({
       env: {},
       configDir: mkdtempSync(join(tmpdir(), 'pms-oauth-errors-')),
-      io: bufferIo().io,
+      ...loginOnTerminal(bufferIo().io),
       appUrl,
       clientId: 'cid',
       clientSecret: 'cs',
@@ -88,8 +89,8 @@ async function stepsMeeting(answer: {status: number; body?: unknown}) {
       userAgent: 'pms/test',
     }),
   )
-  const refreshError = await caught((await resolveTokenProvider({env: {}, configDir: await storedLogin(appUrl, -1000), io})).getToken())
-  const revokeError = await caught(logout({env: {}, configDir: await storedLogin(appUrl, 3_600_000), io, revoke: true, userAgent: 'pms/test'}))
+  const refreshError = await caught((await resolveTokenProvider({env: {}, configDir: await storedLogin(appUrl, -1000), talk})).getToken())
+  const revokeError = await caught(logout({env: {}, configDir: await storedLogin(appUrl, 3_600_000), talk, revoke: true, userAgent: 'pms/test'}))
   return {loginError, refreshError, revokeError}
 }
 

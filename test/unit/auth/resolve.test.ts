@@ -6,20 +6,20 @@ import {LoginRequiredError, resolveTokenProvider} from '../../../src/auth/index.
 import {ExitCode} from '../../../src/errors.js'
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'pms-auth-resolve-'))
-const io = {err: () => undefined}
+const talk = () => undefined
 
 describe('token lookup order', () => {
   it('PMS_ACCESS_TOKEN comes first and never touches the store or the config', async () => {
     const configDir = tmp()
     // A config that would fail to resolve (no app_url, broken store): never read.
     writeFileSync(join(configDir, 'config.json'), '{broken')
-    const provider = await resolveTokenProvider({env: {PMS_ACCESS_TOKEN: 'pms_at_env'}, configDir, io})
+    const provider = await resolveTokenProvider({env: {PMS_ACCESS_TOKEN: 'pms_at_env'}, configDir, talk})
     expect(await provider.getToken()).toBe('pms_at_env')
     expect(provider.refresh).toBeUndefined()
   })
 
   it('without a stored login: LoginRequiredError, exit 3, Try: pms login', async () => {
-    const error = await resolveTokenProvider({env: {PMS_APP_URL: 'https://app.example.com'}, configDir: tmp(), io}).catch((caught: unknown) => caught)
+    const error = await resolveTokenProvider({env: {PMS_APP_URL: 'https://app.example.com'}, configDir: tmp(), talk}).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(LoginRequiredError)
     expect(error).toMatchObject({exitCode: ExitCode.loginNeeded, suggestion: 'pms login'})
   })
@@ -32,7 +32,7 @@ describe('token lookup order', () => {
     )
     const {FileTokenStore} = await import('../../../src/auth/file-store.js')
     await new FileTokenStore(configDir, 'default').write({access_token: 'pms_at_s', refresh_token: 'pms_rt_s', expires_at: Date.now() + 3_600_000})
-    const provider = await resolveTokenProvider({env: {}, configDir, io})
+    const provider = await resolveTokenProvider({env: {}, configDir, talk})
     expect(await provider.getToken()).toBe('pms_at_s')
   })
 })

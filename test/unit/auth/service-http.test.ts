@@ -75,7 +75,7 @@ describe('one transport per run', () => {
     const {appUrl, seen} = await service()
     const configDir = await storedLogin(appUrl)
     const {io} = bufferIo()
-    const client = await createClient({io, env: {}, clock: systemClock, json: false, debug: false, configDir, version: '9.9.9'})
+    const client = await createClient({talk: io.err, env: {}, clock: systemClock, debug: false, configDir, version: '9.9.9'})
     try {
       await client.request({method: 'GET', path: '/properties'})
     } finally {
@@ -94,7 +94,7 @@ describe("the reads of pms auth status and pms auth doctor count in the profile'
   it('auth status: its reads (the check, the one after a refresh, the Properties and the Permissions) are counted where every pms run of the profile looks', async () => {
     const {appUrl, seen} = await service()
     const configDir = await storedLogin(appUrl)
-    const status = await authStatus({env: {}, configDir, io: bufferIo().io, userAgent: 'pms/test'})
+    const status = await authStatus({env: {}, configDir, talk: bufferIo().io.err, userAgent: 'pms/test'})
     expect(status.connection).toBe('active')
     const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
     expect(reads.length).toBeGreaterThan(3)
@@ -104,7 +104,7 @@ describe("the reads of pms auth status and pms auth doctor count in the profile'
   it('auth doctor: every read it makes (app_url, token, Permissions) is counted, the token endpoint is not', async () => {
     const {appUrl, seen} = await service()
     const configDir = await storedLogin(appUrl)
-    await doctor({env: {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}, configDir, io: bufferIo().io, userAgent: 'pms/test'})
+    await doctor({env: {DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/pms-test-bus'}, configDir, talk: bufferIo().io.err, userAgent: 'pms/test'})
     const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
     expect(reads.length).toBeGreaterThan(3)
     // The doctor changes nothing: no refresh.
@@ -116,7 +116,7 @@ describe("the reads of pms auth status and pms auth doctor count in the profile'
   it('auth status with PMS_ACCESS_TOKEN counts its read in the budget of the profile it runs under', async () => {
     const {appUrl, seen} = await service()
     const configDir = mkdtempSync(join(tmpdir(), 'pms-service-http-'))
-    const status = await authStatus({env: {PMS_ACCESS_TOKEN: 'at_1', PMS_APP_URL: appUrl}, configDir, io: bufferIo().io})
+    const status = await authStatus({env: {PMS_ACCESS_TOKEN: 'at_1', PMS_APP_URL: appUrl}, configDir, talk: bufferIo().io.err})
     expect(status).toMatchObject({connection: 'active', token_source: 'PMS_ACCESS_TOKEN'})
     const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
     expect(await counted(configDir, appUrl, 'read', reads.length)).toBe('exactly')

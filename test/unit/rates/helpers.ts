@@ -45,6 +45,7 @@ export function pipedUi(names: Names, answer = true): ApplyUi & {stdout: string[
   const asked: string[] = []
   const ctx: RunContext = {
     io: {out: (text) => void stdout.push(text), err: (text) => void talked.push(text), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false},
+    talk: (text) => void talked.push(text),
     env: {},
     clock: systemClock,
     json: false,

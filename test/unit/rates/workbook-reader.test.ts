@@ -1,3 +1,4 @@
+import {Readable} from 'node:stream'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -228,9 +229,9 @@ describe('what a file is', () => {
     const book = await workbook((sheet) => sheet.addRow(['property_id', 'date', 'rate']))
     const named = join(dir, 'prices.csv')
     writeFileSync(named, await import('node:fs').then((fs) => fs.readFileSync(book)))
-    await expect(planFile(named, PROPERTIES, NOW)).rejects.toThrow(`${named} is named as CSV but is an Excel workbook (.xlsx)`)
+    await expect(planFile(named, PROPERTIES, NOW, Readable.from([]))).rejects.toThrow(`${named} is named as CSV but is an Excel workbook (.xlsx)`)
     const text = join(dir, 'prices.xlsx')
     writeFileSync(text, 'property_id,date,rate\n')
-    await expect(planFile(text, PROPERTIES, NOW)).rejects.toThrow(`${text} is named as a workbook but holds text (CSV?), not an Excel workbook`)
+    await expect(planFile(text, PROPERTIES, NOW, Readable.from([]))).rejects.toThrow(`${text} is named as a workbook but holds text (CSV?), not an Excel workbook`)
   })
 })
