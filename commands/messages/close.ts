@@ -11,7 +11,7 @@ export default class MessagesClose extends BaseCommand<typeof MessagesClose> {
     const [{withClient}, {changeThread}, {renderThreadState}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
-      import('../../src/messages/render.js'),
+      import('../../src/cli/views/conversation.js'),
     ])
     await withClient(this.ctx, async (client) => {
       this.emit(await changeThread(client, this.resolveId(this.args.booking, 'booking'), 'close'), renderThreadState)

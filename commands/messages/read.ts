@@ -15,7 +15,7 @@ export default class MessagesRead extends BaseCommand<typeof MessagesRead> {
     const [{withClient}, service, {renderConversation, renderSaved}, {idShortener}, {fitText}] = await Promise.all([
       import('../../src/run/session.js'),
       import('../../src/messages/service.js'),
-      import('../../src/messages/render.js'),
+      import('../../src/cli/views/conversation.js'),
       import('../../src/cli/ids.js'),
       import('../../src/cli/output.js'),
     ])

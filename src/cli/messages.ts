@@ -72,7 +72,7 @@ async function composeOnTerminal(ctx: RunContext, bookingId: string, channel: Ch
   const [{createClient: create}, {readConversation}, {renderConversation}, prompts] = await Promise.all([
     import('../run/session.js'),
     import('../messages/service.js'),
-    import('../messages/render.js'),
+    import('./views/conversation.js'),
     import('@inquirer/prompts'),
   ])
   const client = await create(ctx)
@@ -141,7 +141,7 @@ export async function runReply(ctx: RunContext, bookingId: string, flags: ReplyF
     import('../messages/sms.js'),
     import('../messages/send.js'),
     import('../messages/service.js'),
-    import('../messages/render.js'),
+    import('./views/conversation.js'),
   ])
   assertId(bookingId, 'booking')
   const onTerminal = flags.text === undefined && flags.file === undefined && ctx.io.stdinIsTTY && ctx.io.stderrIsTTY
@@ -207,7 +207,7 @@ export async function runInbox(ctx: RunContext): Promise<{replied: number; close
   }
   const [{listThreads, readConversation, changeThread, saveAttachments}, {renderConversation, renderSaved}, {inboxChoice, inboxFacts, inboxRows}] = await Promise.all([
     import('../messages/service.js'),
-    import('../messages/render.js'),
+    import('./views/conversation.js'),
     import('./views/messages.js'),
   ])
   const done = {replied: 0, closed: 0}

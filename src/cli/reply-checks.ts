@@ -7,7 +7,7 @@ import type {PmsClient} from '../client/index.js'
 import type {PhotoArrival} from '../messages/arrivals.js'
 import type {UnsettledAttempt} from '../messages/reply.js'
 import {bookingContext} from '../messages/service.js'
-import {localTime, renderConversation} from '../messages/render.js'
+import {localTime, renderConversation} from './views/conversation.js'
 import type {RunContext} from '../run/context.js'
 import {confirm} from './confirm.js'
 

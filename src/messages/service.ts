@@ -8,7 +8,7 @@ import type {Message, MessageAttachment, MessageThread, MessageThreadState} from
 import {uuid} from '../contract/registry.js'
 import {shellCommand} from '../text/shell.js'
 import {FileExistsError, streamToFile} from './download.js'
-import {latestFirst, type ConversationView} from './render.js'
+import {latestFirst, type ConversationView} from './conversation.js'
 
 /**
  * Booking and message ids are uuids: anything else is refused before it costs a call. A message id

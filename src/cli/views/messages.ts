@@ -1,5 +1,5 @@
 import type {MessageThread} from '../../contract/messages.js'
-import {authorName, previewLine} from '../../messages/render.js'
+import {authorName, previewLine} from './conversation.js'
 import {ApiError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
 import {readBooking} from '../../contract/bookings.js'

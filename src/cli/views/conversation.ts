@@ -1,6 +1,7 @@
-/** Threads and conversations as text: pure functions of what the service answered. */
-import type {Message, MessageAuthor, MessageThread} from '../contract/messages.js'
-import {wrapLine} from '../text/wrap.js'
+/** Threads and conversations as text for a terminal: pure functions of what the service answered. */
+import type {MessageAuthor} from '../../contract/messages.js'
+import type {ConversationView} from '../../messages/conversation.js'
+import {wrapLine} from '../../text/wrap.js'
 
 export function authorName(author: MessageAuthor): string {
   switch (author.type) {
@@ -34,31 +35,9 @@ export function localTime(iso: string, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
 }
 
-/** The newest first, each booking once (a thread may come twice while paging: the later copy wins). */
-export function latestFirst(threads: Iterable<MessageThread>): MessageThread[] {
-  const byBooking = new Map<string, MessageThread>()
-  for (const thread of threads) {
-    const seen = byBooking.get(thread.booking_id)
-    if (!seen || thread.updated_at >= seen.updated_at) byBooking.set(thread.booking_id, thread)
-  }
-  return [...byBooking.values()].sort(
-    (a, b) => b.latest_message.created_at.localeCompare(a.latest_message.created_at) || b.updated_at.localeCompare(a.updated_at),
-  )
-}
-
 export function previewLine(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > max ? flat.slice(0, max - 1) + '…' : flat
-}
-
-export interface ConversationView {
-  booking_id: string
-  time_zone: string
-  property?: string
-  guest?: string
-  check_in?: string
-  check_out?: string
-  messages: Message[]
 }
 
 /** `Ana Dubois · Blue Villa Los Angeles 60 · 2026-11-21 → 2026-12-05`: what is known of the booking. */

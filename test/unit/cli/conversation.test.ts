@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {Message} from '../../../src/contract/messages.js'
-import {renderConversation} from '../../../src/messages/render.js'
+import {renderConversation} from '../../../src/cli/views/conversation.js'
 
 const message = (text: string, direction: 'inbound' | 'outbound'): Message =>
   ({

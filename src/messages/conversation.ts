@@ -1,0 +1,24 @@
+/** Conversations as data: what the messages entries return, for each face to word its own way. */
+import type {Message, MessageThread} from '../contract/messages.js'
+
+export interface ConversationView {
+  booking_id: string
+  time_zone: string
+  property?: string
+  guest?: string
+  check_in?: string
+  check_out?: string
+  messages: Message[]
+}
+
+/** The newest first, each booking once (a thread may come twice while paging: the later copy wins). */
+export function latestFirst(threads: Iterable<MessageThread>): MessageThread[] {
+  const byBooking = new Map<string, MessageThread>()
+  for (const thread of threads) {
+    const seen = byBooking.get(thread.booking_id)
+    if (!seen || thread.updated_at >= seen.updated_at) byBooking.set(thread.booking_id, thread)
+  }
+  return [...byBooking.values()].sort(
+    (a, b) => b.latest_message.created_at.localeCompare(a.latest_message.created_at) || b.updated_at.localeCompare(a.updated_at),
+  )
+}
