@@ -22,17 +22,17 @@ export default class RatesExport extends BaseCommand<typeof RatesExport> {
   }
 
   async run(): Promise<void> {
-    const [{writeFile}, {keyColumns, toCsv}, {createProgress}, {exportRates}, rates] = await Promise.all([
+    const [{writeFile}, {keyColumns, toCsv}, {calendarBar}, {exportRates}, rates] = await Promise.all([
       import('node:fs/promises'),
       import('../../src/cli/output.js'),
-      import('../../src/cli/progress.js'),
+      import('../../src/cli/views/rates.js'),
       import('../../src/rates/export-run.js'),
       import('../../src/rates/index.js'),
     ])
-    const {io, clock} = this.ctx
-    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(clock.now()))
+    const {io} = this.ctx
+    const range = rates.parseRange(this.flags.from, this.flags.to, rates.localToday(this.ctx.clock.now()))
     const propertyIds = this.flags.property?.map((id) => this.resolveId(id, 'Property'))
-    const {rows, rangeNote} = await exportRates(this.ctx, {propertyIds, range}, (total) => createProgress(io, {label: 'reading', total, clock}))
+    const {rows, rangeNote} = await exportRates(this.ctx, {propertyIds, range}, calendarBar(this.ctx))
     if (rangeNote) io.err(fitTalk(io, rangeNote))
     const output = this.flags.output
     if (output) {

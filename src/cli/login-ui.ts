@@ -1,15 +1,13 @@
 import type {LoginOptions} from '../auth/login.js'
 import type {Io} from '../run/context.js'
-import {fitTalk} from './io.js'
 
 /**
- * How `pms login` talks on a terminal: its words wrapped to stderr's width, the consent page's
- * address whole on a line of its own (a line break in it would not paste), and, where someone
- * types on stdin, a prompt for the pasted address whose line ends once an answer came.
+ * What `pms login` shows on a terminal beside its talk (the run's own): the consent page's address
+ * whole on a line of its own (a line break in it would not paste), and, where someone types on
+ * stdin, a prompt for the pasted address whose line ends once an answer came.
  */
-export function loginOnTerminal(io: Io): Pick<LoginOptions, 'talk' | 'showAddress' | 'pastePrompt'> {
+export function loginOnTerminal(io: Io): Pick<LoginOptions, 'showAddress' | 'pastePrompt'> {
   return {
-    talk: (text) => io.err(fitTalk(io, text)),
     showAddress: (url) => io.err(`  ${url}\n\n`),
     ...(io.stdinIsTTY ? {pastePrompt: {ask: () => io.err('Paste the address here (or wait for the browser): '), end: () => io.err('\n')}} : {}),
   }

@@ -4,7 +4,7 @@
  */
 import type {PmsClient} from '../../client/index.js'
 import type {BatchReport} from '../../contract/index.js'
-import {readCalendarOf as readCalendar} from '../../rates/calendar-of.js'
+import {readCalendarOf as readCalendar, type CallProgress} from '../../rates/calendar-of.js'
 import type {NightRange} from '../../rates/index.js'
 import {reportWidth} from '../apply-run.js'
 import {renderReport} from './rates-text.js'
@@ -26,9 +26,14 @@ export async function showReports(ctx: RunContext, client: PmsClient, reports: r
 
 export {renderCalendar} from './rates-text.js'
 
-/** The calendar read of `restrictions get` and `rates export`, with a bar over the calls on a terminal. */
+/** The calendar read of `restrictions get`, with a bar over the calls on a terminal. */
 export async function readCalendarOf(ctx: RunContext, wanted: readonly string[] | undefined, range: NightRange): Promise<Awaited<ReturnType<typeof readCalendar>>> {
-  return readCalendar(ctx, wanted, range, (total) => createProgress(ctx.io, {label: 'reading', total, clock: ctx.clock}))
+  return readCalendar(ctx, wanted, range, calendarBar(ctx))
+}
+
+/** The bar over the calls of a calendar read (`restrictions get`, `rates export`), drawn on a terminal only. */
+export function calendarBar(ctx: RunContext): (calls: number) => CallProgress {
+  return (total) => createProgress(ctx.io, {label: 'reading', total, clock: ctx.clock})
 }
 
 /**

@@ -75,6 +75,7 @@ async function startOAuthServer(seen: Seen, options: {deny?: boolean; properties
 async function loginTo(appUrl: string, overrides: Partial<LoginOptions> & {configDir: string}) {
   return login({
     env: {},
+    talk: () => undefined,
     ...loginOnTerminal(bufferIo().io),
     appUrl,
     clientId: 'cid',
@@ -97,6 +98,7 @@ describe('login against any OAuth server with the contract paths', () => {
     const opened: string[] = []
     const result = await loginTo(appUrl, {
       configDir,
+      talk: io.err,
       ...loginOnTerminal(io),
       openBrowser: async (url) => {
         opened.push(url)
@@ -120,6 +122,7 @@ describe('login against any OAuth server with the contract paths', () => {
     const input = new PassThrough()
     const result = await loginTo(appUrl, {
       configDir,
+      talk: io.err,
       ...loginOnTerminal(io),
       input,
       browser: true,

@@ -77,6 +77,7 @@ async function stepsMeeting(answer: {status: number; body?: unknown}) {
     login({
       env: {},
       configDir: mkdtempSync(join(tmpdir(), 'pms-oauth-errors-')),
+      talk,
       ...loginOnTerminal(bufferIo().io),
       appUrl,
       clientId: 'cid',
