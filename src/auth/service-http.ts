@@ -1,6 +1,7 @@
 import {join} from 'node:path'
 import type {Clock} from '../client/clock.js'
-import {Transport, type TransportOptions} from '../client/transport.js'
+import {DEFAULT_RETRY_POLICY, Transport, type RetryPolicy, type TransportOptions} from '../client/transport.js'
+import {UsageError} from '../errors.js'
 
 export interface ServiceHttpOptions {
   env: NodeJS.ProcessEnv
@@ -25,6 +26,24 @@ export function connectionPacing(options: Pick<ServiceHttpOptions, 'env' | 'conf
 }
 
 /**
+ * PMS_RETRY_MAX_WAIT_MS: the longest wait between two sends of a call that got no answer or a 5xx
+ * (8000 by default, about a minute of waiting over twelve sends). A script that would rather fail
+ * sooner, or a local sandbox that drops answers on purpose, sets less; the number of sends stays.
+ */
+export function retryWaitFromEnv(env: NodeJS.ProcessEnv): Partial<RetryPolicy> {
+  const raw = env.PMS_RETRY_MAX_WAIT_MS?.trim()
+  if (!raw) return {}
+  if (!/^\d+$/.test(raw)) {
+    throw new UsageError(`PMS_RETRY_MAX_WAIT_MS must be a whole number of milliseconds, not "${raw}"`, {
+      code: 'invalid_env',
+      suggestion: `unset it for the default (${DEFAULT_RETRY_POLICY.backoffCapMs}), or set a number such as PMS_RETRY_MAX_WAIT_MS=2000`,
+    })
+  }
+  const capMs = Number(raw)
+  return {backoffCapMs: capMs, backoffBaseMs: Math.min(DEFAULT_RETRY_POLICY.backoffBaseMs, capMs)}
+}
+
+/**
  * The transport of one run against the service at `appUrl`: the client's pool, --debug trace and
  * redaction, and the profile's shared pacing. It sends no bearer token by itself; the API client
  * of the run is `transport.withTokens(...)` of it, so that OAuth calls and API calls share it.
@@ -39,6 +58,7 @@ export function serviceTransport(options: ServiceHttpOptions, appUrl: string): T
     onPacingWait: options.onPacingWait,
     // A local sandbox started with --rate-limits off (benchmarks, tests) enforces no limit to pace for.
     pacing: options.env.PMS_PACING !== 'off',
+    retry: retryWaitFromEnv(options.env),
     ...connectionPacing(options, appUrl),
   })
 }

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it, type TestContext} from 'vitest'
 import {startMcp, textOf, type McpSession} from './support/mcp.js'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {runPms, SHORT_BACKOFF, tempConfigDir} from './support/pms.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 const READ_TOOLS = [
@@ -57,8 +57,9 @@ async function startWorld(onTestFinished: TestContext['onTestFinished']) {
   const sandbox: StartedSandbox = await startSandbox(['--rate-limits', 'off'])
   onTestFinished(async () => void (await sandbox.stop()))
   const token = (await connect(sandbox.appUrl)).access_token
-  // The sandbox enforces no limit: nothing to pace for (a submission whose answers are all lost is sent 12 times).
-  const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off'}
+  // The sandbox enforces no limit: nothing to pace for (a submission whose answers are all lost is
+  // sent 12 times, a short back-off apart).
+  const env = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, PMS_PACING: 'off', ...SHORT_BACKOFF}
   const thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
 
   async function mcp(args: string[], options: Omit<Parameters<typeof startMcp>[1], 'env'> = {}): Promise<McpSession> {

@@ -9,7 +9,7 @@ import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it, type TestContext} from 'vitest'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {runPms, SHORT_BACKOFF, tempConfigDir} from './support/pms.js'
 import {itNeeds, missingTmux} from './support/requirements.js'
 import {connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 import {openTerminal} from './support/terminal.js'
@@ -35,15 +35,15 @@ writeFileSync(join(dir, 'odd.png'), NOT_QUITE_PNG)
 
 /**
  * A sandbox of the test's own and its conversation, stopped when the test ends. Faults and clock
- * moves are sandbox-wide, and most of these tests' time is the client's back-off after lost
- * answers: with a sandbox each, the tests wait at the same time instead of one after the other.
+ * moves are sandbox-wide: with a sandbox each, the tests run at the same time. The client's
+ * back-off after lost answers is kept short (SHORT_BACKOFF); the sends are as many.
  */
 async function startWorld(onTestFinished: TestContext['onTestFinished']) {
   const sandbox: StartedSandbox = await startSandbox()
   onTestFinished(async () => void (await sandbox.stop()))
   const thread = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: {thread: string}}).cases.thread
   /** A fresh token each time: some tests move the sandbox clock by a day. */
-  const env = async () => ({PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token})
+  const env = async () => ({PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: (await connect(sandbox.appUrl)).access_token, ...SHORT_BACKOFF})
   const reply = async (args: string[], configDir: string, timeoutMs = 60_000) => runPms(['messages', 'reply', thread, ...args], {env: await env(), configDir, timeoutMs})
   async function messagesOf(): Promise<Message[]> {
     const token = (await connect(sandbox.appUrl)).access_token

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {inLanes} from './support/lanes.js'
-import {PMS_BIN, runPms, tempConfigDir} from './support/pms.js'
+import {PMS_BIN, runPms, SHORT_BACKOFF, tempConfigDir} from './support/pms.js'
 import {clearFaultsAndWindows, connect, sandboxAdmin, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 interface Cases {
@@ -30,10 +30,10 @@ interface Message {
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)])
 
 /** A sandbox, a token to it and its conversation cases, with the helpers the tests read and send with. */
-async function startWorld() {
+async function startWorld(extraEnv: Record<string, string> = {}) {
   const sandbox: StartedSandbox = await startSandbox()
   const token = (await connect(sandbox.appUrl)).access_token
-  const env: Record<string, string> = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token}
+  const env: Record<string, string> = {PMS_APP_URL: sandbox.appUrl, PMS_ACCESS_TOKEN: token, ...extraEnv}
   const cases = ((await (await fetch(`${sandbox.appUrl}/_sandbox/conversations`)).json()) as {cases: Cases}).cases
 
   /** The conversation as the service holds it, read directly (not through the binary under test). */
@@ -328,7 +328,7 @@ describe('pms messages against the sandbox', () => {
 // sandbox of its own (faults are sandbox-wide): they run at once.
 describe.concurrent('pms messages against the sandbox, waiting out back-off', () => {
   it("attachment -o downloads by the attachment's url; a transfer that breaks leaves no file and exits 75", async ({onTestFinished}) => {
-    const {sandbox, cases, pms} = await startWorld()
+    const {sandbox, cases, pms} = await startWorld(SHORT_BACKOFF)
     onTestFinished(async () => void (await sandbox.stop()))
     const {booking_id: booking, message_id: message} = cases.attachments
     const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-'))
@@ -361,7 +361,7 @@ describe.concurrent('pms messages against the sandbox, waiting out back-off', ()
   }, 120_000)
 
   it('a download that runs past 10 MB, ends short of its Content-Length, or comes without framing stops and fails: exit 75, nothing left behind', async ({onTestFinished}) => {
-    const {sandbox, cases, pms} = await startWorld()
+    const {sandbox, cases, pms} = await startWorld(SHORT_BACKOFF)
     onTestFinished(async () => void (await sandbox.stop()))
     const {booking_id: booking, message_id: message} = cases.attachments
     const dir = mkdtempSync(join(tmpdir(), 'pms-attachment-cap-'))
@@ -390,7 +390,7 @@ describe.concurrent('pms messages against the sandbox, waiting out back-off', ()
   }, 120_000)
 
   it('close is idempotent (contract), so a lost answer is retried like a read and still ends in an answer', async ({onTestFinished}) => {
-    const {sandbox, cases, pms} = await startWorld()
+    const {sandbox, cases, pms} = await startWorld(SHORT_BACKOFF)
     onTestFinished(async () => void (await sandbox.stop()))
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
     for (let i = 0; i < 4; i++) {
@@ -402,13 +402,13 @@ describe.concurrent('pms messages against the sandbox, waiting out back-off', ()
   }, 120_000)
 
   it('a run whose every answer was lost exits 75; running it again resumes under the same Idempotency-Key and the guest gets it once', async ({onTestFinished}) => {
-    const {sandbox, env, cases, messagesOf, pms} = await startWorld()
+    const {sandbox, env, cases, messagesOf, pms} = await startWorld(SHORT_BACKOFF)
     onTestFinished(async () => void (await sandbox.stop()))
     const configDir = tempConfigDir()
     const text = `Lost answers ${Date.now()}`
     const before = (await sandboxRequests(sandbox.appUrl)).length
     await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 1})
-    // Up to 12 sends with back-off (SEND_AGAIN) before pms gives up: half a minute or so.
+    // Up to 12 sends (SEND_AGAIN) before pms gives up, the back-off between them kept short.
     const lost = await runPms(['messages', 'reply', cases.thread, '--text', text], {env, configDir, timeoutMs: 150_000})
     expect(lost.code).toBe(75)
     expect(lost.stderr).toContain('run the same command again')
@@ -431,7 +431,7 @@ describe.concurrent('pms messages against the sandbox, waiting out back-off', ()
 
   it('with answers dropped after sending, 20 replies each reach the guest exactly once', async ({onTestFinished}) => {
     // Two sandboxes, each the lane of ten of the twenty replies.
-    const lanes = await Promise.all(Array.from({length: 2}, () => startWorld()))
+    const lanes = await Promise.all(Array.from({length: 2}, () => startWorld(SHORT_BACKOFF)))
     onTestFinished(async () => void (await Promise.all(lanes.map(({sandbox}) => sandbox.stop()))))
     for (const {sandbox} of lanes) await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {drop_response: 0.5})
     const texts = Array.from({length: 20}, (_, i) => `Reply ${i} ${Date.now()}`)

@@ -10,7 +10,7 @@ import {afterAll, beforeAll, expect, it} from 'vitest'
 import {dayFromToday} from '../fixtures/days.js'
 import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
 import {inLanes} from './support/lanes.js'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {runPms, SHORT_BACKOFF, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin} from './support/sandbox.js'
 
 /** Four sandboxes, each the lane of five of the twenty runs: each run's time is mostly back-off after lost answers. */
@@ -40,7 +40,7 @@ it('with half of all answers dropped, 20 imports of 20 exit 0, each storing one 
       const file = join(dir, `lossy-${run}.csv`)
       writeFileSync(file, `property_id,date,rate\n${property.id},${dayFromToday(40)},${(200 + run).toFixed(2)}\n`)
       const mark = (await world.batchPosts()).length
-      const result = await runPms(['rates', 'import', file, '--yes'], {env: await world.env(), configDir: tempConfigDir(), timeoutMs: 120_000})
+      const result = await runPms(['rates', 'import', file, '--yes'], {env: {...(await world.env()), ...SHORT_BACKOFF}, configDir: tempConfigDir(), timeoutMs: 120_000})
       const submissions = (await world.batchPosts()).slice(mark).filter((r) => r.idempotency_key !== null)
       return {
         code: result.code,

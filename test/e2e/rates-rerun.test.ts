@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {describe, expect, it, type TestContext} from 'vitest'
 import {dayFromToday} from '../fixtures/days.js'
 import {type RatesWorld, startRatesWorld, writableProperty} from '../fixtures/rates/world.js'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {runPms, SHORT_BACKOFF, tempConfigDir} from './support/pms.js'
 import {sandboxAdmin, sandboxRequests} from './support/sandbox.js'
 
 const d = (offset: number) => dayFromToday(offset)
@@ -62,7 +62,7 @@ describe.concurrent('a rerun applies what its input says', () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 0.5})
     let result
     try {
-      result = await runPms(['rates', 'import', file, '--yes'], {env: await world.env(), configDir: tempConfigDir(), timeoutMs: 120_000})
+      result = await runPms(['rates', 'import', file, '--yes'], {env: {...(await world.env()), ...SHORT_BACKOFF}, configDir: tempConfigDir(), timeoutMs: 120_000})
     } finally {
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {})
     }
@@ -81,7 +81,7 @@ describe.concurrent('a rerun applies what its input says', () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {delay_seconds: 120})
     let result
     try {
-      const running = runPms(['rates', 'import', file, '--dry-run', '--preview', 'dry-run'], {env: await world.env(), timeoutMs: 120_000})
+      const running = runPms(['rates', 'import', file, '--dry-run', '--preview', 'dry-run'], {env: {...(await world.env()), ...SHORT_BACKOFF}, timeoutMs: 120_000})
       await until(async () => (await since()).some((r) => r.path === '/api/v1/properties' && r.status === 200))
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 1, delay_seconds: 120})
       await until(async () => (await since()).some((r) => r.dropped))
@@ -157,7 +157,7 @@ describe.concurrent('a rerun applies what its input says', () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/faults', {delay_seconds: 120})
     let failed
     try {
-      const running = runPms(args, {env: await world.env(), configDir, timeoutMs: 120_000})
+      const running = runPms(args, {env: {...(await world.env()), ...SHORT_BACKOFF}, configDir, timeoutMs: 120_000})
       await until(async () => (await sandboxRequests(world.appUrl)).slice(logged).some((r) => r.path === '/api/v1/properties' && r.status === 200))
       await sandboxAdmin(world.appUrl, '/_sandbox/faults', {drop_response: 1})
       failed = await running

@@ -6,11 +6,12 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {doctor} from '../../../src/auth/doctor.js'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
-import {connectionPacing} from '../../../src/auth/service-http.js'
+import {connectionPacing, retryWaitFromEnv, serviceTransport} from '../../../src/auth/service-http.js'
 import {authStatus} from '../../../src/auth/status.js'
 import {bufferIo} from '../../../src/cli/io.js'
 import {createClient} from '../../../src/run/session.js'
 import {systemClock} from '../../../src/client/clock.js'
+import {NetworkError} from '../../../src/client/errors.js'
 import {Pacer} from '../../../src/client/pacer.js'
 import {PacingFileStore} from '../../../src/client/pacing-file.js'
 import {RATE_LIMITS, type LimitClass} from '../../../src/contract/limits.js'
@@ -120,5 +121,39 @@ describe("the reads of pms auth status and pms auth doctor count in the profile'
     expect(status).toMatchObject({connection: 'active', token_source: 'PMS_ACCESS_TOKEN'})
     const reads = seen.filter((s) => s.path.startsWith('/api/v1/'))
     expect(await counted(configDir, appUrl, 'read', reads.length)).toBe('exactly')
+  })
+})
+
+describe('PMS_RETRY_MAX_WAIT_MS: the longest back-off wait', () => {
+  it('caps the wait (and the first waits) at its value; unset or empty leaves the default', () => {
+    expect(retryWaitFromEnv({})).toEqual({})
+    expect(retryWaitFromEnv({PMS_RETRY_MAX_WAIT_MS: ' '})).toEqual({})
+    expect(retryWaitFromEnv({PMS_RETRY_MAX_WAIT_MS: '2000'})).toEqual({backoffCapMs: 2000, backoffBaseMs: 500})
+    expect(retryWaitFromEnv({PMS_RETRY_MAX_WAIT_MS: '100'})).toEqual({backoffCapMs: 100, backoffBaseMs: 100})
+  })
+
+  it('refuses what is not a whole number of milliseconds, naming the variable', () => {
+    for (const raw of ['2s', '-1', '1.5', 'soon']) {
+      expect(() => retryWaitFromEnv({PMS_RETRY_MAX_WAIT_MS: raw})).toThrow(/PMS_RETRY_MAX_WAIT_MS must be a whole number of milliseconds/)
+    }
+  })
+
+  // With the default waits (up to 8 s each) ten sends take about 25 s and this test runs out of time.
+  it('a read whose every answer is lost is still sent ten times, with no wait between sends at 0', {timeout: 5000}, async () => {
+    let sends = 0
+    server = createServer((request) => {
+      sends += 1
+      request.socket.destroy()
+    })
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
+    const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const configDir = mkdtempSync(join(tmpdir(), 'pms-service-http-'))
+    const http = serviceTransport({env: {PMS_RETRY_MAX_WAIT_MS: '0', PMS_PACING: 'off'}, configDir}, appUrl)
+    try {
+      await expect(http.send({method: 'GET', path: '/properties'})).rejects.toBeInstanceOf(NetworkError)
+    } finally {
+      await http.close()
+    }
+    expect(sends).toBe(10)
   })
 })
