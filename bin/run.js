@@ -86,9 +86,13 @@ if (major < 22) {
   } else {
     // Help, once rendered by oclif for this build, terminal width and colours, is printed again
     // from the cache folder without loading oclif (src/cli/help-cache.ts).
-    const {asksForHelp, openHelpCache} = await import('../dist/src/cli/help-cache.js')
-    const {fileURLToPath} = await import('node:url')
-    const help = asksForHelp(process.argv.slice(2)) ? openHelpCache(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), cacheDir) : undefined
+    const {asksForHelp} = await import('../dist/src/cli/help-flag.js')
+    let help
+    if (asksForHelp(process.argv.slice(2))) {
+      const {openHelpCache} = await import('../dist/src/cli/help-cache.js')
+      const {fileURLToPath} = await import('node:url')
+      help = openHelpCache(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), cacheDir)
+    }
     if (help?.text !== undefined) {
       process.stdout.write(help.text)
     } else {

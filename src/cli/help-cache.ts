@@ -3,8 +3,8 @@
  * for the same build, terminal width and colour settings, and oclif takes most of a start-up to
  * load before it renders any (its modules, its plugins, the manifest). The first request of each
  * kind is rendered by oclif as always and kept; later ones print what it printed, without loading
- * it. Only bin/run.js uses this module, before oclif is imported, so it imports nothing but Node's
- * own modules.
+ * it. Only bin/run.js uses this module, when argv asks for help (help-flag.ts) and before oclif is
+ * imported, so it imports nothing but Node's own modules.
  */
 import {createHash} from 'node:crypto'
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
@@ -26,12 +26,6 @@ export interface HelpCache {
   record(): void
   /** Keeps what was recorded, when the run succeeded. Never fails the run. */
   save(): void
-}
-
-/** Whether argv asks for help in the form that is cached: `--help` among the arguments (before any `--`). */
-export function asksForHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--')
-  return (end === -1 ? args : args.slice(0, end)).includes('--help')
 }
 
 /**

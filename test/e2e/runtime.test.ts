@@ -93,6 +93,35 @@ describe('the Node that runs pms', () => {
     expect(blocked.stderr).toBe('')
   })
 
+  it("a command of pms's own starts without reading oclif's plugins (help, autocomplete); help and an unknown word still load them", () => {
+    // Every file oclif reads through fs, those of the plugins' packages written to stderr at exit.
+    const preload = [
+      `const fsp = (await import('node:fs/promises')).default`,
+      `const read = fsp.readFile`,
+      `const seen = new Set()`,
+      `fsp.readFile = function (path, ...rest) { seen.add(String(path)); return read.call(this, path, ...rest) }`,
+      `process.on('exit', () => process.stderr.write([...seen].filter((path) => path.includes('@oclif/plugin-')).map((path) => 'read ' + path + '\\n').join('')))`,
+    ].join(';')
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, ...args], {
+        encoding: 'utf8',
+        env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'pms-plugins-')), PMS_CACHE_DIR: mkdtempSync(join(tmpdir(), 'pms-plugins-cache-')), NO_COLOR: '1'},
+      })
+    const pluginReads = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('read '))
+    const own = run(['config', 'list'])
+    expect(own.status, own.stderr).toBe(0)
+    expect(own.stdout).toContain('require_keychain')
+    expect(pluginReads(own.stderr)).toEqual([])
+    // The suggestions of an unknown word name every command, the plugins' too.
+    const typo = run(['hlep'])
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toContain('Try: pms help')
+    expect(pluginReads(typo.stderr).some((line) => line.includes('plugin-help'))).toBe(true)
+    const autocomplete = run(['autocomplete', 'bash'])
+    expect(autocomplete.status, autocomplete.stderr).toBe(0)
+    expect(autocomplete.stdout).toContain('pms autocomplete')
+  })
+
   it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters)", async () => {
     // Any answer will do: the request is what loads the HTTP client. A 401 to a token given in the
     // environment ends the command at once (exit 3), with no refresh and no retry.

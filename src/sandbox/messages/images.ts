@@ -13,8 +13,21 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typeAndData, crc])
 }
 
-/** A valid PNG of one colour (8-bit RGB), a few hundred bytes for small sizes. */
+/** Each image made once: the seed gives the same few photos to many messages, at every start. */
+const made = new Map<string, Buffer>()
+
+/** A valid PNG of one colour (8-bit RGB), a few hundred bytes for small sizes. Never change the bytes it returns. */
 export function solidPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+  const key = `${width}x${height}:${rgb.join(',')}`
+  let png = made.get(key)
+  if (png === undefined) {
+    png = encodePng(width, height, rgb)
+    made.set(key, png)
+  }
+  return png
+}
+
+function encodePng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)

@@ -5,8 +5,7 @@
  * then dropped), at most 10 deliveries in flight, and the delivery scope re-checked before every
  * attempt (an event the App may no longer hear is dropped, not retried).
  */
-import {request as httpRequest, type IncomingMessage} from 'node:http'
-import {request as httpsRequest} from 'node:https'
+import type {IncomingMessage} from 'node:http'
 import type {LookupFunction} from 'node:net'
 import {WEBHOOK_MAX_IN_FLIGHT, WEBHOOK_RESPONSE_DEADLINE_SECONDS, WEBHOOK_RETRY_DELAYS_SECONDS} from '../../contract/limits.js'
 import {sign, WEBHOOK_HEADERS} from '../../contract/webhook-signature.js'
@@ -277,7 +276,9 @@ function post(
 ): Promise<AttemptAnswer> {
   const {deadlineMs, lookup, signal} = options
   return new Promise((resolve) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+    // Taken, not imported: an import of node:http builds its namespace, which reads its lazy
+    // WebSocket getters and so loads Node's own undici at every start of the sandbox.
+    const send = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http').request
     let settled = false
     const finish = (answer: AttemptAnswer) => {
       if (settled) return
