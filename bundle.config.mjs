@@ -77,16 +77,51 @@ function besideTheirModule() {
   }
 }
 
+/**
+ * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
+ * ES module facade of the builtin, which reads every export, lazy getters included (node:http's
+ * loads Node's copy of undici), at each start. An import kept only for its side effects (none, for
+ * a builtin) goes.
+ */
+function builtinsTaken() {
+  const named = /^import\s*(?:([\w$]+)\s*,\s*)?\{([^}]*)\}\s*from\s*"(node:[\w/]+)";?$/gm
+  const whole = /^import\s*(?:\*\s*as\s+)?([\w$]+)\s+from\s*"(node:[\w/]+)";?$/gm
+  const bare = /^import\s*"(node:[\w/]+)";?$/gm
+  const take = (id) => `globalThis.process.getBuiltinModule(${JSON.stringify(id)})`
+  return {
+    name: 'builtins-taken',
+    renderChunk(code) {
+      const out = code
+        .replace(named, (_, defaultName, names, id) => {
+          const bindings = names
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean)
+            .map((name) => name.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1: $2'))
+          return `${defaultName ? `const ${defaultName} = ${take(id)};\n` : ''}const { ${bindings.join(', ')} } = ${take(id)};`
+        })
+        .replace(whole, (_, name, id) => `const ${name} = ${take(id)};`)
+        .replace(bare, '')
+      return out === code ? null : {code: out, map: null}
+    },
+  }
+}
+
 export default defineConfig({
   input,
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-  plugins: [besideTheirModule()],
+  plugins: [besideTheirModule(), builtinsTaken()],
   output: {
     dir: out,
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     cleanDir: true,
+    // Only ASCII, so that V8 holds each chunk's source one byte a character and reads it without
+    // decoding UTF-8 (one character outside ASCII makes the whole file two bytes a character);
+    // JSDoc goes too (licences stay), which the parser would otherwise scan at every start.
+    charset: 'ascii',
+    comments: {legal: true, annotation: true, jsdoc: false},
   },
 })
