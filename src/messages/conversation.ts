@@ -1,5 +1,6 @@
 /** Conversations as data: what the messages entries return, for each face to word its own way. */
 import type {Message, MessageThread} from '../contract/messages.js'
+import {byCodeUnits} from '../text/order.js'
 
 export interface ConversationView {
   booking_id: string
@@ -19,6 +20,6 @@ export function latestFirst(threads: Iterable<MessageThread>): MessageThread[] {
     if (!seen || thread.updated_at >= seen.updated_at) byBooking.set(thread.booking_id, thread)
   }
   return [...byBooking.values()].sort(
-    (a, b) => b.latest_message.created_at.localeCompare(a.latest_message.created_at) || b.updated_at.localeCompare(a.updated_at),
+    (a, b) => byCodeUnits(b.latest_message.created_at, a.latest_message.created_at) || byCodeUnits(b.updated_at, a.updated_at),
   )
 }

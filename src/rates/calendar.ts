@@ -6,6 +6,7 @@ import {formatDay, parseDay, todayIn, utcDay} from '../contract/days.js'
 import {FIELDS, formatValue} from './fields.js'
 import {reasonInWords} from './fields.js'
 import type {Names} from './service.js'
+import {byCodeUnits} from '../text/order.js'
 
 export interface CalendarClient {
   restrictions: {get(query: {propertyIds: string[]; from: string; to: string}): Promise<RestrictionRecord[]>}
@@ -86,7 +87,7 @@ export async function readCalendar(
     onCall(i + 1, calls.length)
   }
   const rank = new Map(ids.map((id, i) => [id, i]))
-  return records.sort((a, b) => (rank.get(a.property_id) ?? 0) - (rank.get(b.property_id) ?? 0) || a.date.localeCompare(b.date))
+  return records.sort((a, b) => (rank.get(a.property_id) ?? 0) - (rank.get(b.property_id) ?? 0) || byCodeUnits(a.date, b.date))
 }
 
 export interface CalendarRow {

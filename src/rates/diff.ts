@@ -6,6 +6,7 @@ import type {PreviewChange, PreviewProperty, RestrictionBatchPreview} from '../c
 import {FIELDS} from './fields.js'
 import {parseDay} from '../contract/days.js'
 import {plural} from '../text/words.js'
+import {byCodeUnits} from '../text/order.js'
 
 /** One preview from the previews of several batches: a Property split over batches is summed. */
 export function mergePreviews(previews: RestrictionBatchPreview[], order?: readonly string[]): RestrictionBatchPreview {
@@ -29,11 +30,11 @@ export function mergePreviews(previews: RestrictionBatchPreview[], order?: reado
   }
   const rank = new Map((order ?? []).map((id, i) => [id, i]))
   const properties = [...byId.values()].sort(
-    (a, b) => (rank.get(a.property_id) ?? Infinity) - (rank.get(b.property_id) ?? Infinity) || a.property_id.localeCompare(b.property_id),
+    (a, b) => (rank.get(a.property_id) ?? Infinity) - (rank.get(b.property_id) ?? Infinity) || byCodeUnits(a.property_id, b.property_id),
   )
   for (const property of properties) {
-    property.changed.sort((a, b) => a.date.localeCompare(b.date) || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
-    property.refused_fields.sort((a, b) => a.from.localeCompare(b.from) || a.field.localeCompare(b.field))
+    property.changed.sort((a, b) => byCodeUnits(a.date, b.date) || FIELDS.indexOf(a.field as never) - FIELDS.indexOf(b.field as never))
+    property.refused_fields.sort((a, b) => byCodeUnits(a.from, b.from) || byCodeUnits(a.field, b.field))
   }
   return {dry_run: true, properties}
 }

@@ -6,6 +6,7 @@
 import {readFileSync} from 'node:fs'
 import type {EventType, Permission} from '../contract/limits.js'
 import {writeFileAtomicSync} from '../fs/atomic-write.js'
+import {byCodeUnits} from '../text/order.js'
 
 export interface PermissionRequest {
   permission: Permission
@@ -228,5 +229,5 @@ export function loadWorld(path: string): World | undefined {
 
 /** Properties sorted by id (binary search for cursors relies on it). */
 export function sortProperties(world: World): void {
-  world.properties.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  world.properties.sort((a, b) => byCodeUnits(a.id, b.id))
 }

@@ -5,6 +5,7 @@
  */
 import type {BookingRecord, BookingsFeatureState} from '../state.js'
 import {seedBookings, type BookingSeedInput} from './seed.js'
+import {byCodeUnits} from '../../text/order.js'
 
 /** (updated_at, id) strictly before? */
 function before(a: BookingRecord, updatedAt: number, id: string): boolean {
@@ -29,7 +30,7 @@ export class BookingStore {
   ) {
     for (const record of records) this.byId.set(record.id, record)
     this.order.push(...this.byId.values())
-    this.order.sort((a, b) => a.updated_at - b.updated_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    this.order.sort((a, b) => a.updated_at - b.updated_at || byCodeUnits(a.id, b.id))
     this.lastStamp = Math.max(lastStamp, this.order.at(-1)?.updated_at ?? 0)
   }
 
