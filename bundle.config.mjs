@@ -13,22 +13,21 @@ const dist = join(root, 'dist')
 const out = join(dist, 'bundle')
 
 /**
- * Loaded from node_modules as they are: native modules, the packages only some commands load (each
- * on its own path), oclif's plugins (oclif finds them by their package), and what only oclif's
- * development mode asks for.
+ * Loaded from node_modules as they are: native modules, the big packages only some commands load
+ * (each on its own path), oclif's plugins (oclif finds them by their package), and what only
+ * oclif's development mode asks for. Fastify (the sandbox) and the file lock's proper-lockfile are
+ * bundled, each in a chunk of its own read only where it is used: from node_modules they are
+ * dozens of small CommonJS modules, each resolved and read at every start.
  */
 const EXTERNAL = [
-  '@fastify/multipart',
   '@inquirer/prompts',
   '@napi-rs/keyring',
   '@oclif/plugin-autocomplete',
   '@oclif/plugin-help',
   'better-sqlite3',
   'exceljs',
-  'fastify',
   'open',
   'pg',
-  'proper-lockfile',
   'undici',
   'ts-node',
   'tsx',
