@@ -97,13 +97,14 @@ function oclifSortsPlainly() {
 /**
  * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
  * ES module facade of the builtin, which reads every export, lazy getters included (node:http's
- * loads Node's copy of undici), at each start. An import kept only for its side effects (none, for
- * a builtin) goes.
+ * loads Node's copy of undici), at each start; a dynamic `import("node:...")` likewise. An import
+ * kept only for its side effects (none, for a builtin) goes.
  */
 function builtinsTaken() {
   const named = /^import\s*(?:([\w$]+)\s*,\s*)?\{([^}]*)\}\s*from\s*"(node:[\w/]+)";?$/gm
   const whole = /^import\s*(?:\*\s*as\s+)?([\w$]+)\s+from\s*"(node:[\w/]+)";?$/gm
   const bare = /^import\s*"(node:[\w/]+)";?$/gm
+  const dynamic = /\bimport\(\s*"(node:[\w/]+)"\s*\)/g
   const take = (id) => `globalThis.process.getBuiltinModule(${JSON.stringify(id)})`
   return {
     name: 'builtins-taken',
@@ -119,7 +120,15 @@ function builtinsTaken() {
         })
         .replace(whole, (_, name, id) => `const ${name} = ${take(id)};`)
         .replace(bare, '')
+        .replace(dynamic, (_, id) => `Promise.resolve(${take(id)})`)
       return out === code ? null : {code: out, map: null}
+    },
+    // An import of a builtin written another way would be kept as it is, and cost its facade again.
+    generateBundle(_, bundle) {
+      for (const file of Object.values(bundle)) {
+        const left = file.type === 'chunk' && /^\s*import\b[^;]*?["']node:[\w/]+["']|\bimport\(\s*["']node:[\w/]+["']\s*\)/m.exec(file.code)
+        if (left) this.error(`${file.fileName} still imports a builtin (${left[0].trim()}): see builtinsTaken in bundle.config.mjs`)
+      }
     },
   }
 }
