@@ -111,12 +111,15 @@ function builtinsTaken() {
     renderChunk(code) {
       const out = code
         .replace(named, (_, defaultName, names, id) => {
-          const bindings = names
-            .split(',')
-            .map((name) => name.trim())
-            .filter(Boolean)
-            .map((name) => name.replace(/^([\w$]+)\s+as\s+([\w$]+)$/, '$1: $2'))
-          return `${defaultName ? `const ${defaultName} = ${take(id)};\n` : ''}const { ${bindings.join(', ')} } = ${take(id)};`
+          // A builtin's default export is the module itself: `default as x` takes the whole of it.
+          const wholes = defaultName ? [defaultName] : []
+          const bindings = []
+          for (const name of names.split(',').map((part) => part.trim()).filter(Boolean)) {
+            const [imported, local = imported] = name.split(/\s+as\s+/)
+            if (imported === 'default') wholes.push(local)
+            else bindings.push(imported === local ? imported : `${imported}: ${local}`)
+          }
+          return [...wholes.map((local) => `const ${local} = ${take(id)};`), ...(bindings.length > 0 ? [`const { ${bindings.join(', ')} } = ${take(id)};`] : [])].join('\n')
         })
         .replace(whole, (_, name, id) => `const ${name} = ${take(id)};`)
         .replace(bare, '')

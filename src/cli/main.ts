@@ -10,7 +10,8 @@ import {asksForHelp} from './help-flag.js'
  */
 function runsOwnCommand(args: readonly string[], root: string, commandsDir: string): boolean {
   const first = args[0]
-  if (first === undefined || first.startsWith('-') || first.includes('/') || asksForHelp(args)) return false
+  // A command's name, not a path (`..`, `a/b`) that would find a folder of the bundle.
+  if (first === undefined || !/^[a-z][a-z0-9-]*$/.test(first) || asksForHelp(args)) return false
   const at = join(root, commandsDir, first)
   return existsSync(at + '.js') || existsSync(at)
 }

@@ -117,6 +117,10 @@ describe('the Node that runs pms', () => {
     expect(typo.status).toBe(2)
     expect(typo.stderr).toContain('Try: pms help')
     expect(pluginReads(typo.stderr).some((line) => line.includes('plugin-help'))).toBe(true)
+    // A path is no command's name, though it finds a folder of the bundle.
+    const path = run(['..'])
+    expect(path.status).toBe(2)
+    expect(pluginReads(path.stderr).some((line) => line.includes('plugin-help'))).toBe(true)
     const autocomplete = run(['autocomplete', 'bash'])
     expect(autocomplete.status, autocomplete.stderr).toBe(0)
     expect(autocomplete.stdout).toContain('pms autocomplete')
