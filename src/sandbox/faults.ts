@@ -34,6 +34,22 @@ export interface FaultState {
   attachment_body: AttachmentBodyFault | null
 }
 
+/** The fields POST /_sandbox/faults takes: the state above as a client sets it (durations in seconds). */
+export const FAULT_FIELDS: ReadonlySet<string> = new Set([
+  'drop_response',
+  'fail',
+  'fail_status',
+  'channel_outage_seconds',
+  'delay_seconds',
+  'duplicate_delivery',
+  'drop_events',
+  'send_failure',
+  'send_failure_outcome',
+  'attachment_unavailable',
+  'attachment_body',
+  'omit_field',
+])
+
 export const ATTACHMENT_BODY_FAULTS = ['oversize', 'short', 'unframed'] as const
 export type AttachmentBodyFault = (typeof ATTACHMENT_BODY_FAULTS)[number]
 

@@ -28,7 +28,7 @@ describe('pms bookings sync interrupted by Ctrl-C', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pms-sync-int-')), 'bookings.sqlite')
     const configDir = tempConfigDir()
     // Each call takes a second, so that the interrupt lands between pages, during a walk of 6 pages of 500.
-    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_ms: 1000})
+    await sandboxAdmin(sandbox.appUrl, '/_sandbox/faults', {delay_seconds: 1})
     try {
       const child = spawn(process.execPath, [PMS_BIN, 'bookings', 'sync', '--to', file], {
         env: {...process.env, ...env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},

@@ -5,7 +5,7 @@
 import {randomBytes} from 'node:crypto'
 import {PERMISSIONS, type Permission} from '../../contract/limits.js'
 import type {SandboxFeatureHooks} from '../feature.js'
-import {ATTACHMENT_BODY_FAULTS, FAIL_STATUSES, SEND_FAILURE_OUTCOMES, type FaultState} from '../faults.js'
+import {ATTACHMENT_BODY_FAULTS, FAIL_STATUSES, FAULT_FIELDS, SEND_FAILURE_OUTCOMES, type FaultState} from '../faults.js'
 import {ApiFailure, validationFailed, type ApiServer} from '../http.js'
 import {consent, exchangeCode, issueCode, revokeConnection, s256} from '../oauth/tokens.js'
 import {addToAccess, changeScope, connectionOfAccount, connectionState, effectivePermissions, findAccount, removeFromAccess} from '../scope.js'
@@ -130,6 +130,14 @@ export function registerAdminRoutes(api: ApiServer, features: SandboxFeatureHook
 
   app.post('/_sandbox/faults', async (request) => {
     const body = objectBody(request.body)
+    // A misspelt fault would otherwise be a silent no-op, and a test built on it passes by luck.
+    const unknown = Object.keys(body).filter((name) => !FAULT_FIELDS.has(name))
+    if (unknown.length > 0) {
+      throw validationFailed(
+        unknown.map((name) => ({path: name, message: `is not a fault; known: ${[...FAULT_FIELDS].join(', ')}`})),
+        `Unknown fault ${unknown.map((name) => JSON.stringify(name)).join(', ')}.`,
+      )
+    }
     const probability = (name: string) => {
       const value = body[name]
       if (value === undefined) return 0

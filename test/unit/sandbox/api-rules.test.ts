@@ -354,6 +354,15 @@ describe('faults', () => {
     expect((await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_seconds: 601}})).statusCode).toBe(422)
   })
 
+  it('refuses a fault it does not know, naming it, and keeps the faults it had', async () => {
+    await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_seconds: 2}})
+    const refused = await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {delay_ms: 1000, fail: 0.5}})
+    expect(refused.statusCode).toBe(422)
+    expect(refused.json()).toMatchObject({error: {code: 'validation_failed', message: 'Unknown fault "delay_ms".', details: {issues: [{path: 'delay_ms'}]}}})
+    expect((await app.inject({method: 'GET', url: '/_sandbox/faults'})).json()).toMatchObject({delay_seconds: 2, fail: 0})
+    await app.inject({method: 'POST', url: '/_sandbox/faults', payload: {}})
+  })
+
   it('delay_seconds keeps each request in process that long on the sandbox clock; {} lifts it', async () => {
     const fast = withTestRoutes(makeSandbox({speed: 10}))
     try {
