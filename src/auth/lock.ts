@@ -1,4 +1,3 @@
-import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {ExitCode, PmsError} from '../errors.js'
 
@@ -19,8 +18,8 @@ export class LockTimeoutError extends PmsError {
     super(message, {
       code: 'lock_timeout',
       exitCode: ExitCode.tempFailure,
-      // A lock whose holder died is taken over after 15 s, so a live process holds this one:
-      // removing it by hand would let two processes refresh one token family.
+      // A lock whose holder died is taken over (at once, or within 10 s when it ran elsewhere), so a
+      // live process holds this one: removing it by hand would let two processes refresh one token family.
       suggestion:
         holder === undefined
           ? 'run the command again in a moment, or find the pms process that has been running for long and let it finish'
@@ -32,32 +31,17 @@ export class LockTimeoutError extends PmsError {
 
 /**
  * Runs `task` while holding the cross-process lock of one credential entry. Only one process
- * refreshes a token family at a time; the others wait here and then find the new pair stored.
- * A lock left by a crashed process is taken over once stale.
+ * refreshes a token family at a time; the others wait here (a minute at most) and then find the new
+ * pair stored. The lock is the one every cross-process wait of pms takes (src/fs/file-lock.ts): a
+ * holder killed mid-refresh on this machine is taken over at once, any other once its lock is stale.
  */
 export async function withCredentialLock<T>(configDir: string, profile: string, task: () => Promise<T>): Promise<T> {
   const path = lockPath(configDir, profile)
-  mkdirSync(join(path, '..'), {recursive: true, mode: 0o700})
   // Loaded when a login is refreshed, not by every command that reads one.
-  const {default: lockfile} = await import('proper-lockfile')
-  let release: () => Promise<void>
+  const {withFileLock, LockWaitError} = await import('../fs/file-lock.js')
   try {
-    release = await lockfile.lock(path, {
-      realpath: false,
-      lockfilePath: path,
-      stale: 15_000,
-      update: 5_000,
-      retries: {retries: 300, factor: 1.3, minTimeout: 10, maxTimeout: 200, randomize: true},
-      // The default throws from a timer and kills the process, maybe between a refresh and the
-      // write of its new pair, which is the one outcome worse than finishing the refresh.
-      onCompromised: () => undefined,
-    })
+    return await withFileLock(path, task, {timeoutMs: 60_000})
   } catch (error) {
-    throw new LockTimeoutError(path, error)
-  }
-  try {
-    return await task()
-  } finally {
-    await release().catch(() => undefined)
+    throw error instanceof LockWaitError ? new LockTimeoutError(path, error) : error
   }
 }

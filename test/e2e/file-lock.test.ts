@@ -13,22 +13,55 @@ import {describe, expect, it} from 'vitest'
 
 const LOCK_MODULE = fileURLToPath(new URL('../../dist/src/fs/file-lock.js', import.meta.url))
 
-/** One contender in a process of its own: prints `held` or `busy`, keeps what it got for a moment. */
-function contend(path: string, startAt: number): Promise<string> {
-  // Every contender loaded and waiting, then all try at the same moment.
-  const script = `const {tryHoldLock} = await import(${JSON.stringify(LOCK_MODULE)})
-while (Date.now() < ${startAt}) await new Promise((resolve) => setTimeout(resolve, 1))
-const release = await tryHoldLock(${JSON.stringify(path)})
-process.stdout.write(release ? 'held' : 'busy')
-await new Promise((resolve) => setTimeout(resolve, 1500))
-await release?.()`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'pipe']})
+/** A script in two parts: what it loads and opens first, then what it does at the start instant. */
+interface Script {
+  setup: string
+  act: string
+}
+
+/**
+ * A Node process that runs a script's setup, says `ready` on stderr, waits for a start instant on
+ * stdin and spins the last few milliseconds to it before it acts: every process of a round acts at
+ * the same moment, without a fixed margin for the slowest to load.
+ */
+function startWhenTold({setup, act}: Script): {ready: Promise<void>; go(at: number): void; exited: Promise<string>} {
+  const wrapped = `${setup}
+process.stderr.write('ready\\n')
+const startAt = await new Promise((resolve) => process.stdin.once('data', (chunk) => resolve(Number(String(chunk)))))
+process.stdin.destroy()
+while (Date.now() < startAt) await new Promise((resolve) => setImmediate(resolve))
+${act}`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', wrapped], {stdio: ['pipe', 'pipe', 'pipe']})
   let out = ''
   let err = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code === 0 ? out : `exit ${code}: ${err}`)))
+  const ready = new Promise<void>((resolve) =>
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk
+      if (err.startsWith('ready\n')) resolve()
+    }),
+  )
+  const exited = new Promise<string>((resolve) => child.once('exit', (code) => resolve(code === 0 ? out : `exit ${code}: ${err.replace(/^ready\n/, '')}`)))
+  return {ready: Promise.race([ready, exited.then(() => undefined)]), go: (at) => child.stdin.end(String(at)), exited}
 }
+
+/** Starts every script once all are loaded, 50 ms after the last said so; resolves with what each printed. */
+async function allAtOnce(scripts: Script[]): Promise<string[]> {
+  const children = scripts.map(startWhenTold)
+  await Promise.all(children.map((child) => child.ready))
+  const at = Date.now() + 50
+  for (const child of children) child.go(at)
+  return Promise.all(children.map((child) => child.exited))
+}
+
+/** One contender: prints `held` or `busy`, and keeps what it got for a moment. */
+const contender = (path: string): Script => ({
+  setup: `const {tryHoldLock} = await import(${JSON.stringify(LOCK_MODULE)})`,
+  act: `const release = await tryHoldLock(${JSON.stringify(path)})
+process.stdout.write(release ? 'held' : 'busy')
+await new Promise((resolve) => setTimeout(resolve, 1500))
+await release?.()`,
+})
 
 describe('a lock held by a process that is gone', () => {
   it('six contenders at once: exactly one takes it over, the others find it busy, none fails', async () => {
@@ -39,8 +72,7 @@ describe('a lock held by a process that is gone', () => {
       const dead = spawnSync(process.execPath, ['-e', '0']).pid
       writeFileSync(`${path}.owner`, JSON.stringify({pid: dead, host: hostname()}))
       try {
-        const startAt = Date.now() + 3000
-        const outcomes = await Promise.all(Array.from({length: 6}, () => contend(path, startAt)))
+        const outcomes = await allAtOnce(Array.from({length: 6}, () => contender(path)))
         expect(outcomes.filter((outcome) => outcome === 'held'), outcomes.join(', ')).toHaveLength(1)
         expect(outcomes.filter((outcome) => outcome !== 'held' && outcome !== 'busy')).toEqual([])
       } finally {
@@ -55,23 +87,18 @@ const JOURNAL_MODULE = fileURLToPath(new URL('../../dist/src/attempts/journal.js
 describe('the attempt journal of one profile saved by two processes at once (the MCP server and a command)', () => {
   it('keeps every attempt both began', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pms-journal-')), 'messages', 'attempts-default.json')
-    const startAt = Date.now() + 3000
-    const script = `const {AttemptJournal} = await import(${JSON.stringify(JOURNAL_MODULE)})
-const journal = await AttemptJournal.open(${JSON.stringify(file)}, Date.now(), {holdUnresolved: true, onUnsaved: (reason) => { console.error(reason); process.exit(1) }})
-while (Date.now() < ${startAt}) await new Promise((resolve) => setTimeout(resolve, 1))
-const keys = []
+    const script: Script = {
+      setup: `const {AttemptJournal} = await import(${JSON.stringify(JOURNAL_MODULE)})
+const journal = await AttemptJournal.open(${JSON.stringify(file)}, Date.now(), {holdUnresolved: true, onUnsaved: (reason) => { console.error(reason); process.exit(1) }})`,
+      act: `const keys = []
 for (let i = 0; i < 40; i++) keys.push((await journal.begin('reply-' + process.pid + '-' + i, Date.now(), 'pms-message')).key)
-process.stdout.write(JSON.stringify(keys))`
-    const run = () =>
-      new Promise<string[]>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'pipe']})
-        let out = ''
-        let err = ''
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
-        child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`exit ${code}: ${err}`))))
-      })
-    const begun = (await Promise.all([run(), run()])).flat()
+process.stdout.write(JSON.stringify(keys))`,
+    }
+    const outputs = await allAtOnce([script, script])
+    const begun = outputs.flatMap((output) => {
+      if (!output.startsWith('[')) throw new Error(output)
+      return JSON.parse(output) as string[]
+    })
     expect(begun).toHaveLength(80)
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual(begun.sort())
   }, 60_000)
