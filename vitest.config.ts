@@ -2,36 +2,38 @@ import {BaseSequencer, type TestSpecification} from 'vitest/node'
 import {defineConfig} from 'vitest/config'
 
 /**
- * The files that take longest, longest first (seconds per file on CI, measured). They start first,
+ * The files that take longest, longest first (seconds per file in one run of the suite, measured). They start first,
  * so that none of them starts last while the other worker has nothing left to do: without
  * vitest's cache of durations (a fresh clone, as in CI) the default order is by file size, and
  * some of the longest files are short. Every other file follows in the default order.
  */
 const LONGEST_FIRST = [
   'test/e2e/bookings-sync-crash.test.ts',
-  'test/e2e/screen-hosts.test.ts',
   'test/e2e/webhooks-reconcile.test.ts',
-  'test/e2e/messages.test.ts',
-  'test/e2e/messages-tty.test.ts',
-  'test/e2e/rates-interrupted.test.ts',
-  'test/e2e/webhooks.test.ts',
-  'test/e2e/rates-workbook.test.ts',
-  'test/e2e/rates-import.test.ts',
-  'test/e2e/bookings-sync.test.ts',
-  'test/e2e/mcp.test.ts',
-  'test/e2e/evolve.test.ts',
-  'test/e2e/rates-malformed.test.ts',
-  'test/e2e/messages-resend.test.ts',
   'test/e2e/webhooks-inbox.test.ts',
-  'test/e2e/auth-refresh.test.ts',
-  'test/e2e/login.test.ts',
-  'test/e2e/rates-rerun.test.ts',
-  'test/e2e/doc-examples.test.ts',
+  'test/e2e/rates-import.test.ts',
+  'test/e2e/screen-hosts.test.ts',
+  'test/e2e/messages.test.ts',
   'test/e2e/sandbox-oauth.test.ts',
-  'test/e2e/bookings-sync-postgres-crash.test.ts',
-  'test/e2e/file-lock.test.ts',
+  'test/e2e/package.test.ts',
+  'test/e2e/evolve.test.ts',
+  'test/e2e/webhooks-postgres.test.ts',
+  'test/e2e/rates-malformed.test.ts',
+  'test/e2e/mcp.test.ts',
+  'test/e2e/messages-resend.test.ts',
+  'test/e2e/webhooks.test.ts',
+  'test/e2e/rates-latest.test.ts',
+  'test/e2e/messages-tty.test.ts',
+  'test/e2e/login.test.ts',
+  'test/e2e/bookings-sync.test.ts',
   'test/e2e/api.test.ts',
-  'test/e2e/rates-lossy.test.ts',
+  'test/e2e/auth-refresh.test.ts',
+  'test/e2e/bookings-sync-postgres.test.ts',
+  'test/e2e/doc-examples.test.ts',
+  'test/unit/auth/lock.test.ts',
+  'test/e2e/rates-workbook.test.ts',
+  'test/e2e/rates-interrupted.test.ts',
+  'test/e2e/file-lock.test.ts',
 ]
 
 class LongestFirst extends BaseSequencer {
