@@ -1,7 +1,12 @@
 import type {BookingsQuery} from '../client/index.js'
 import type {BookingRecordsPage} from '../contract/bookings.js'
 import {BOOKINGS_PAGE_SIZE} from '../contract/limits.js'
-import {scopeOf, type Sink} from './sink.js'
+import {scopeOf, type Sink, type SinkCommit} from './sink.js'
+
+/** The most bookings one commit holds: ten pages of the largest size. */
+const COMMIT_GROUP_BOOKINGS = 5_000
+/** The longest a fetched page waits for the pages after it before it is committed. */
+const COMMIT_GROUP_MS = 250
 
 /** The one call of the client the engine needs, so that unit tests hand in pages without HTTP. */
 export interface BookingPages {
@@ -13,9 +18,9 @@ export interface SyncOptions {
   full?: boolean
   propertyIds?: readonly string[]
   now: () => number
-  /** Called after each committed page with the bookings fetched so far. */
+  /** Called after each commit with the bookings committed so far. */
   onPage?: (fetched: number) => void
-  /** Aborted (Ctrl-C): the walk stops after the page being written, or at once while it waits for one. */
+  /** Aborted (Ctrl-C): the walk commits the pages it has and stops, at once while it waits for one. */
   signal?: AbortSignal
 }
 
@@ -47,8 +52,8 @@ export interface ProfileSyncSummary {
 /**
  * One walk of GET /bookings for one profile into a sink, as the contract's incremental sync says:
  * every page at the largest page size, without from/to, `updated_since` from the last finished
- * walk; rows upserted by id page by page; the last page's `next_updated_since` stored with the last
- * page's rows. A walk without a stored cursor, or with `full`, reads everything.
+ * walk; rows upserted by id page by page, a group of pages per commit; the last page's
+ * `next_updated_since` committed with the last page's rows. A walk without a stored cursor, or with `full`, reads everything.
  */
 export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor' | 'commit'>, profile: string, options: SyncOptions): Promise<ProfileSyncSummary> {
   const started = options.now()
@@ -74,6 +79,16 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
   const pages = client.pages({propertyIds, updatedSince: since, limit: BOOKINGS_PAGE_SIZE.max})[Symbol.asyncIterator]()
   // The next page is asked for before this one is written, so the service works while the sink does.
   let ahead = pages.next()
+  let aheadArrived = false
+  const askAhead = () => {
+    aheadArrived = false
+    ahead = pages.next()
+    // A failure of the next page is met where it is awaited, once this page is written.
+    ahead.then(
+      () => (aheadArrived = true),
+      () => (aheadArrived = true),
+    )
+  }
   const {signal} = options
   const stopped = () => new SyncStopped({...summary, unchanged: summary.fetched - summary.inserted - summary.updated})
   const aborted =
@@ -84,39 +99,80 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
           else signal.addEventListener('abort', () => reject(stopped()), {once: true})
         })
   aborted?.catch(() => undefined)
+
+  // Group commit. Each commit writes again every index page its rows touch, and booking ids are
+  // random: page by page, a full sync of 100,000 bookings into SQLite wrote 716 MB for a 150 MB
+  // file, and PostgreSQL waited for its log at every page. Each page is written as it comes (while
+  // the service makes the next), in a transaction the sink holds open (`hold`) until
+  // COMMIT_GROUP_BOOKINGS are in it, COMMIT_GROUP_MS have passed since its first page, the walk
+  // ends, fails or is stopped. A slow or paced walk still commits each page about as it comes.
+  // `summary` counts only what a commit has kept; `held`, what is written and not yet committed.
+  const held = {pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0}
+  let heldSince = 0
+  const write = async (bookings: BookingRecordsPage['data'], hold: boolean, end?: SinkCommit['end']) => {
+    const counts = await sink.commit({profile, scope, bookings, syncedAt, end, ...(hold ? {hold} : {})})
+    held.inserted += counts.inserted
+    held.updated += counts.updated
+    held.removed += counts.removed
+    if (hold) return
+    for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) {
+      summary[key] += held[key]
+      held[key] = 0
+    }
+    options.onPage?.(summary.fetched)
+  }
+  const commitHeld = () => write([], false)
+  /** Resolves true when the next page is here, false when the held pages' time is up first. */
+  const nextBeforeDeadline = async (): Promise<boolean> => {
+    const left = heldSince + COMMIT_GROUP_MS - performance.now()
+    if (aheadArrived || left <= 0) return aheadArrived
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), left)))
+    try {
+      return await Promise.race([ahead.then(() => true, () => true), deadline, ...(aborted ? [aborted] : [])])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  // A stop comes between pages: what is written is committed first, then kept.
+  const stop = async () => {
+    if (held.pages > 0) await commitHeld()
+    return stopped()
+  }
   try {
     for (;;) {
-      const result = aborted ? await Promise.race([ahead, aborted]) : await ahead
-      if (signal?.aborted) throw stopped()
-      if (result.done) break
+      let result: IteratorResult<BookingRecordsPage>
+      try {
+        if (held.pages > 0 && !(await nextBeforeDeadline())) await commitHeld()
+        if (signal?.aborted) throw await stop()
+        result = aborted ? await Promise.race([ahead, aborted]) : await ahead
+      } catch (error) {
+        if (error instanceof SyncStopped) throw await stop()
+        // What was written before a failure is kept too, as it was when each page was committed alone.
+        if (held.pages > 0) await commitHeld()
+        throw error
+      }
+      if (signal?.aborted) throw await stop()
+      if (result.done) {
+        if (held.pages > 0) await commitHeld()
+        break
+      }
       const page = result.value
       const last = !page.next_cursor
-      if (!last) {
-        ahead = pages.next()
-        // A failure of the next page is met where it is awaited, once this page is written.
-        ahead.catch(() => undefined)
-      }
-      summary.pages++
-      summary.fetched += page.data.length
+      if (!last) askAhead()
       if (seen) for (const booking of page.data) seen.add(booking.id)
+      if (held.pages === 0) heldSince = performance.now()
+      held.pages++
+      held.fetched += page.data.length
+      if (last) {
+        await write(page.data, false, {nextUpdatedSince: page.next_updated_since, seen, propertyIds})
+        summary.next_updated_since = page.next_updated_since
+        break
+      }
       // A sink may write synchronously (SQLite): the request for the next page leaves first, so
       // that the service makes it while the page is written instead of after.
-      if (!last) await new Promise((resolve) => setImmediate(resolve))
-      const counts = await sink.commit({
-        profile,
-        scope,
-        bookings: page.data,
-        syncedAt,
-        end: last ? {nextUpdatedSince: page.next_updated_since, seen, propertyIds} : undefined,
-      })
-      summary.inserted += counts.inserted
-      summary.updated += counts.updated
-      summary.removed += counts.removed
-      if (last) summary.next_updated_since = page.next_updated_since
-      options.onPage?.(summary.fetched)
-      if (last) break
-      // A page committed is kept: the stop comes between pages, never inside one.
-      if (signal?.aborted) throw stopped()
+      await new Promise((resolve) => setImmediate(resolve))
+      await write(page.data, held.fetched < COMMIT_GROUP_BOOKINGS)
     }
   } catch (error) {
     // A page asked for ahead and never awaited must not fail the process on its own.

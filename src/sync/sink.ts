@@ -13,6 +13,12 @@ export interface SinkCommit {
   /** ISO instant of this run, stamped on every row it writes. */
   syncedAt: string
   /**
+   * More pages follow in the same transaction: write these rows and keep it open. The next commit
+   * without `hold` (its bookings may be none) commits them all. A sink may also commit at once,
+   * as a sink without transactions does; a run killed meanwhile loses only rows it fetches again.
+   */
+  hold?: boolean
+  /**
    * Present on the last page only. The sink stores `nextUpdatedSince` together with that page's
    * rows (one transaction, or after the rows are on disk), never before: a run killed earlier
    * starts again from the previous cursor and fetches the same bookings again, which upserts

@@ -64,6 +64,8 @@ class JsonlSink implements Sink {
   readonly kind = 'jsonl' as const
   readonly knownProperties
   readonly recordProperties
+  /** Lines written since the last fsync. */
+  private unsynced = false
 
   constructor(
     readonly path: string,
@@ -116,7 +118,12 @@ class JsonlSink implements Sink {
       const bytes = Buffer.from(lines.join(''))
       let written = 0
       while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written)
+      this.unsynced = true
+    }
+    // The lines of a `hold` reach the disk together, with the commit that ends it.
+    if (this.unsynced && !commit.hold) {
       fsyncSync(this.fd)
+      this.unsynced = false
     }
     if (end) {
       this.state.committed_bytes = fstatSync(this.fd).size

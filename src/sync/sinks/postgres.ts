@@ -89,8 +89,8 @@ export class SinkLostError extends PmsError {
 /**
  * A PostgreSQL database shared by several machines and accounts. node-postgres is imported here, on
  * first use, so that no other sink or command pays for it. One session for the run: it holds the
- * advisory lock of the account being synced, and each page is one transaction that also stores
- * the cursor on the last page. `waitLockSeconds`: how long a run waits for another run's lock of
+ * advisory lock of the account being synced; pages are committed in groups (src/sync/engine.ts),
+ * the last group's transaction also storing the cursor. `waitLockSeconds`: how long a run waits for another run's lock of
  * an account (0: it fails at once).
  */
 export async function openPostgresSink(url: string, waitLockSeconds = 0): Promise<PostgresSink> {
@@ -137,6 +137,8 @@ export const postgresSink: SinkType = {
 
 export class PostgresSink implements Sink {
   readonly kind = 'postgres' as const
+  /** A transaction is open: the pages of a `hold`, committed by the next commit without it. */
+  private inTransaction = false
 
   constructor(
     private readonly client: Client,
@@ -212,7 +214,10 @@ export class PostgresSink implements Sink {
       const row: Record<string, unknown> = {...bookingRow(commit.profile, booking, commit.syncedAt), record: JSON.stringify(booking)}
       PAGE_COLUMNS.forEach(([column], i) => columns[i]!.push(row[column]))
     }
-    await this.sql('BEGIN')
+    if (!this.inTransaction) {
+      await this.sql('BEGIN')
+      this.inTransaction = true
+    }
     try {
       if (unique.size > 0) {
         const {rows} = await this.sql<{inserted: boolean}>(UPSERT, [commit.profile, commit.syncedAt, ...columns])
@@ -238,8 +243,13 @@ export class PostgresSink implements Sink {
           [commit.profile, commit.scope, end.nextUpdatedSince, commit.syncedAt, end.seen ? commit.syncedAt : null],
         )
       }
-      await this.sql('COMMIT')
+      // The pages of a `hold` share one transaction: one wait for the log per group, not per page.
+      if (!commit.hold) {
+        this.inTransaction = false
+        await this.sql('COMMIT')
+      }
     } catch (error) {
+      this.inTransaction = false
       await this.client.query('ROLLBACK').catch(() => undefined)
       throw error
     }

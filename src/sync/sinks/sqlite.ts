@@ -63,9 +63,9 @@ function migrate(db: BetterSqlite3.Database, version: number): void {
 
 /**
  * The default sink: one SQLite file. better-sqlite3 is imported here, on first use, so that no
- * other command pays for loading it. Each page is one transaction; the last page's transaction
- * also stores the cursor (and, with --full, the removals), so a kill at any moment leaves either
- * the old cursor or the new one with every row it covers.
+ * other command pays for loading it. Pages are committed in groups (src/sync/engine.ts); the
+ * last page's transaction also stores the cursor (and, with --full, the removals), so a kill at
+ * any moment leaves either the old cursor or the new one with every row it covers.
  */
 export async function openSqliteSink(path: string, lockDir?: string): Promise<Sink> {
   const {default: Database} = await import('better-sqlite3')
@@ -111,7 +111,7 @@ class SqliteSink implements Sink {
   private readonly liveIds: BetterSqlite3.Statement<[string], {id: string; property_id: string}>
   private readonly markRemoved: BetterSqlite3.Statement<[string, string, string, string]>
   private readonly saveCursor: BetterSqlite3.Statement
-  private readonly commitPage: (commit: SinkCommit) => CommitCounts
+  private readonly writePage: (commit: SinkCommit) => CommitCounts
   private readonly readKnown: BetterSqlite3.Statement<[string, string], {id: string}>
   private readonly saveKnown: BetterSqlite3.Statement<[string, string, string]>
 
@@ -149,7 +149,7 @@ class SqliteSink implements Sink {
       `INSERT INTO sync_accounts (${key}, property_ids, checked_at) VALUES (?, ?, ?)
        ON CONFLICT (${key}) DO UPDATE SET property_ids = excluded.property_ids, checked_at = excluded.checked_at`,
     )
-    this.commitPage = db.transaction((commit: SinkCommit): CommitCounts => {
+    this.writePage = (commit: SinkCommit): CommitCounts => {
       const counts: CommitCounts = {inserted: 0, updated: 0, removed: 0}
       const stored = new Map<string, {record: string; removed_at: string | null}>()
       if (commit.bookings.length > 0) {
@@ -179,7 +179,7 @@ class SqliteSink implements Sink {
         })
       }
       return counts
-    })
+    }
   }
 
   async knownProperties(key: string): Promise<string[]> {
@@ -194,8 +194,17 @@ class SqliteSink implements Sink {
     return this.readCursor.get(profile, scope)?.updated_since
   }
 
+  /** The pages of a `hold` share one transaction, committed by the next commit without it. */
   async commit(commit: SinkCommit): Promise<CommitCounts> {
-    return this.commitPage(commit)
+    if (!this.db.inTransaction) this.db.exec('BEGIN')
+    try {
+      const counts = this.writePage(commit)
+      if (!commit.hold) this.db.exec('COMMIT')
+      return counts
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK')
+      throw error
+    }
   }
 
   private removeUnseen(profile: string, seen: ReadonlySet<string>, propertyIds: readonly string[] | undefined, at: string): number {

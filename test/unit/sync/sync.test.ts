@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 import type {BookingsQuery} from '../../../src/client/index.js'
 import type {Booking, BookingRecordsPage} from '../../../src/contract/bookings.js'
 import {matchAccount} from '../../../src/sync/account.js'
-import {syncProfile, type BookingPages} from '../../../src/sync/engine.js'
+import {syncProfile, SyncStopped, type BookingPages} from '../../../src/sync/engine.js'
 import {runSync, summaryLine, syncExitCode, type ProfileClient, type SyncRunSummary} from '../../../src/sync/index.js'
 import type {Sink} from '../../../src/sync/sink.js'
 import {openCsvSink} from '../../../src/sync/sinks/csv.js'
@@ -18,6 +18,7 @@ type FullBooking = Booking & {property_id: string; updated_at: string}
 
 const PROPERTY_A = '11111111-1111-4111-8111-111111111111'
 const PROPERTY_B = '22222222-2222-4222-8222-222222222222'
+const UPDATED_AT = Date.UTC(2026, 10, 1)
 
 function booking(n: number, updatedAt: number, fields: Partial<Booking> = {}): FullBooking {
   return {
@@ -239,6 +240,30 @@ describe('file sinks', () => {
     expect(existsSync(`${path}.state.json`)).toBe(false)
   })
 
+  it('SQLite: held pages are one transaction that another reader sees only once committed; a failed page rolls the group back', async () => {
+    const path = tempFile('held.sqlite')
+    const sink = await openSqliteSink(path)
+    const reader = new Database(path, {readonly: true})
+    const stored = () => (reader.prepare('SELECT count(*) AS n FROM bookings').get() as {n: number}).n
+    try {
+      const commit = {profile: 'p', scope: '*', syncedAt: '2026-11-25T00:00:00.000Z'}
+      await sink.commit({...commit, bookings: [booking(1, UPDATED_AT), booking(2, UPDATED_AT)], hold: true})
+      await sink.commit({...commit, bookings: [booking(3, UPDATED_AT)], hold: true})
+      expect(stored()).toBe(0)
+      await sink.commit({...commit, bookings: []})
+      expect(stored()).toBe(3)
+      await sink.commit({...commit, bookings: [booking(4, UPDATED_AT)], hold: true})
+      // A booking without an id breaks the NOT NULL key: the whole group goes, page 4 with it.
+      await expect(sink.commit({...commit, bookings: [{...booking(5, UPDATED_AT), id: null} as unknown as FullBooking]})).rejects.toThrow()
+      expect(stored()).toBe(3)
+      await sink.commit({...commit, bookings: [booking(6, UPDATED_AT)]})
+      expect(stored()).toBe(4)
+    } finally {
+      reader.close()
+      await sink.close()
+    }
+  })
+
   it('SQLite: a file that is not a database is refused (sink_invalid, exit 2), not overwritten', async () => {
     const path = tempFile('notes.txt')
     writeFileSync(path, 'precious notes that are not a database at all, long enough to have a header\n'.repeat(4))
@@ -407,5 +432,95 @@ describe('the walk of the pages', () => {
     }
     await syncProfile(client, sink, 'p', {now: () => 0})
     expect(log).toEqual(['request 2', 'write 1', 'write 2'])
+  })
+})
+
+describe('group commit', () => {
+  /** `count` pages of `size` bookings; before each page after the first, `waitMs` (0: the page is there at once). */
+  function pagesOf(count: number, size: number, waitMs = 0, failAt?: number): BookingPages {
+    return {
+      async *pages() {
+        for (let p = 0; p < count; p++) {
+          if (p > 0 && waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs))
+          if (p === failAt) throw new Error('the service went away')
+          const data = Array.from({length: size}, (_, i) => booking(p * size + i, UPDATED_AT))
+          yield {data, next_cursor: p === count - 1 ? null : `c${p + 1}`, next_updated_since: '2026-11-01T00:00:00.000Z'}
+        }
+      },
+    }
+  }
+  /** What the sink was handed, one entry per call: `hold` or `commit`, the bookings, and whether it ended the walk. */
+  function recordingSink() {
+    const calls: Array<{hold: boolean; bookings: number; end: boolean}> = []
+    const sink: Pick<Sink, 'cursor' | 'commit'> = {
+      cursor: () => undefined,
+      commit: async (commit) => {
+        calls.push({hold: commit.hold === true, bookings: commit.bookings.length, end: commit.end !== undefined})
+        return {inserted: commit.bookings.length, updated: 0, removed: 0}
+      },
+    }
+    return {sink, calls}
+  }
+
+  it('pages that are there at once are held in one transaction and committed by 5,000 bookings, the last with the cursor', async () => {
+    const {sink, calls} = recordingSink()
+    const summary = await syncProfile(pagesOf(25, 500), sink, 'p', {now: () => 0})
+    expect(summary).toMatchObject({pages: 25, fetched: 12_500, inserted: 12_500})
+    const commits = calls.filter((call) => !call.hold)
+    // Pages 10 and 20 end a group of ten; page 25 ends the walk with its cursor.
+    expect(commits).toEqual([
+      {hold: false, bookings: 500, end: false},
+      {hold: false, bookings: 500, end: false},
+      {hold: false, bookings: 500, end: true},
+    ])
+    expect(calls).toHaveLength(25)
+    expect(calls.slice(0, 9).every((call) => call.hold)).toBe(true)
+  })
+
+  it('a page the walk waits for does not hold back the ones before it: each is committed within 250 ms', async () => {
+    const {sink, calls} = recordingSink()
+    const committedAt: number[] = []
+    const started = performance.now()
+    const fetched: number[] = []
+    await syncProfile(pagesOf(3, 2, 600), sink, 'p', {now: () => 0, onPage: (n) => (fetched.push(n), committedAt.push(performance.now() - started))})
+    // Each page is written held, then committed on its own (no bookings) before the next arrives.
+    expect(calls).toEqual([
+      {hold: true, bookings: 2, end: false},
+      {hold: false, bookings: 0, end: false},
+      {hold: true, bookings: 2, end: false},
+      {hold: false, bookings: 0, end: false},
+      {hold: false, bookings: 2, end: true},
+    ])
+    expect(fetched).toEqual([2, 4, 6])
+    // The first commit comes before the second page (600 ms on), not with it.
+    expect(committedAt[0]).toBeLessThan(550)
+  })
+
+  it('Ctrl-C commits the held pages and stops: the summary counts them as kept', async () => {
+    const {sink, calls} = recordingSink()
+    const stop = new AbortController()
+    const walk = syncProfile(pagesOf(30, 500), sink, 'p', {now: () => 0, signal: stop.signal, onPage: () => undefined})
+    // Abort once three pages are held and none committed.
+    const held = setInterval(() => calls.length >= 3 && stop.abort(), 0)
+    const stopped = await walk.then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    clearInterval(held)
+    expect(stopped).toBeInstanceOf(SyncStopped)
+    const last = calls.at(-1)!
+    expect(last.hold).toBe(false)
+    expect(last.end).toBe(false)
+    const written = calls.reduce((sum, call) => sum + call.bookings, 0)
+    expect((stopped as SyncStopped).summary.fetched).toBe(written)
+    expect((stopped as SyncStopped).summary.inserted).toBe(written)
+    expect(written).toBeLessThan(15_000)
+  })
+
+  it('a page that fails commits the pages held before it, then the failure stands', async () => {
+    const {sink, calls} = recordingSink()
+    await expect(syncProfile(pagesOf(6, 500, 0, 4), sink, 'p', {now: () => 0})).rejects.toThrow('the service went away')
+    expect(calls.filter((call) => call.hold).map((call) => call.bookings)).toEqual([500, 500, 500, 500])
+    expect(calls.at(-1)).toEqual({hold: false, bookings: 0, end: false})
   })
 })
