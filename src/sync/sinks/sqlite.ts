@@ -196,7 +196,9 @@ class SqliteSink implements Sink {
 
   /** The pages of a `hold` share one transaction, committed by the next commit without it. */
   async commit(commit: SinkCommit): Promise<CommitCounts> {
-    if (!this.db.inTransaction) this.db.exec('BEGIN')
+    // IMMEDIATE: the write lock is taken (or waited for) at once, not at the first write after a read,
+    // where another writer's commit in between would fail the upgrade without waiting.
+    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')
     try {
       const counts = this.writePage(commit)
       if (!commit.hold) this.db.exec('COMMIT')
