@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The version check comes before any import: on an older Node, one line says why, and nothing
-// native (better-sqlite3 needs Node 22) is ever loaded.
-const major = Number(process.versions.node.split('.')[0])
-if (major < 22) {
+// native (better-sqlite3 needs Node 22) is ever loaded. 22.19 is the oldest release of the 22 line
+// that pms's dependencies (undici 8) and its bundle (process.getBuiltinModule, 22.3) run on.
+const [major, minor] = process.versions.node.split('.').map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
   // In a clone, `npm ci` puts the pinned Node (devDependencies) in node_modules/.bin: run on it
   // instead, once (PMS_OLD_NODE marks the second run, so an old Node there cannot loop).
   const {existsSync} = await import('node:fs')
@@ -34,7 +35,7 @@ if (major < 22) {
     })
   } else {
     process.stderr.write(
-      `pms needs Node.js 22 or newer; this is ${process.versions.node} (install Node.js 22 or 24, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)\n`,
+      `pms needs Node.js 22.19 or newer; this is ${process.versions.node} (install Node.js 24, or 22.19 or newer, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)\n`,
     )
     process.exit(1)
   }

@@ -1,12 +1,13 @@
 /**
- * Imported first by the library's entry: on a Node older than 22 (better-sqlite3 and the client
- * need 22), importing `pms/client` fails with the same one line as the `pms` command, before
+ * Imported first by the library's entry: on a Node older than 22.19 (better-sqlite3 needs 22,
+ * undici 8 and the bundle's process.getBuiltinModule 22.19 of that line), importing `pms/client` fails with the same one line as the `pms` command, before
  * anything else is evaluated.
  */
 const version = process.versions.node
-if (Number(version.split('.')[0]) < 22) {
+const [major = 0, minor = 0] = version.split('.').map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
   throw new Error(
-    `pms needs Node.js 22 or newer; this is ${version} (install Node.js 22 or 24, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)`,
+    `pms needs Node.js 22.19 or newer; this is ${version} (install Node.js 24, or 22.19 or newer, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)`,
   )
 }
 

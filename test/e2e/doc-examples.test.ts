@@ -320,7 +320,7 @@ const EXAMPLES: Record<string, Entry> = {
   },
 
   // Node versions
-  'node --version && pms properties list': {by: 'test/e2e/runtime.test.ts', contains: ['pms needs Node.js 22 or newer; this is'], reason: 'shows what happens on Node 20, which this test does not run on'},
+  'node --version && pms properties list': {by: 'test/e2e/runtime.test.ts', contains: ['pms needs Node.js 22.19 or newer; this is'], reason: 'shows what happens on Node 20, which this test does not run on'},
 }
 
 /** Runs a step the docs say comes first; it must succeed. */

@@ -20,9 +20,11 @@ import {deliver, startListen} from './support/listen.js'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}}
 const OLDEST_MAJOR = 22
+/** The oldest release of the oldest line: undici 8's engines, and process.getBuiltinModule (22.3). */
+const OLDEST = '22.19'
 const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0])
 const REFUSAL = (version: string) =>
-  `pms needs Node.js 22 or newer; this is ${version} (install Node.js 22 or 24, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)`
+  `pms needs Node.js 22.19 or newer; this is ${version} (install Node.js 24, or 22.19 or newer, or run \`npm ci\` in a clone of pms, which brings Node 24 for ./bin/run.js and npx pms)`
 
 /** bin/run.js copied alone into a folder of its own: a package with no node_modules, so no newer Node at hand. */
 function runJsAlone(): string {
@@ -59,17 +61,18 @@ describe('the Node that runs pms', () => {
   it(`the tests run on a supported Node (${process.version}, ${process.execPath}), the one CI asked for`, () => {
     console.log(`tests run on Node ${process.version} (${process.execPath})`)
     expect(major(process.version)).toBeGreaterThanOrEqual(OLDEST_MAJOR)
-    expect(PACKAGE.engines.node).toBe(`>=${OLDEST_MAJOR}`)
+    expect(PACKAGE.engines.node).toBe(`>=${OLDEST}`)
     if (process.env.PMS_TEST_NODE_MAJOR) expect(major(process.version)).toBe(Number(process.env.PMS_TEST_NODE_MAJOR))
   })
 
-  it('on a Node older than 22 with no newer Node at hand, pms prints one line naming the way out and exits 1, having loaded nothing but bin/run.js', () => {
+  // 22.2 lacks process.getBuiltinModule, which the bundle takes Node's modules with; 22.18, undici 8's engines.
+  it.each(['20.20.0', '22.2.0', '22.18.0'])('on Node %s with no newer Node at hand, pms prints one line naming the way out and exits 1, having loaded nothing but bin/run.js', (version) => {
     const bin = runJsAlone()
-    const run = runAs('20.20.0', ['properties', 'list'], {}, bin)
+    const run = runAs(version, ['properties', 'list'], {}, bin)
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
     const lines = run.stderr.trimEnd().split('\n')
-    expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual([REFUSAL('20.20.0')])
+    expect(lines.filter((line) => !line.startsWith('resolve '))).toEqual([REFUSAL(version)])
     expect(lines.filter((line) => line.startsWith('resolve ') && !line.startsWith('resolve node:'))).toEqual([`resolve ${new URL(`file://${bin}`).href}`])
   })
 
