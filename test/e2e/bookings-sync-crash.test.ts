@@ -3,7 +3,8 @@
  * doubles nothing. Twenty runs are SIGKILLed at random moments while the sandbox keeps changing
  * bookings; then one run finishes and the sink must equal the listing. And fifty runs let finish
  * must all exit 0: a SQLite binding that aborts at process exit (better-sqlite3 12 on Node 24,
- * exit 134) would fail a cron job now and then.
+ * exit 134) would fail a cron job now and then. And two runs of two accounts into one file at
+ * once, each committing its pages in groups, must both finish.
  */
 import {spawn} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
@@ -138,6 +139,18 @@ describe('pms bookings sync killed at random moments', () => {
       .map((line) => `${line.booking.id} ${JSON.stringify(line.booking)}`)
     expect(versions.length).toBe(new Set(versions).size)
   }, 300_000)
+
+  it('SQLite: two accounts synced into one file at the same time both finish, each key holding the whole listing', async () => {
+    // The same login filed under two keys: two runs that share the file, not a lock file. Each
+    // holds SQLite's write lock for a group of pages at a time; the other waits and gets in between.
+    const file = join(mkdtempSync(join(tmpdir(), 'pms-two-')), 'bookings.sqlite')
+    const configDir = tempConfigDir()
+    const [north, south] = await Promise.all(['north', 'south'].map((account) => runPms(['bookings', 'sync', '--to', file, '--account', account, '--json'], {env, configDir, timeoutMs: 120_000})))
+    expect(north!.code, north!.stderr).toBe(0)
+    expect(south!.code, south!.stderr).toBe(0)
+    const listing = await apiListing(sandbox.appUrl, token)
+    for (const account of ['north', 'south']) expect(new Set(sqliteBookings(file, account).keys())).toEqual(new Set(listing.keys()))
+  }, 120_000)
 
   it('SQLite: 50 runs in a row, each let finish while bookings change, all exit 0 and none ends by a signal', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'pms-plain-')), 'bookings.sqlite')
