@@ -1,7 +1,7 @@
 import type {BookingsQuery} from '../client/index.js'
 import type {BookingRecordsPage} from '../contract/bookings.js'
 import {BOOKINGS_PAGE_SIZE} from '../contract/limits.js'
-import {scopeOf, type Sink, type SinkCommit} from './sink.js'
+import {scopeOf, type CommitCounts, type Sink, type SinkCommit} from './sink.js'
 
 /** The most bookings one commit holds: ten pages of the largest size. */
 const COMMIT_GROUP_BOOKINGS = 5_000
@@ -110,7 +110,14 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
   const held = {pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0}
   let heldSince = 0
   const write = async (bookings: BookingRecordsPage['data'], hold: boolean, end?: SinkCommit['end']) => {
-    const counts = await sink.commit({profile, scope, bookings, syncedAt, end, ...(hold ? {hold} : {})})
+    let counts: CommitCounts
+    try {
+      counts = await sink.commit({profile, scope, bookings, syncedAt, end, ...(hold ? {hold} : {})})
+    } catch (error) {
+      // A failed commit takes its group with it: nothing held is left to commit or to count.
+      for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) held[key] = 0
+      throw error
+    }
     held.inserted += counts.inserted
     held.updated += counts.updated
     held.removed += counts.removed

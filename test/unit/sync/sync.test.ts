@@ -524,3 +524,34 @@ describe('group commit', () => {
     expect(calls.at(-1)).toEqual({hold: false, bookings: 0, end: false})
   })
 })
+
+describe('group commit when the sink fails', () => {
+  it('a commit that fails takes its group with it: the walk fails with that error, and nothing is committed or counted after it', async () => {
+    const calls: Array<{hold: boolean; bookings: number}> = []
+    const pages: BookingPages = {
+      async *pages() {
+        for (let p = 0; p < 3; p++) {
+          // Slow pages: the first one is committed on its own, by its deadline, before the second comes.
+          if (p > 0) await new Promise((resolve) => setTimeout(resolve, 400))
+          yield {data: [booking(p, UPDATED_AT)], next_cursor: p === 2 ? null : `c${p + 1}`, next_updated_since: '2026-11-01T00:00:00.000Z'}
+        }
+      },
+    }
+    let failures = 0
+    const sink: Pick<Sink, 'cursor' | 'commit'> = {
+      cursor: () => undefined,
+      commit: async (commit) => {
+        calls.push({hold: commit.hold === true, bookings: commit.bookings.length})
+        // The disk is full once, at the first commit: its group is rolled back.
+        if (!commit.hold && failures++ === 0) throw new Error('disk full')
+        return {inserted: commit.bookings.length, updated: 0, removed: 0}
+      },
+    }
+    await expect(syncProfile(pages, sink, 'p', {now: () => 0})).rejects.toThrow('disk full')
+    // No second, empty commit that would count the lost page as kept.
+    expect(calls).toEqual([
+      {hold: true, bookings: 1},
+      {hold: false, bookings: 0},
+    ])
+  })
+})
