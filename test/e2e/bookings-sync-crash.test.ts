@@ -9,7 +9,7 @@
 import {spawn} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ServedBooking} from './support/bookings.js'
 import {apiListing, changeBookings, liveRecords, replayJsonl, sqliteBookings} from './support/bookings.js'
@@ -59,15 +59,30 @@ describe('pms bookings sync killed at random moments', () => {
     }
   }
 
-  /** Starts a sync and SIGKILLs it after a random delay unless it ended first; resolves with how it ended. */
-  function runAndMaybeKill(args: string[], configDir: string): Promise<{killed: boolean; code: number | null}> {
+  /**
+   * Starts a sync and SIGKILLs it at a random moment from a tenth of `spanMs` (past the start) to
+   * all of it, unless it ended first; resolves with how it ended and how long it ran.
+   */
+  function runAndMaybeKill(args: string[], configDir: string, spanMs: number): Promise<{killed: boolean; code: number | null; ms: number}> {
+    const started = performance.now()
     const child = spawn(process.execPath, [PMS_BIN, 'bookings', 'sync', ...args], {
       env: {...process.env, ...env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true'},
       stdio: 'ignore',
     })
-    const exited = new Promise<{killed: boolean; code: number | null}>((resolve) => child.once('exit', (code, signal) => resolve({killed: signal === 'SIGKILL', code})))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 200 + Math.random() * 1800)
+    const exited = new Promise<{killed: boolean; code: number | null; ms: number}>((resolve) =>
+      child.once('exit', (code, signal) => resolve({killed: signal === 'SIGKILL', code, ms: performance.now() - started})),
+    )
+    const timer = setTimeout(() => child.kill('SIGKILL'), spanMs * (0.1 + 0.9 * Math.random()))
     return exited.finally(() => clearTimeout(timer))
+  }
+
+  /** How long a whole --full run takes here, from spawn to exit, into a scratch file of the same kind. */
+  async function fullRunMs(file: string): Promise<number> {
+    const scratch = join(mkdtempSync(join(tmpdir(), 'pms-span-')), basename(file))
+    const started = performance.now()
+    const result = await runPms(['bookings', 'sync', '--to', scratch, '--full'], {env, configDir: tempConfigDir(), timeoutMs: 120_000})
+    expect(result.code, result.stderr).toBe(0)
+    return performance.now() - started
   }
 
   /** One run that is let finish (75 only while a lock of a run killed before naming itself goes stale). */
@@ -81,13 +96,21 @@ describe('pms bookings sync killed at random moments', () => {
   }
 
   async function crashLoop(file: string, configDir: string) {
+    // The kills are spread over the span of a run of the same kind, as long as the last one let
+    // finish took, so that they land anywhere in it (its start, its walk, its writes, its end)
+    // however fast this machine and this build are. Before any finished: a --full run's time.
+    const first = await fullRunMs(file)
+    const spanMs = {full: first, incremental: first}
     const changes = keepChanging()
     const outcomes: Array<{killed: boolean; code: number | null}> = []
-    // Runs go on until KILLS of them were killed: a run that ends before its kill (a fast machine, a
-    // short walk) counts as a clean run, not as one of the kills.
+    // Runs go on until KILLS of them were killed: a run that ends before its kill counts as a clean
+    // run, not as one of the kills.
     while (outcomes.filter((o) => o.killed).length < KILLS && outcomes.length < KILLS * 3) {
       // Half of the runs read everything (--full), so that kills also land in long walks and removals.
-      outcomes.push(await runAndMaybeKill(['--to', file, ...(Math.random() < 0.5 ? ['--full'] : [])], configDir))
+      const kind = Math.random() < 0.5 ? 'full' : 'incremental'
+      const outcome = await runAndMaybeKill(['--to', file, ...(kind === 'full' ? ['--full'] : [])], configDir, spanMs[kind])
+      if (!outcome.killed && outcome.code === 0) spanMs[kind] = outcome.ms
+      outcomes.push(outcome)
     }
     const removed = await changes.stop()
     // Every run either was killed or ended cleanly (0), or met a killed run's lock (75): never a failure.
