@@ -1,7 +1,7 @@
 /**
  * Imported first by the library's entry: on a Node older than 22.19 (better-sqlite3 needs 22,
- * undici 8 and the bundle's process.getBuiltinModule 22.19 of that line), importing `pms/client` fails with the same one line as the `pms` command, before
- * anything else is evaluated.
+ * undici 8 asks for 22.19), importing `pms/client` fails with the same one line as the `pms`
+ * command, before anything else is evaluated.
  */
 const version = process.versions.node
 const [major = 0, minor = 0] = version.split('.').map(Number)

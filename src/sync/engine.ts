@@ -108,6 +108,7 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
   // ends, fails or is stopped. A slow or paced walk still commits each page about as it comes.
   // `summary` counts only what a commit has kept; `held`, what is written and not yet committed.
   const held = {pages: 0, fetched: 0, inserted: 0, updated: 0, removed: 0}
+  const counted = ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const
   let heldSince = 0
   const write = async (bookings: BookingRecordsPage['data'], hold: boolean, end?: SinkCommit['end']) => {
     let counts: CommitCounts
@@ -115,14 +116,14 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
       counts = await sink.commit({profile, scope, bookings, syncedAt, end, ...(hold ? {hold} : {})})
     } catch (error) {
       // A failed commit takes its group with it: nothing held is left to commit or to count.
-      for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) held[key] = 0
+      for (const key of counted) held[key] = 0
       throw error
     }
     held.inserted += counts.inserted
     held.updated += counts.updated
     held.removed += counts.removed
     if (hold) return
-    for (const key of ['pages', 'fetched', 'inserted', 'updated', 'removed'] as const) {
+    for (const key of counted) {
       summary[key] += held[key]
       held[key] = 0
     }

@@ -1,5 +1,5 @@
 /**
- * The Node that runs pms. pms supports Node 22 and newer; the repository's own scripts run on the
+ * The Node that runs pms. pms supports Node 22.19 and newer; the repository's own scripts run on the
  * Node pinned in devDependencies (`node`, whose binary npm scripts find first), so the tests run
  * on it too, whatever the machine's own `node` is. CI runs the suite once per supported Node and
  * says which in PMS_TEST_NODE_MAJOR: the first test checks it, and its line in the log proves it.

@@ -90,8 +90,8 @@ export class SinkLostError extends PmsError {
  * A PostgreSQL database shared by several machines and accounts. node-postgres is imported here, on
  * first use, so that no other sink or command pays for it. One session for the run: it holds the
  * advisory lock of the account being synced; pages are committed in groups (src/sync/engine.ts),
- * the last group's transaction also storing the cursor. `waitLockSeconds`: how long a run waits for another run's lock of
- * an account (0: it fails at once).
+ * the last group's transaction also storing the cursor. `waitLockSeconds`: how long a run waits
+ * for another run's lock of an account (0: it fails at once).
  */
 export async function openPostgresSink(url: string, waitLockSeconds = 0): Promise<PostgresSink> {
   const {default: pg} = await import('pg')
