@@ -83,11 +83,21 @@ export async function openSqliteSink(path: string, lockDir?: string): Promise<Si
     // sync of 100,000 bookings wrote some 40 of them (a third of its time). The last connection to
     // close checkpoints what is left.
     db.pragma('wal_autocheckpoint = 16384')
-    const version = db.pragma('user_version', {simple: true}) as number
-    if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
-    if (version > 0 && version < SCHEMA_VERSION) migrate(db, version)
-    db.exec(SCHEMA)
-    db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    // The schema is read and made under the write lock, waited for: two runs opening one new file
+    // at once would otherwise each read it, then fail to write it (SQLite answers such an upgrade
+    // "database is locked" at once, without waiting) and stop as if the file were not a database.
+    db.exec('BEGIN IMMEDIATE')
+    try {
+      const version = db.pragma('user_version', {simple: true}) as number
+      if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
+      if (version > 0 && version < SCHEMA_VERSION) migrate(db, version)
+      db.exec(SCHEMA)
+      db.pragma(`user_version = ${SCHEMA_VERSION}`)
+      db.exec('COMMIT')
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      throw error
+    }
   } catch (error) {
     db?.close()
     if (error instanceof SinkInvalidError) throw error
