@@ -113,6 +113,41 @@ function multipartWithoutFormData() {
 }
 
 /**
+ * oclif requires three of Node's modules at load that only some runs use: child_process (to ask
+ * Windows which shell runs it, for autocomplete), readline (to read flags from stdin) and
+ * perf_hooks (for OCLIF_PERFORMANCE); each is taken on its first use instead. And to tell WSL from
+ * Linux at every start it loads wsl-utils, whose PowerShell helpers load child_process at once,
+ * where is-wsl alone (the same answer: wsl-utils re-exports it) does not. About 8 ms of CPU at
+ * every start. The build stops if one of these lines changes.
+ */
+function oclifBuiltinsOnUse() {
+  const lib = join(root, 'node_modules', '@oclif', 'core', 'lib')
+  const onUse = {
+    [join(lib, 'util', 'os.js')]: ['node_child_process_1', 'node:child_process'],
+    [join(lib, 'parser', 'parse.js')]: ['node_readline_1', 'node:readline'],
+    [join(lib, 'performance.js')]: ['node_perf_hooks_1', 'node:perf_hooks'],
+  }
+  return {
+    name: 'oclif-builtins-on-use',
+    transform(code, id) {
+      if (id === join(lib, 'util', 'os.js')) {
+        const wsl = "(await import('wsl-utils')).isWsl"
+        if (!code.includes(wsl)) this.error(`${id} no longer has "${wsl}": see bundle.config.mjs`)
+        code = code.replace(wsl, "(await import('is-wsl')).default")
+      }
+      const found = onUse[id]
+      if (!found) return null
+      const [name, builtin] = found
+      const line = `const ${name} = require("${builtin}");`
+      if (!code.includes(line)) this.error(`${id} no longer has "${line}": see bundle.config.mjs`)
+      const used = [...new Set([...code.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((match) => match[1]))]
+      const getters = used.map((property) => `get ${property}() { return process.getBuiltinModule(${JSON.stringify(builtin)}).${property} }`)
+      return {code: code.replace(line, `const ${name} = { ${getters.join(', ')} };`), map: null}
+    },
+  }
+}
+
+/**
  * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
  * ES module facade of the builtin, which reads every export, lazy getters included (node:http's
  * loads Node's copy of undici), at each start; a dynamic `import("node:...")` likewise. An import
@@ -158,7 +193,11 @@ export default defineConfig({
   input,
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-  plugins: [besideTheirModule(), oclifSortsPlainly(), multipartWithoutFormData(), builtinsTaken()],
+  // proper-lockfile takes its fs from graceful-fs, which copies and patches Node's fs when loaded
+  // (about 3 ms of every start that paces its requests) to retry EMFILE on many open files; the
+  // lock makes a directory, stats and touches it, and opens none.
+  resolve: {alias: {'graceful-fs': 'node:fs'}},
+  plugins: [besideTheirModule(), oclifSortsPlainly(), oclifBuiltinsOnUse(), multipartWithoutFormData(), builtinsTaken()],
   output: {
     dir: out,
     format: 'esm',
