@@ -1,6 +1,4 @@
-import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {connect} from 'node:net'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {KeychainError} from './errors.js'
@@ -83,7 +81,9 @@ export function sessionBusSocket(env: NodeJS.ProcessEnv): string | undefined {
  */
 export function busAnswers(socketPath: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = connect(socketPath)
+    // Taken here, not imported: a login in the 0600 file (this module shares its chunk with that
+    // store) never loads node:net or node:child_process.
+    const socket = process.getBuiltinModule('node:net').connect(socketPath)
     let answer = ''
     const done = (error?: Error) => {
       clearTimeout(timer)
@@ -108,7 +108,7 @@ const CHILD_SCRIPT = fileURLToPath(new URL('keychain-child.js', import.meta.url)
 
 function runKeychainChild(request: {op: string; service: string; account: string; password?: string}, signal?: AbortSignal): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD_SCRIPT], {stdio: ['pipe', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL'})
+    const child = process.getBuiltinModule('node:child_process').spawn(process.execPath, [CHILD_SCRIPT], {stdio: ['pipe', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL'})
     let output = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
     child.once('error', reject)

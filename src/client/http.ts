@@ -64,9 +64,7 @@ export interface HttpPool {
 export async function createPool(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv = process.env): Promise<HttpPool> {
   const proxied = PROXY_VARIABLES.filter((name) => (env[name] ?? '').trim() !== '')
   if (proxied.length === 0) {
-    // Not `import('node:http')`: an import builds the module's namespace, which reads node:http's
-    // lazy WebSocket getters and so loads Node's own undici (about 100 ms of CPU and 12 MiB).
-    return new NodePool(process.getBuiltinModule('node:http'), process.getBuiltinModule('node:https'), timeouts)
+    return new NodePool(timeouts)
   }
   const {EnvHttpProxyAgent, request} = await loadUndici()
   // Read from the given environment (not only process.env) so that the run's context decides.
@@ -108,19 +106,22 @@ function timedOut(code: 'connect_timeout' | 'headers_timeout' | 'body_timeout'):
 }
 
 class NodePool implements HttpPool {
-  private readonly agents: {http: NodeHttp.Agent; https: NodeHttps.Agent}
+  /** Made on the first request of each scheme: node:https brings TLS and crypto, about 8 ms of CPU that a plain-HTTP sandbox never needs. */
+  private httpAgent?: NodeHttp.Agent
+  private httpsAgent?: NodeHttps.Agent
   /** Exchanges not yet over (their answer not read to its end): close() lets them finish, as undici's does. */
   private inFlight = 0
   private drained?: () => void
   /** Answers whose body has not been read to its end. */
   private readonly unread = new Set<NodeHttp.IncomingMessage>()
 
-  constructor(
-    private readonly http: typeof NodeHttp,
-    private readonly https: typeof NodeHttps,
-    private readonly timeouts: HttpTimeouts,
-  ) {
-    this.agents = {http: new http.Agent({keepAlive: true}), https: new https.Agent({keepAlive: true})}
+  constructor(private readonly timeouts: HttpTimeouts) {}
+
+  // Not `import('node:http')`: an import builds the module's namespace, which reads node:http's
+  // lazy WebSocket getters and so loads Node's own undici (about 100 ms of CPU and 12 MiB).
+  private agent(secure: boolean): NodeHttp.Agent {
+    if (secure) return (this.httpsAgent ??= new (process.getBuiltinModule('node:https').Agent)({keepAlive: true}))
+    return (this.httpAgent ??= new (process.getBuiltinModule('node:http').Agent)({keepAlive: true}))
   }
 
   exchange(url: string, init: ExchangeInit): Promise<Exchange> {
@@ -141,10 +142,11 @@ class NodePool implements HttpPool {
         this.inFlight -= 1
         if (this.inFlight === 0) this.drained?.()
       }
-      const request = (secure ? this.https : this.http).request(target, {
+      const agent = this.agent(secure)
+      const request = process.getBuiltinModule(secure ? 'node:https' : 'node:http').request(target, {
         method: init.method,
         headers: init.headers,
-        agent: secure ? this.agents.https : this.agents.http,
+        agent,
         signal: init.signal,
       })
       const headersTimer = setTimeout(() => request.destroy(timedOut('headers_timeout')), headersMs)
@@ -184,8 +186,8 @@ class NodePool implements HttpPool {
     // An answer that arrived whole but that nobody reads any more holds nothing worth waiting for.
     for (const response of this.unread) if (response.complete) response.destroy()
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve))
-    this.agents.http.destroy()
-    this.agents.https.destroy()
+    this.httpAgent?.destroy()
+    this.httpsAgent?.destroy()
   }
 }
 
