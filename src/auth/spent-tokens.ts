@@ -1,4 +1,3 @@
-import {createHash} from 'node:crypto'
 import {appendFileSync, mkdirSync, readFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
@@ -37,5 +36,6 @@ export class SpentTokenLedger {
 }
 
 function digest(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
+  // Taken here, not imported: this module is loaded by every command with a login, and only a refresh hashes.
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(token).digest('hex')
 }
