@@ -16,12 +16,23 @@ export function loadAnswerSchemas(): void {
 }
 
 /**
+ * zod compiles a parser for each object schema (with `new Function`) the first time it parses with
+ * it: worth it for the thousand pages of a sync, not for the one or two answers of most commands,
+ * where compiling costs more than it saves (about 8 ms of a `properties list`). The first parses of
+ * each schema in a process are interpreted; later ones use the compiled parser.
+ */
+const INTERPRETED_PARSES = 2
+const parsed = new Map<AnswerSchemaName, number>()
+
+/**
  * Parses an answer with its (tolerant) contract schema, named as answer-schemas.ts lists it.
  * Unknown fields and enum values pass; a missing required field is a service that does not keep
  * the contract, reported as such.
  */
 export async function parseAnswer<K extends AnswerSchemaName>(schema: K, body: unknown, what: string): Promise<z.output<AnswerSchema<K>>> {
-  const result = (await ANSWER_SCHEMAS[schema]()).safeParse(body)
+  const parses = (parsed.get(schema) ?? 0) + 1
+  parsed.set(schema, parses)
+  const result = (await ANSWER_SCHEMAS[schema]()).safeParse(body, {jitless: parses <= INTERPRETED_PARSES})
   if (result.success) return result.data as z.output<AnswerSchema<K>>
   const issues = result.error.issues.slice(0, 5).map((issue) => ({path: issue.path.map(String).join('.'), message: issue.message}))
   const first = issues[0]
