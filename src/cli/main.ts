@@ -2,16 +2,16 @@ import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {execute as oclifExecute, type Interfaces} from '@oclif/core'
-import {asksForHelp} from './help-flag.js'
 
 /**
- * Whether `args` run a command of pms's own, by its first word: a file or folder of that name where
- * the manifest's commands are. Help, a bare `pms`, a flag first and any other word are not.
+ * Whether `args` run a command of pms's own or ask for its help (or a topic's), by their first
+ * word: a file or folder of that name where the manifest's commands are. A bare `pms`, a flag first
+ * (`pms --help`, which lists the plugins' commands too) and any other word are not.
  */
 function runsOwnCommand(args: readonly string[], root: string, commandsDir: string): boolean {
   const first = args[0]
   // A command's name, not a path (`..`, `a/b`) that would find a folder of the bundle.
-  if (first === undefined || !/^[a-z][a-z0-9-]*$/.test(first) || asksForHelp(args)) return false
+  if (first === undefined || !/^[a-z][a-z0-9-]*$/.test(first)) return false
   const at = join(root, commandsDir, first)
   return existsSync(at + '.js') || existsSync(at)
 }
@@ -20,7 +20,8 @@ function runsOwnCommand(args: readonly string[], root: string, commandsDir: stri
  * The terminal's entry (bin/run.js): oclif's own run, from the copy the bundle's commands are built
  * on. A run of one of pms's own commands is given pms's package.json without oclif's plugins (help
  * and autocomplete): finding their packages and reading their manifests is about a tenth of such a
- * start, and about 7 MiB. Help, a bare `pms`, the plugins' commands and an unknown word (whose
+ * start, and about 7 MiB; so is the help of one of its commands or topics, which names none of
+ * the plugins'. A bare `pms`, `pms --help`, the plugins' commands and an unknown word (whose
  * suggestions name every command) load them as before.
  */
 export async function execute({dir}: {dir: string}): Promise<unknown> {
