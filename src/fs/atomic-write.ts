@@ -1,10 +1,11 @@
 /**
  * Writes a file so that a reader (or the next run after a crash) sees either the old content or the
  * new one, never a part: the data goes to a new temporary file in the same directory (a rename is
- * atomic only within one file system), is flushed to disk, and is renamed over the target. The file
- * gets exactly `mode` (0600 unless told otherwise: these files hold credentials and state), whatever
- * the umask and whatever mode an earlier version of the file had. The directory is not fsynced: after
- * a power cut the rename may be lost, which leaves the previous complete file.
+ * atomic only within one file system), is flushed to disk (unless the file is only advice, see
+ * `durable`), and is renamed over the target. The file gets exactly `mode` (0600 unless told
+ * otherwise: these files hold credentials and state), whatever the umask and whatever mode an
+ * earlier version of the file had. The directory is not fsynced: after a power cut the rename may
+ * be lost, which leaves the previous complete file.
  *
  * This module sits below every layer and imports only Node: the credential store, the config, the
  * client's pacing file, the rates journal and the sandbox's state all write through it. It is the
@@ -18,6 +19,12 @@ import {basename, dirname, join} from 'node:path'
 export interface AtomicWriteOptions {
   /** Permission bits of the written file; default 0o600. */
   mode?: number
+  /**
+   * false: the data is not flushed before the rename, for a file that is only advice (the client's
+   * pacing, written twice a request): a crash may then leave the previous content or an empty
+   * file, never a part. Default true.
+   */
+  durable?: boolean
 }
 
 let written = 0
@@ -42,7 +49,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     try {
       await handle.chmod(mode)
       await handle.writeFile(data)
-      await handle.sync()
+      if (options.durable !== false) await handle.sync()
     } finally {
       await handle.close()
     }

@@ -7,15 +7,17 @@ import {writeFileAtomic, writeFileAtomicSync} from '../../../src/fs/atomic-write
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof promises>()
-  return {...actual, rename: vi.fn(actual.rename)}
+  return {...actual, rename: vi.fn(actual.rename), open: vi.fn(actual.open)}
 })
 
 const rename = vi.mocked(promises.rename)
+const open = vi.mocked(promises.open)
 const scratch = () => mkdtempSync(join(tmpdir(), 'pms-atomic-'))
 const modeOf = (path: string) => statSync(path).mode & 0o777
 
 afterEach(() => {
   rename.mockClear()
+  open.mockClear()
 })
 
 describe.each([
@@ -61,6 +63,33 @@ describe.each([
     await expect(write(blocked, 'new')).rejects.toThrow()
     expect(readFileSync(path, 'utf8')).toBe('previous')
     expect(readdirSync(dir).sort()).toEqual(['blocked', 'journal.json'])
+  })
+})
+
+describe('flushing', () => {
+  /** Whether the temporary file of one write was flushed (FileHandle.sync) before its rename. */
+  async function flushed(durable?: boolean): Promise<boolean> {
+    const actual = await vi.importActual<typeof promises>('node:fs/promises')
+    let synced = false
+    open.mockImplementationOnce(async (...args: Parameters<typeof promises.open>) => {
+      const handle = await actual.open(...args)
+      const sync = handle.sync.bind(handle)
+      handle.sync = async () => {
+        synced = true
+        return sync()
+      }
+      return handle
+    })
+    const path = join(scratch(), 'file.json')
+    await writeFileAtomic(path, 'content', durable === undefined ? {} : {durable})
+    expect(readFileSync(path, 'utf8')).toBe('content')
+    return synced
+  }
+
+  it('flushes the data to disk before the rename, unless told the file is only advice', async () => {
+    expect(await flushed()).toBe(true)
+    expect(await flushed(true)).toBe(true)
+    expect(await flushed(false)).toBe(false)
   })
 })
 
