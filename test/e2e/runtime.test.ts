@@ -96,7 +96,7 @@ describe('the Node that runs pms', () => {
     expect(blocked.stderr).toBe('')
   })
 
-  it("a command of pms's own starts without reading oclif's plugins (help, autocomplete); help and an unknown word still load them", () => {
+  it("a command of pms's own, or its help, starts without reading oclif's plugins (help, autocomplete); pms's whole help and an unknown word still load them", () => {
     // Every file oclif reads through fs, those of the plugins' packages written to stderr at exit.
     const preload = [
       `const fsp = (await import('node:fs/promises')).default`,
@@ -115,6 +115,15 @@ describe('the Node that runs pms', () => {
     expect(own.status, own.stderr).toBe(0)
     expect(own.stdout).toContain('require_keychain')
     expect(pluginReads(own.stderr)).toEqual([])
+    // The help of a command of pms's own names no plugin's command either; pms's whole help does.
+    const help = run(['properties', 'list', '--help'])
+    expect(help.status, help.stderr).toBe(0)
+    expect(help.stdout).toContain('$ pms properties list')
+    expect(pluginReads(help.stderr)).toEqual([])
+    const whole = run(['--help'])
+    expect(whole.status, whole.stderr).toBe(0)
+    expect(whole.stdout).toMatch(/^ {2}autocomplete /m)
+    expect(pluginReads(whole.stderr).some((line) => line.includes('plugin-autocomplete'))).toBe(true)
     // The suggestions of an unknown word name every command, the plugins' too.
     const typo = run(['hlep'])
     expect(typo.status).toBe(2)
