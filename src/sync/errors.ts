@@ -20,6 +20,28 @@ export class SinkInvalidError extends PmsError {
 }
 
 /**
+ * SQLite waited 5 s for the file's write lock and another connection still held it: a program
+ * outside pms in a long write (sqlite3 in a transaction, a backup), or many runs at once. Nothing is
+ * wrong with the file, so this is a temporary failure, not a usage error.
+ */
+export class SinkBusyError extends PmsError {
+  constructor(path: string, cause?: unknown) {
+    super(`${path} is busy: another connection has held its write lock for over 5 s; this run stops, and what it committed before stays`, {
+      code: 'sink_busy',
+      exitCode: ExitCode.tempFailure,
+      suggestion: 'run again once the other program writing to the file (a transaction left open in sqlite3, a backup) has finished',
+      cause,
+    })
+  }
+}
+
+/** better-sqlite3's error for a lock not granted within its timeout. */
+export function isSqliteBusy(error: unknown): boolean {
+  const code = (error as {code?: unknown} | null)?.code
+  return code === 'SQLITE_BUSY' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'))
+}
+
+/**
  * Ctrl-C during a sync: it says what was kept. SQLite and PostgreSQL keep every page committed
  * (each is a transaction); a JSONL feed or a CSV snapshot takes a run whole at its end. The cursor
  * moves only when a walk ends, so the next run reads again from the previous run's cursor.

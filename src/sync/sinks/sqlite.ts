@@ -1,6 +1,6 @@
 import {closeSync, openSync} from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
-import {SinkInvalidError} from '../errors.js'
+import {isSqliteBusy, SinkBusyError, SinkInvalidError} from '../errors.js'
 import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
 import {ACCOUNT_KEY, BOOKINGS_COLUMNS, bookingsSchemaSql, bookingsTableSql} from '../bookings-table.js'
 import {withSyncLock} from '../lock.js'
@@ -101,6 +101,7 @@ export async function openSqliteSink(path: string, lockDir?: string): Promise<Si
   } catch (error) {
     db?.close()
     if (error instanceof SinkInvalidError) throw error
+    if (isSqliteBusy(error)) throw new SinkBusyError(path, error)
     // Not a database (another program's file), or one whose tables are not ours.
     throw new SinkInvalidError(`${path} cannot be used as the bookings database: ${(error as Error).message}`, 'choose a new file for --to (.jsonl and .csv pick the other sinks)', error)
   }
@@ -208,14 +209,14 @@ class SqliteSink implements Sink {
   async commit(commit: SinkCommit): Promise<CommitCounts> {
     // IMMEDIATE: the write lock is taken (or waited for) at once, not at the first write after a read,
     // where another writer's commit in between would fail the upgrade without waiting.
-    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')
     try {
+      if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')
       const counts = this.writePage(commit)
       if (!commit.hold) this.db.exec('COMMIT')
       return counts
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK')
-      throw error
+      throw isSqliteBusy(error) ? new SinkBusyError(this.path, error) : error
     }
   }
 

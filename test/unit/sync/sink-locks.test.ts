@@ -1,8 +1,9 @@
 import {existsSync, mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import Database from 'better-sqlite3'
 import {describe, expect, it} from 'vitest'
-import {SyncLockedError} from '../../../src/sync/errors.js'
+import {SinkBusyError, SyncLockedError} from '../../../src/sync/errors.js'
 import {syncLockPath} from '../../../src/sync/lock.js'
 import type {SinkOpenOptions} from '../../../src/sync/sink.js'
 import {csvSink} from '../../../src/sync/sinks/csv.js'
@@ -48,4 +49,45 @@ describe('each sink declares its own lock', () => {
       await expect(type.lockWhole!(path, options, async () => 'again')).resolves.toBe('again')
     })
   }
+})
+
+describe('a SQLite file whose write lock another program holds', () => {
+  it('stops the open after SQLite waited its 5 s, as a temporary failure (exit 75), not as a file pms cannot use', async () => {
+    const {path, options} = place('bookings.sqlite')
+    // Another program (sqlite3 with a transaction left open, say) on the same new file.
+    const other = new Database(path)
+    other.exec('BEGIN IMMEDIATE')
+    try {
+      const error = await sqliteSink.open(path, options).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      )
+      expect(error).toBeInstanceOf(SinkBusyError)
+      expect(error).toMatchObject({code: 'sink_busy', exitCode: 75})
+      expect((error as Error).message).toContain(path)
+    } finally {
+      other.exec('ROLLBACK')
+      other.close()
+    }
+    // Released, the same file opens.
+    const sink = await sqliteSink.open(path, options)
+    await sink.close()
+  }, 20_000)
+
+  it('stops a commit the same way, the bookings committed before kept', async () => {
+    const {path, options} = place('bookings.sqlite')
+    const sink = await sqliteSink.open(path, options)
+    const other = new Database(path)
+    try {
+      await sink.commit({profile: 'alpha', scope: '*', bookings: [{id: 'b-1', property_id: 'p-1'}], syncedAt: '2026-11-29T00:00:00.000Z'})
+      other.exec('BEGIN IMMEDIATE')
+      await expect(sink.commit({profile: 'alpha', scope: '*', bookings: [{id: 'b-2', property_id: 'p-1'}], syncedAt: '2026-11-29T00:00:01.000Z'})).rejects.toMatchObject({code: 'sink_busy', exitCode: 75})
+      other.exec('ROLLBACK')
+      expect(other.prepare('SELECT id FROM bookings ORDER BY id').all()).toEqual([{id: 'b-1'}])
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
+      other.close()
+      await sink.close()
+    }
+  }, 20_000)
 })
