@@ -5,37 +5,7 @@
  * reveals, and which reveal a lock code, the host's custom shortcodes of the Property Guide
  * included (their values are expanded in turn).
  */
-
-/** What each shortcode of the service puts into the message. */
-const BUILT_IN: Record<string, string> = {
-  check_in: "the booking's check-in date",
-  check_out: "the booking's check-out date",
-  nights: "the booking's number of nights",
-  booking_reference: "the booking's reference on its Sales Channel",
-  sales_channel: "the booking's Sales Channel",
-  total_price: "the booking's total price",
-  amount_paid: 'the amount paid for the booking',
-  balance_due: 'the balance due on the booking',
-  guest_name: "the guest's full name",
-  guest_first_name: "the guest's first name",
-  guest_email: "the guest's email address",
-  guest_phone: "the guest's phone number",
-  property_name: "the Property's name",
-  currency: "the Property's currency",
-  address: "the Property's address",
-  check_in_time: "the Property's check-in time",
-  check_out_time: "the Property's check-out time",
-  wifi_name: "the Property's Wi-Fi network name",
-  wifi_password: "the Property's Wi-Fi password",
-  welcome_booklet: "the Property's welcome booklet link",
-  door_code: "the booking's door code (a lock code: it opens the door)",
-}
-
-/** The shortcodes whose value opens a door. */
-const LOCK_CODES = new Set(['door_code'])
-
-/** Shortcodes the service never expands for an App: a reply holding one is refused. */
-const NOT_FOR_APPS = new Set(['portal_username', 'portal_password', 'invoice_link', 'payment_link'])
+import {builtInShortcode, NOT_FOR_APPS, opensADoor} from '../contract/shortcodes.js'
 
 /**
  * Wider than the service's own syntax (any name, any case): a name taken for a shortcode that the
@@ -71,9 +41,9 @@ function namesIn(text: string): string[] {
 export function shortcodesIn(text: string, custom: CustomShortcodes): ShortcodeFinding[] {
   const customByName = new Map(typeof custom === 'string' ? [] : [...custom].map(([code, value]) => [code.toLowerCase(), {code, value}]))
   const find = (name: string, depth: number): Omit<ShortcodeFinding, 'shortcode'> => {
-    const builtIn = BUILT_IN[name]
-    if (builtIn !== undefined) return {reveals: builtIn, lockCode: LOCK_CODES.has(name)}
-    if (NOT_FOR_APPS.has(name)) return {reveals: 'nothing: the service never fills it in for an App and refuses the reply', lockCode: false}
+    const builtIn = builtInShortcode(name)
+    if (builtIn !== undefined) return {reveals: builtIn.reveals, lockCode: opensADoor(name)}
+    if (NOT_FOR_APPS.includes(name)) return {reveals: 'nothing: the service never fills it in for an App and refuses the reply', lockCode: false}
     const entry = customByName.get(name)
     if (entry === undefined) {
       if (custom === 'forbidden') {
@@ -83,7 +53,7 @@ export function shortcodesIn(text: string, custom: CustomShortcodes): ShortcodeF
       return {reveals: 'nothing: no shortcode of the service or of the Property Guide, the guest reads it as written', lockCode: false}
     }
     const inner = depth >= MAX_NESTING ? [] : namesIn(entry.value ?? '').map((innerName) => ({innerName, ...find(innerName, depth + 1)}))
-    const held = inner.filter((found) => BUILT_IN[found.innerName] !== undefined || customByName.has(found.innerName))
+    const held = inner.filter((found) => builtInShortcode(found.innerName) !== undefined || customByName.has(found.innerName))
     const holds = held.length === 0 ? '' : `, which holds ${held.map((found) => `{{${found.innerName}}}: ${found.reveals}`).join('; ')}`
     const lockCode = inner.some((found) => found.lockCode === true) ? true : inner.some((found) => found.lockCode === 'unknown') ? 'unknown' : false
     return {reveals: `the host's custom text "${entry.code}" of the Property Guide${holds}`, lockCode}
@@ -93,5 +63,5 @@ export function shortcodesIn(text: string, custom: CustomShortcodes): ShortcodeF
 
 /** True when the text may hold a custom shortcode, which only the Property Guide can tell. */
 export function mayHoldCustomShortcode(text: string): boolean {
-  return namesIn(text).some((name) => BUILT_IN[name] === undefined && !NOT_FOR_APPS.has(name))
+  return namesIn(text).some((name) => builtInShortcode(name) === undefined && !NOT_FOR_APPS.includes(name))
 }

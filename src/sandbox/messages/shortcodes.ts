@@ -6,6 +6,7 @@
  * shortcode of the Property is left as written.
  */
 import type {Permission} from '../../contract/limits.js'
+import {builtInShortcode, NOT_FOR_APPS, type ShortcodeName} from '../../contract/shortcodes.js'
 import type {ConversationBooking} from './bookings.js'
 
 export interface ShortcodeSources {
@@ -30,32 +31,30 @@ const nights = (booking: ConversationBooking) =>
 const money = (sources: ShortcodeSources, amount: (price: NonNullable<ConversationBooking['price']>) => number) =>
   sources.booking.price ? `${amount(sources.booking.price).toFixed(2)} ${sources.booking.price.currency}` : null
 
-const BUILT_IN: Record<string, {needs: Permission[]; value: Value}> = {
-  check_in: {needs: ['bookings.read'], value: (s) => s.booking.check_in},
-  check_out: {needs: ['bookings.read'], value: (s) => s.booking.check_out},
-  nights: {needs: ['bookings.read'], value: (s) => nights(s.booking)},
-  booking_reference: {needs: ['bookings.read'], value: (s) => s.booking.channel_reference},
-  sales_channel: {needs: ['bookings.read'], value: (s) => s.booking.sales_channel.name},
-  total_price: {needs: ['bookings.read', 'prices.read'], value: (s) => money(s, (price) => price.total)},
-  amount_paid: {needs: ['bookings.read', 'prices.read'], value: (s) => money(s, (price) => price.paid)},
-  balance_due: {needs: ['bookings.read', 'prices.read'], value: (s) => money(s, (price) => price.total - price.paid)},
-  guest_name: {needs: ['guests.read'], value: (s) => s.booking.guest_name},
-  guest_first_name: {needs: ['guests.read'], value: (s) => s.booking.guest_name?.split(' ')[0]},
-  guest_email: {needs: ['guests.read'], value: (s) => s.booking.guest_email},
-  guest_phone: {needs: ['guests.read'], value: (s) => s.booking.guest_phone},
-  property_name: {needs: ['properties.read'], value: (s) => s.propertyName},
-  currency: {needs: ['properties.read'], value: (s) => s.currency},
-  address: {needs: ['property_guide.read'], value: (s) => (s.guide.address ? [s.guide.address.line1, s.guide.address.city].filter(Boolean).join(', ') : null)},
-  check_in_time: {needs: ['property_guide.read'], value: (s) => s.guide.check_in_time},
-  check_out_time: {needs: ['property_guide.read'], value: (s) => s.guide.check_out_time},
-  wifi_name: {needs: ['property_guide.read'], value: (s) => s.guide.wifi?.network},
-  wifi_password: {needs: ['property_guide.read'], value: (s) => s.guide.wifi?.password},
-  welcome_booklet: {needs: ['property_guide.read'], value: (s) => s.guide.welcome_booklet_url},
-  door_code: {needs: ['lock_codes.read'], value: (s) => s.doorCode},
+/** The value of each shortcode of the contract (src/contract/shortcodes.ts names them and their Permissions). */
+const VALUES: Record<ShortcodeName, Value> = {
+  check_in: (s) => s.booking.check_in,
+  check_out: (s) => s.booking.check_out,
+  nights: (s) => nights(s.booking),
+  booking_reference: (s) => s.booking.channel_reference,
+  sales_channel: (s) => s.booking.sales_channel.name,
+  total_price: (s) => money(s, (price) => price.total),
+  amount_paid: (s) => money(s, (price) => price.paid),
+  balance_due: (s) => money(s, (price) => price.total - price.paid),
+  guest_name: (s) => s.booking.guest_name,
+  guest_first_name: (s) => s.booking.guest_name?.split(' ')[0],
+  guest_email: (s) => s.booking.guest_email,
+  guest_phone: (s) => s.booking.guest_phone,
+  property_name: (s) => s.propertyName,
+  currency: (s) => s.currency,
+  address: (s) => (s.guide.address ? [s.guide.address.line1, s.guide.address.city].filter(Boolean).join(', ') : null),
+  check_in_time: (s) => s.guide.check_in_time,
+  check_out_time: (s) => s.guide.check_out_time,
+  wifi_name: (s) => s.guide.wifi?.network,
+  wifi_password: (s) => s.guide.wifi?.password,
+  welcome_booklet: (s) => s.guide.welcome_booklet_url,
+  door_code: (s) => s.doorCode,
 }
-
-/** Shortcodes of the service that Apps can never expand (portal credentials, invoice and payment links). */
-export const NOT_FOR_APPS = ['portal_username', 'portal_password', 'invoice_link', 'payment_link'] as const
 
 const SHORTCODE = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g
 /** Custom values may hold shortcodes; a cycle stops here rather than looping. */
@@ -76,12 +75,12 @@ export function expandShortcodes(text: string, granted: ReadonlySet<Permission>,
   const custom = new Map((sources.guide.custom_shortcodes ?? []).map((entry) => [entry.code, entry.value]))
   const expand = (input: string, depth: number): string =>
     input.replace(SHORTCODE, (whole, name: string) => {
-      if ((NOT_FOR_APPS as readonly string[]).includes(name)) throw new Refusal({ok: false, reason: 'not_for_apps', shortcode: name})
-      const builtIn = BUILT_IN[name]
+      if (NOT_FOR_APPS.includes(name)) throw new Refusal({ok: false, reason: 'not_for_apps', shortcode: name})
+      const builtIn = builtInShortcode(name)
       if (builtIn) {
         const missing = builtIn.needs.find((permission) => !granted.has(permission))
         if (missing) throw new Refusal({ok: false, reason: 'forbidden_permission', shortcode: name, permission: missing})
-        return builtIn.value(sources) ?? ''
+        return VALUES[name as ShortcodeName](sources) ?? ''
       }
       if (!custom.has(name)) return whole
       if (!granted.has('property_guide.read')) throw new Refusal({ok: false, reason: 'forbidden_permission', shortcode: name, permission: 'property_guide.read'})
