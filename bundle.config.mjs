@@ -95,6 +95,26 @@ function oclifSortsPlainly() {
 }
 
 /**
+ * oclif's help passes every text it prints (each description, flag and example) through
+ * `ejs.render`, which compiles a function for each, with `new Function`: about 5 ms of a command's
+ * help. A text holding no ejs delimiter comes out of ejs as it went in, so it is returned as is; one
+ * with a tag (`<%= config.bin %>`) is rendered as before. The build stops if oclif's line changes.
+ */
+function oclifHelpRendersOnlyTemplates() {
+  const util = join(root, 'node_modules', '@oclif', 'core', 'lib', 'help', 'util.js')
+  const line = 'return ejs_1.default.render(t, context);'
+  return {
+    name: 'oclif-help-renders-only-templates',
+    transform(code, id) {
+      if (id !== util) return null
+      if (!code.includes(line)) this.error(`${util} no longer has "${line}": see bundle.config.mjs`)
+      // ejs also drops a lone closing delimiter (`a %> b` renders `a  b`): such a text still goes to ejs.
+      return {code: code.replace(line, "return t.includes('<%') || t.includes('%>') ? ejs_1.default.render(t, context) : t;"), map: null}
+    },
+  }
+}
+
+/**
  * @fastify/multipart decorates each request with `formData()` when `globalThis.FormData` exists,
  * and reading that global loads Node's copy of undici (about 17 ms of a sandbox's start). The
  * sandbox reads its multipart bodies as parts and never calls `formData()`: the check is dropped.
@@ -207,7 +227,7 @@ export default defineConfig({
   // (about 3 ms of every start that paces its requests) to retry EMFILE on many open files; the
   // lock makes a directory, stats and touches it, and opens none.
   resolve: {alias: {'graceful-fs': 'node:fs'}},
-  plugins: [besideTheirModule(), oclifSortsPlainly(), oclifBuiltinsOnUse(), multipartWithoutFormData(), builtinsTaken()],
+  plugins: [besideTheirModule(), oclifSortsPlainly(), oclifBuiltinsOnUse(), oclifHelpRendersOnlyTemplates(), multipartWithoutFormData(), builtinsTaken()],
   output: {
     dir: out,
     format: 'esm',
