@@ -77,60 +77,57 @@ function besideTheirModule() {
 }
 
 /**
- * oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation data:
- * about 15 ms of CPU at every start, for ids of lower-case ASCII letters, '-' and ':' that sort the
- * same by their code units. The build stops if oclif's line changes.
+ * A line of a dependency replaced as the bundle is built: `name`'s plugin finds `line` in `file`
+ * (a path under node_modules) and writes `replacement` instead. The build stops when the line is
+ * not there any more (a new version of the package), so that a change is never silently lost.
  */
-function oclifSortsPlainly() {
-  const plugin = join(root, 'node_modules', '@oclif', 'core', 'lib', 'config', 'plugin.js')
-  const line = '.sort((a, b) => a.id.localeCompare(b.id));'
+function replaceLine(name, file, line, replacement) {
+  const path = join(root, 'node_modules', ...file.split('/'))
   return {
-    name: 'oclif-sorts-plainly',
+    name,
     transform(code, id) {
-      if (id !== plugin) return null
-      if (!code.includes(line)) this.error(`${plugin} no longer sorts commands with "${line}": see bundle.config.mjs`)
-      return {code: code.replace(line, '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));'), map: null}
+      if (id !== path) return null
+      if (!code.includes(line)) this.error(`${path} no longer has "${line}": see ${name} in bundle.config.mjs`)
+      return {code: code.replace(line, replacement), map: null}
     },
   }
 }
 
 /**
+ * oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation data:
+ * about 15 ms of CPU at every start, for ids of lower-case ASCII letters, '-' and ':' that sort the
+ * same by their code units.
+ */
+const oclifSortsPlainly = () =>
+  replaceLine(
+    'oclif-sorts-plainly',
+    '@oclif/core/lib/config/plugin.js',
+    '.sort((a, b) => a.id.localeCompare(b.id));',
+    '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+  )
+
+/**
  * oclif's help passes every text it prints (each description, flag and example) through
  * `ejs.render`, which compiles a function for each, with `new Function`: about 5 ms of a command's
  * help. A text holding no ejs delimiter comes out of ejs as it went in, so it is returned as is; one
- * with a tag (`<%= config.bin %>`) is rendered as before. The build stops if oclif's line changes.
+ * with a tag (`<%= config.bin %>`) is rendered as before. ejs also drops a lone closing delimiter
+ * (`a %> b` renders `a  b`): such a text still goes to ejs.
  */
-function oclifHelpRendersOnlyTemplates() {
-  const util = join(root, 'node_modules', '@oclif', 'core', 'lib', 'help', 'util.js')
-  const line = 'return ejs_1.default.render(t, context);'
-  return {
-    name: 'oclif-help-renders-only-templates',
-    transform(code, id) {
-      if (id !== util) return null
-      if (!code.includes(line)) this.error(`${util} no longer has "${line}": see bundle.config.mjs`)
-      // ejs also drops a lone closing delimiter (`a %> b` renders `a  b`): such a text still goes to ejs.
-      return {code: code.replace(line, "return t.includes('<%') || t.includes('%>') ? ejs_1.default.render(t, context) : t;"), map: null}
-    },
-  }
-}
+const oclifHelpRendersOnlyTemplates = () =>
+  replaceLine(
+    'oclif-help-renders-only-templates',
+    '@oclif/core/lib/help/util.js',
+    'return ejs_1.default.render(t, context);',
+    "return t.includes('<%') || t.includes('%>') ? ejs_1.default.render(t, context) : t;",
+  )
 
 /**
  * @fastify/multipart decorates each request with `formData()` when `globalThis.FormData` exists,
  * and reading that global loads Node's copy of undici (about 17 ms of a sandbox's start). The
  * sandbox reads its multipart bodies as parts and never calls `formData()`: the check is dropped.
  */
-function multipartWithoutFormData() {
-  const plugin = join(root, 'node_modules', '@fastify', 'multipart', 'index.js')
-  const line = "if (globalThis.FormData && !fastify.hasRequestDecorator('formData')) {"
-  return {
-    name: 'multipart-without-form-data',
-    transform(code, id) {
-      if (id !== plugin) return null
-      if (!code.includes(line)) this.error(`${plugin} no longer checks "${line}": see bundle.config.mjs`)
-      return {code: code.replace(line, 'if (false) {'), map: null}
-    },
-  }
-}
+const multipartWithoutFormData = () =>
+  replaceLine('multipart-without-form-data', '@fastify/multipart/index.js', "if (globalThis.FormData && !fastify.hasRequestDecorator('formData')) {", 'if (false) {')
 
 /**
  * oclif requires three of Node's modules at load that only some runs use: child_process (to ask
