@@ -3,7 +3,7 @@
 // hold pms's own modules, @oclif/core and zod. Node then reads a few files at each start instead of
 // resolving, reading and linking some 300 modules one by one, which cost more CPU than running
 // them (docs/runtime.md). The library (`pms/client`) stays tsc's output, module by module.
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync, realpathSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {defineConfig} from 'rolldown'
@@ -78,17 +78,25 @@ function besideTheirModule() {
 
 /**
  * A line of a dependency replaced as the bundle is built: `name`'s plugin finds `line` in `file`
- * (a path under node_modules) and writes `replacement` instead. The build stops when the line is
- * not there any more (a new version of the package), so that a change is never silently lost.
+ * (a path under node_modules) and writes `replacement` instead (or what it returns, given the
+ * module's code). The build stops when the line is not there any more (a new version of the
+ * package), or when the module was never read (found under another path), so that a change is
+ * never silently lost.
  */
 function replaceLine(name, file, line, replacement) {
-  const path = join(root, 'node_modules', ...file.split('/'))
+  // The bundler names a module by its real path: node_modules may be a link (a worktree's).
+  const path = realpathSync(join(root, 'node_modules', ...file.split('/')))
+  let replaced = false
   return {
     name,
     transform(code, id) {
       if (id !== path) return null
       if (!code.includes(line)) this.error(`${path} no longer has "${line}": see ${name} in bundle.config.mjs`)
-      return {code: code.replace(line, replacement), map: null}
+      replaced = true
+      return {code: code.replace(line, typeof replacement === 'function' ? replacement(code) : replacement), map: null}
+    },
+    generateBundle() {
+      if (!replaced) this.error(`${name}: ${path} was not part of the bundle, so "${line}" was not replaced: see bundle.config.mjs`)
     },
   }
 }
@@ -132,37 +140,21 @@ const multipartWithoutFormData = () =>
 /**
  * oclif requires three of Node's modules at load that only some runs use: child_process (to ask
  * Windows which shell runs it, for autocomplete), readline (to read flags from stdin) and
- * perf_hooks (for OCLIF_PERFORMANCE); each is taken on its first use instead. And to tell WSL from
- * Linux at every start it loads wsl-utils, whose PowerShell helpers load child_process at once,
- * where is-wsl alone (the same answer: wsl-utils re-exports it) does not. About 8 ms of CPU at
- * every start. The build stops if one of these lines changes.
+ * perf_hooks (for OCLIF_PERFORMANCE); each is taken on its first use instead, through an object of
+ * getters for the properties oclif's module reads of it.
  */
-function oclifBuiltinsOnUse() {
-  const lib = join(root, 'node_modules', '@oclif', 'core', 'lib')
-  const onUse = {
-    [join(lib, 'util', 'os.js')]: ['node_child_process_1', 'node:child_process'],
-    [join(lib, 'parser', 'parse.js')]: ['node_readline_1', 'node:readline'],
-    [join(lib, 'performance.js')]: ['node_perf_hooks_1', 'node:perf_hooks'],
-  }
-  return {
-    name: 'oclif-builtins-on-use',
-    transform(code, id) {
-      if (id === join(lib, 'util', 'os.js')) {
-        const wsl = "(await import('wsl-utils')).isWsl"
-        if (!code.includes(wsl)) this.error(`${id} no longer has "${wsl}": see bundle.config.mjs`)
-        code = code.replace(wsl, "(await import('is-wsl')).default")
-      }
-      const found = onUse[id]
-      if (!found) return null
-      const [name, builtin] = found
-      const line = `const ${name} = require("${builtin}");`
-      if (!code.includes(line)) this.error(`${id} no longer has "${line}": see bundle.config.mjs`)
-      const used = [...new Set([...code.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((match) => match[1]))]
-      const getters = used.map((property) => `get ${property}() { return process.getBuiltinModule(${JSON.stringify(builtin)}).${property} }`)
-      return {code: code.replace(line, `const ${name} = { ${getters.join(', ')} };`), map: null}
-    },
-  }
-}
+const oclifBuiltinOnUse = (file, name, builtin) =>
+  replaceLine(`oclif-${builtin.slice(5)}-on-use`, `@oclif/core/lib/${file}`, `const ${name} = require("${builtin}");`, (code) => {
+    const used = [...new Set([...code.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((match) => match[1]))]
+    return `const ${name} = { ${used.map((property) => `get ${property}() { return process.getBuiltinModule(${JSON.stringify(builtin)}).${property} }`).join(', ')} };`
+  })
+
+/**
+ * To tell WSL from Linux at every start oclif loads wsl-utils, whose PowerShell helpers load
+ * child_process at once; is-wsl alone (the same answer: wsl-utils re-exports it) does not. With the
+ * builtins above, about 8 ms of CPU at every start.
+ */
+const oclifAsksIsWsl = () => replaceLine('oclif-asks-is-wsl', '@oclif/core/lib/util/os.js', "(await import('wsl-utils')).isWsl", "(await import('is-wsl')).default")
 
 /**
  * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
@@ -212,9 +204,10 @@ function builtinsTaken() {
  * chunk of each module shared by a different set of commands, some 30 files for one `properties
  * list`, and each file costs Node's loader its resolve, read, compile and link. One chunk of them
  * takes 12-18 % off the CPU of a data command (bench/startup). Commands' own modules, zod's schemas
- * (src/contract), the sandbox and oclif stay in chunks of their own, loaded where used.
+ * (src/contract), the sandbox, oclif and the file locks stay in chunks of their own, loaded where
+ * used: the lock's proper-lockfile hooks every signal and process.emit when it is evaluated.
  */
-const RUN_PATH = /[\\/]dist[\\/]src[\\/](?:(?:client|fs|config|run|text)[\\/]|cli[\\/](?:suggest|output)\.js$)/
+const RUN_PATH = /[\\/]dist[\\/]src[\\/](?:(?:client|config|run|text)[\\/]|fs[\\/](?!file-lock|process-lock)|cli[\\/](?:suggest|output)\.js$)/
 
 export default defineConfig({
   input,
@@ -224,7 +217,23 @@ export default defineConfig({
   // (about 3 ms of every start that paces its requests) to retry EMFILE on many open files; the
   // lock makes a directory, stats and touches it, and opens none.
   resolve: {alias: {'graceful-fs': 'node:fs'}},
-  plugins: [besideTheirModule(), oclifSortsPlainly(), oclifBuiltinsOnUse(), oclifHelpRendersOnlyTemplates(), multipartWithoutFormData(), builtinsTaken()],
+  plugins: [
+    besideTheirModule(),
+    oclifSortsPlainly(),
+    oclifBuiltinOnUse('util/os.js', 'node_child_process_1', 'node:child_process'),
+    oclifBuiltinOnUse('parser/parse.js', 'node_readline_1', 'node:readline'),
+    oclifBuiltinOnUse('performance.js', 'node_perf_hooks_1', 'node:perf_hooks'),
+    oclifAsksIsWsl(),
+    oclifHelpRendersOnlyTemplates(),
+    multipartWithoutFormData(),
+    builtinsTaken(),
+  ],
+  // A package the bundle cannot find would otherwise be left as an import of node_modules, which an
+  // installed pms may not have (is-wsl above, say): the build stops instead.
+  onLog(level, log, handler) {
+    if (log.code === 'UNRESOLVED_IMPORT') handler('error', log)
+    else handler(level, log)
+  },
   output: {
     dir: out,
     format: 'esm',

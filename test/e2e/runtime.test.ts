@@ -104,6 +104,8 @@ describe('the Node that runs pms', () => {
       `const seen = new Set()`,
       `fsp.readFile = function (path, ...rest) { seen.add(String(path)); return read.call(this, path, ...rest) }`,
       `process.on('exit', () => process.stderr.write([...seen].filter((path) => path.includes('@oclif/plugin-')).map((path) => 'read ' + path + '\\n').join('')))`,
+      // proper-lockfile's signal-exit marks the process when it hooks its signals and process.emit.
+      `process.on('exit', () => { if (process.__signal_exit_emitter__) process.stderr.write('signal-exit hooked\\n') })`,
     ].join(';')
     const run = (args: string[]) =>
       spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, ...args], {
@@ -115,6 +117,8 @@ describe('the Node that runs pms', () => {
     expect(own.status, own.stderr).toBe(0)
     expect(own.stdout).toContain('require_keychain')
     expect(pluginReads(own.stderr)).toEqual([])
+    // Nor the file lock's module, which hooks every signal: only a command that takes a lock loads it.
+    expect(own.stderr).not.toContain('signal-exit hooked')
     // The help of a command of pms's own names no plugin's command either; pms's whole help does.
     const help = run(['properties', 'list', '--help'])
     expect(help.status, help.stderr).toBe(0)
