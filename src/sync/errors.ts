@@ -20,13 +20,13 @@ export class SinkInvalidError extends PmsError {
 }
 
 /**
- * SQLite waited 5 s for the file's write lock and another connection still held it: a program
- * outside pms in a long write (sqlite3 in a transaction, a backup), or many runs at once. Nothing is
- * wrong with the file, so this is a temporary failure, not a usage error.
+ * Another connection held the file's write lock for the whole 5 s SQLite waits: a program outside
+ * pms in a long write (sqlite3 in a transaction, a backup), or many runs at once. Nothing is wrong
+ * with the file, so this is a temporary failure, not a usage error.
  */
 export class SinkBusyError extends PmsError {
   constructor(path: string, cause?: unknown) {
-    super(`${path} is busy: another connection has held its write lock for over 5 s; this run stops, and what it committed before stays`, {
+    super(`${path} is busy: another connection kept its write lock for the 5 s this run waited; this run stops, and what it committed before stays`, {
       code: 'sink_busy',
       exitCode: ExitCode.tempFailure,
       suggestion: 'run again once the other program writing to the file (a transaction left open in sqlite3, a backup) has finished',

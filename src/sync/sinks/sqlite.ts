@@ -61,6 +61,28 @@ function migrate(db: BetterSqlite3.Database, version: number): void {
   })()
 }
 
+/** How long SQLite waits for another connection's write lock before it answers SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000
+
+/**
+ * Switches the file to WAL. SQLite does not wait for a lock to change the journal mode: while
+ * another connection writes to a file still in its first mode (another run making the same new
+ * file, a program with its own transaction), it refuses at once. It is asked again until the
+ * same timeout as any other lock.
+ */
+async function walMode(db: BetterSqlite3.Database): Promise<void> {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL')
+      return
+    } catch (error) {
+      if (!isSqliteBusy(error) || performance.now() >= deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+}
+
 /**
  * The default sink: one SQLite file. better-sqlite3 is imported here, on first use, so that no
  * other command pays for loading it. Pages are committed in groups (src/sync/engine.ts); the
@@ -74,8 +96,8 @@ export async function openSqliteSink(path: string, lockDir?: string): Promise<Si
     // Guest names, emails and phones: a new database is for its owner only; SQLite gives its -wal and
     // -shm files the same mode.
     closeSync(openSync(path, 'a', 0o600))
-    db = new Database(path, {timeout: 5000})
-    db.pragma('journal_mode = WAL')
+    db = new Database(path, {timeout: BUSY_TIMEOUT_MS})
+    await walMode(db)
     // In WAL mode, NORMAL keeps every commit through a killed process; a power cut may undo the last
     // commits, rows and cursor together (they share a transaction), which the next run fetches again.
     db.pragma('synchronous = NORMAL')
@@ -198,7 +220,11 @@ class SqliteSink implements Sink {
   }
 
   async recordProperties(key: string, propertyIds: readonly string[], at: string): Promise<void> {
-    this.saveKnown.run(key, JSON.stringify(propertyIds), at)
+    try {
+      this.saveKnown.run(key, JSON.stringify(propertyIds), at)
+    } catch (error) {
+      throw isSqliteBusy(error) ? new SinkBusyError(this.path, error) : error
+    }
   }
 
   cursor(profile: string, scope: string): string | undefined {

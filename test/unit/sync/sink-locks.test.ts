@@ -52,12 +52,14 @@ describe('each sink declares its own lock', () => {
 })
 
 describe('a SQLite file whose write lock another program holds', () => {
-  it('stops the open after SQLite waited its 5 s, as a temporary failure (exit 75), not as a file pms cannot use', async () => {
+  it("stops the open after waiting SQLite's 5 s, as a temporary failure (exit 75), not as a file pms cannot use", async () => {
     const {path, options} = place('bookings.sqlite')
-    // Another program (sqlite3 with a transaction left open, say) on the same new file.
+    await (await sqliteSink.open(path, options)).close()
+    // Another program (sqlite3 with a transaction left open, say) on the same file.
     const other = new Database(path)
     other.exec('BEGIN IMMEDIATE')
     try {
+      const started = performance.now()
       const error = await sqliteSink.open(path, options).then(
         () => undefined,
         (thrown: unknown) => thrown,
@@ -65,16 +67,35 @@ describe('a SQLite file whose write lock another program holds', () => {
       expect(error).toBeInstanceOf(SinkBusyError)
       expect(error).toMatchObject({code: 'sink_busy', exitCode: 75})
       expect((error as Error).message).toContain(path)
+      expect(performance.now() - started).toBeGreaterThan(4500)
     } finally {
       other.exec('ROLLBACK')
       other.close()
     }
     // Released, the same file opens.
-    const sink = await sqliteSink.open(path, options)
-    await sink.close()
+    await (await sqliteSink.open(path, options)).close()
   }, 20_000)
 
-  it('stops a commit the same way, the bookings committed before kept', async () => {
+  it('waits to make a new file WAL while another connection writes to it, as for any other lock', async () => {
+    const {path, options} = place('bookings.sqlite')
+    // A new file in SQLite's first journal mode, written by another connection for a moment:
+    // SQLite refuses the change of mode at once instead of waiting.
+    const other = new Database(path)
+    other.exec('BEGIN IMMEDIATE; CREATE TABLE notes (text TEXT)')
+    setTimeout(() => other.exec('COMMIT'), 300)
+    try {
+      const sink = await sqliteSink.open(path, options)
+      await sink.close()
+      const fresh = new Database(path, {readonly: true})
+      expect(fresh.pragma('journal_mode', {simple: true})).toBe('wal')
+      fresh.close()
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
+      other.close()
+    }
+  }, 20_000)
+
+  it("stops a commit, or the record of an account's Properties, the same way, the bookings committed before kept", async () => {
     const {path, options} = place('bookings.sqlite')
     const sink = await sqliteSink.open(path, options)
     const other = new Database(path)
@@ -82,6 +103,7 @@ describe('a SQLite file whose write lock another program holds', () => {
       await sink.commit({profile: 'alpha', scope: '*', bookings: [{id: 'b-1', property_id: 'p-1'}], syncedAt: '2026-11-29T00:00:00.000Z'})
       other.exec('BEGIN IMMEDIATE')
       await expect(sink.commit({profile: 'alpha', scope: '*', bookings: [{id: 'b-2', property_id: 'p-1'}], syncedAt: '2026-11-29T00:00:01.000Z'})).rejects.toMatchObject({code: 'sink_busy', exitCode: 75})
+      await expect(sink.recordProperties!('alpha', ['p-1'], '2026-11-29T00:00:02.000Z')).rejects.toMatchObject({code: 'sink_busy', exitCode: 75})
       other.exec('ROLLBACK')
       expect(other.prepare('SELECT id FROM bookings ORDER BY id').all()).toEqual([{id: 'b-1'}])
     } finally {
@@ -89,5 +111,5 @@ describe('a SQLite file whose write lock another program holds', () => {
       other.close()
       await sink.close()
     }
-  }, 20_000)
+  }, 30_000)
 })
