@@ -37,7 +37,7 @@ let written = 0
  */
 function temporaryPath(path: string): string {
   written += 1
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${written.toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`)
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${written.toString(36)}.${Math.random().toString(36).slice(2, 8)}.tmp`)
 }
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
@@ -60,8 +60,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
 }
 
-/** The same for code that must stay synchronous (the credential store and config behind a synchronous interface, the sandbox's state saves). */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+/**
+ * The same for code that must stay synchronous (the credential store and config behind a
+ * synchronous interface, the sandbox's state saves): always flushed, every caller's file matters.
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: Pick<AtomicWriteOptions, 'mode'> = {}): void {
   const mode = options.mode ?? 0o600
   const temporary = temporaryPath(path)
   let renamed = false

@@ -18,6 +18,16 @@ describe('what the shortcodes of a reply reveal (docs/contract-gaps.md M3)', () 
     expect(shortcodesIn('No shortcode here, {single} braces', new Map())).toEqual([])
   })
 
+  it("names of an object's own properties ({{constructor}}, {{__proto__}}) are no shortcodes of the service", () => {
+    const nothing = 'nothing: no shortcode of the service or of the Property Guide, the guest reads it as written'
+    expect(shortcodesIn('{{constructor}} {{__proto__}} {{toString}}', new Map())).toEqual([
+      {shortcode: '{{constructor}}', reveals: nothing, lockCode: false},
+      {shortcode: '{{__proto__}}', reveals: nothing, lockCode: false},
+      {shortcode: '{{tostring}}', reveals: nothing, lockCode: false},
+    ])
+    expect(mayHoldCustomShortcode('{{constructor}}')).toBe(true)
+  })
+
   it('a custom shortcode of the Property Guide reveals what its value holds, nested ones too: a lock code inside makes it one', () => {
     const [welcome] = shortcodesIn('{{welcome}}', guide)
     expect(welcome).toEqual({
