@@ -203,7 +203,7 @@ function builtinsTaken() {
  * helpers of the output) in one chunk, with what they import: left to itself the bundler makes a
  * chunk of each module shared by a different set of commands, some 30 files for one `properties
  * list`, and each file costs Node's loader its resolve, read, compile and link. One chunk of them
- * takes 12-18 % off the CPU of a data command (bench/startup). Commands' own modules, zod's schemas
+ * takes a few per cent off the CPU of a data command (docs/runtime.md). Commands' own modules, zod's schemas
  * (src/contract), the sandbox, oclif and the file locks stay in chunks of their own, loaded where
  * used: the lock's proper-lockfile hooks every signal and process.emit when it is evaluated.
  */
