@@ -1,6 +1,7 @@
 /**
  * Pieces of the machine some tests need: Chromium, tmux (screen tests), LibreOffice (workbook tests), a Secret Service on a
- * D-Bus session bus, jq and sqlite3 (the docs' examples), and libfaketime (a listener whose clock is wrong).
+ * D-Bus session bus, jq and sqlite3 (the docs' examples), libfaketime (a listener whose clock is wrong) and openssl (the
+ * client's https test).
  * Where one is missing those tests skip, unless PMS_TEST_REQUIRE=all (set by `.ci/run`): then they
  * fail and say what is missing, so a run that could not test something never passes as if it had.
  */
@@ -38,6 +39,12 @@ export function missingTmux(): string | undefined {
 export function missingLibreOffice(): string | undefined {
   const found = spawnSync('soffice', ['--version'], {encoding: 'utf8', timeout: 60_000})
   return found.error || found.status !== 0 ? 'LibreOffice: no `soffice` on PATH (Debian: apt-get install --no-install-recommends libreoffice-calc-nogui)' : undefined
+}
+
+/** openssl, which makes the certificate of the client's https test, or why it cannot run. */
+export function missingOpenssl(): string | undefined {
+  const found = spawnSync('openssl', ['version'], {encoding: 'utf8'})
+  return found.error || found.status !== 0 ? 'openssl: not on PATH (Debian: apt-get install openssl)' : undefined
 }
 
 /** The command-line tools the docs' examples use besides pms (jq, sqlite3), or which of them are missing. */

@@ -4,16 +4,20 @@ import {createServer, type Server} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect} from 'vitest'
 import {createPool, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
+import {itNeeds, missingOpenssl} from '../../e2e/support/requirements.js'
 
 // A service over TLS, with a certificate for 127.0.0.1 that no authority signed (openssl, as
 // .ci/run installs it): Node's own https serves https:// addresses, and its checks hold.
-let server: Server
+const missing = missingOpenssl()
+const it = itNeeds(missing)
+let server: Server | undefined
 let url: string
 const seen: {path: string; socket: number}[] = []
 
 beforeAll(async () => {
+  if (missing) return
   const dir = mkdtempSync(join(tmpdir(), 'pms-tls-'))
   try {
     execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {stdio: 'ignore'})
@@ -27,13 +31,16 @@ beforeAll(async () => {
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const listening = server!
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve))
+  url = `https://127.0.0.1:${(listening.address() as AddressInfo).port}`
 })
 
 afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  const running = server
+  if (!running) return
+  running.closeAllConnections()
+  await new Promise<void>((resolve) => running.close(() => resolve()))
 })
 
 describe('https:// addresses', () => {
