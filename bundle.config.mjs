@@ -47,22 +47,15 @@ const input = Object.fromEntries(
 )
 
 /**
- * Two modules find a file beside their own, which moves in a bundle. The keychain's child process
- * is a script on its own (it shares nothing with its parent): the bundle starts tsc's copy of it.
- * oclif's parser error classes must be the bundle's own copy, or `instanceof` fails.
+ * The keychain's child process is a script on its own (it shares nothing with its parent), found
+ * beside the module that starts it, which moves in a bundle: the bundle starts tsc's copy of it.
  */
 function besideTheirModule() {
   const childUrl = /new URL\((["'])keychain-child\.js\1, import\.meta\.url\)/
-  const parserErrors = join(dist, 'src', 'cli', 'oclif-parser-errors.js')
-  const oclifParserErrors = join(root, 'node_modules', '@oclif', 'core', 'lib', 'parser', 'errors.js')
   const childScript = join(dist, 'src', 'auth', 'keychain-child.js')
   let childUrlRewritten = 0
   return {
     name: 'beside-their-module',
-    load(id) {
-      if (id !== parserErrors) return null
-      return `import * as errors from ${JSON.stringify(oclifParserErrors)}\nexport function loadParserErrors() { return errors }\n`
-    },
     renderChunk(code, chunk) {
       if (!childUrl.test(code)) return null
       childUrlRewritten++

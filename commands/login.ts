@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../src/cli/flags.js'
 import {login, DEFAULT_LOGIN_TIMEOUT_SECONDS} from '../src/auth/login.js'
 import {authRunOptions} from '../src/auth/run-options.js'
 import {DEFAULT_REDIRECT_URI} from '../src/auth/urls.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../src/cli/flags.js'
 import {logout} from '../src/auth/logout.js'
 import {authRunOptions} from '../src/auth/run-options.js'
 import {BaseCommand} from '../src/cli/base-command.js'

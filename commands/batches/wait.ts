@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags} from '../../src/cli/flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
@@ -19,7 +19,6 @@ export default class BatchesWait extends BaseCommand<typeof BatchesWait> {
 
   async run(): Promise<void> {
     const {waitAndShow} = await import('../../src/cli/views/rates.js')
-    const {argv} = await this.parse(BatchesWait)
-    await waitAndShow(this.ctx, [...new Set((argv as string[]).map((id) => this.resolveId(id, 'batch')))], this.flags.timeout)
+    await waitAndShow(this.ctx, [...new Set(this.allArgs.map((id) => this.resolveId(id, 'batch')))], this.flags.timeout)
   }
 }

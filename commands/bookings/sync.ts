@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../src/cli/flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class BookingsSync extends BaseCommand<typeof BookingsSync> {

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args} from '../../src/cli/flags.js'
 import {CONFIG_KEYS, configSet} from '../../src/auth/config-commands.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args} from '../../src/cli/flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class MessagesReopen extends BaseCommand<typeof MessagesReopen> {

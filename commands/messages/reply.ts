@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags} from '../../src/cli/flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 
 export default class MessagesReply extends BaseCommand<typeof MessagesReply> {

@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags} from '../../src/cli/flags.js'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {instantFlag} from '../../src/cli/date-flags.js'
 
@@ -25,9 +25,8 @@ Prints the ids put back. Exits 1 when an id is not in the inbox (the others are 
 
   async run(): Promise<void> {
     const {flags} = this
-    const {argv} = await this.parse(WebhooksReplay)
     const {runReplay, renderReplay} = await import('../../src/cli/webhooks.js')
-    const result = await runReplay(this.ctx, {store: flags.store, ids: argv as string[], dead: flags.dead === true, since: instantFlag(this.ctx, flags.since, '--since'), types: flags.type})
+    const result = await runReplay(this.ctx, {store: flags.store, ids: this.allArgs, dead: flags.dead === true, since: instantFlag(this.ctx, flags.since, '--since'), types: flags.type})
     this.emit(result, renderReplay)
   }
 }

@@ -2,7 +2,7 @@
  * The flags of the commands that write Restrictions through batches (`rates import`,
  * `restrictions set`), defined once so that both read and behave alike.
  */
-import {Flags} from '@oclif/core'
+import {Flags} from './flags.js'
 import type {PreviewMode} from '../rates/index.js'
 
 /** What a rerun does, in the words of every help text that mentions it. */

@@ -1,10 +1,11 @@
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import type {Interfaces} from '@oclif/core'
 import {systemClock} from '../client/clock.js'
-import {PmsError} from '../errors.js'
+import {Command} from './command.js'
 import {PromptCancelledError} from './confirm.js'
+import {Flags} from './flags.js'
 import {idHint, resolveId, type IdKind} from './ids.js'
 import {fitTalk, processIo} from './io.js'
-import {parseUsageError} from './parse-errors.js'
+import {parseArgv, type CommandInput} from './parse-argv.js'
 import type {RunContext} from '../run/context.js'
 import {renderError} from '../run/render-error.js'
 
@@ -29,26 +30,23 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>
+  /** Every argument in order, declared or not: a command with `strict = false` takes any number. */
+  protected allArgs!: string[]
   protected ctx!: RunContext
 
-  public override async init(): Promise<void> {
-    await super.init()
+  protected override async init(): Promise<void> {
     // Until parsing succeeds the flags are unknown: errors in parse still honour a literal --json.
     this.ctx = this.buildContext({json: this.argv.includes('--json'), debug: this.argv.includes('--debug')})
-    const {args, flags} = await this.parse({
-      flags: this.ctor.flags,
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
-      enableJsonFlag: false,
-      args: this.ctor.args,
+    // A refusal is a usage error naming the flag or argument: nothing has been sent yet.
+    const {args, flags, argv} = await parseArgv(this.argv, {
+      id: this.id,
+      flags: {...BaseCommand.baseFlags, ...this.ctor.flags} as unknown as CommandInput['flags'],
+      args: this.ctor.args as unknown as CommandInput['args'],
       strict: this.ctor.strict,
-    }).catch((error: unknown) => {
-      // A typed error of a flag's own parser, or oclif's exit, stays as it is.
-      if (error instanceof PmsError || (error as {code?: unknown}).code === 'EEXIT') throw error
-      // Whatever else the parser refuses is a usage error: nothing has been sent yet.
-      throw parseUsageError(error, {id: this.id, flags: {...BaseCommand.baseFlags, ...this.ctor.flags}})
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
+    this.allArgs = argv.map(String)
     // A command serving several profiles (webhooks listen --reconcile) takes --profile more than
     // once; its run's own profile is the first.
     const globals = flags as {profile?: string | string[]; json: boolean; debug: boolean}
@@ -87,7 +85,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected override async catch(caught: Error & {exitCode?: number}): Promise<unknown> {
-    // oclif's own exit (this.exit) passes through untouched.
+    // The command's own exit (this.exit) passes through untouched.
     if ((caught as {code?: unknown}).code === 'EEXIT') throw caught
     // Ctrl-C at any other prompt (an editor, a choice): the prompt's own class, named as confirm() does.
     const error = isPromptExit(caught) && !(caught instanceof PromptCancelledError) ? new PromptCancelledError('Cancelled at the prompt') : caught

@@ -1,33 +1,74 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
-import {execute as oclifExecute, type Interfaces} from '@oclif/core'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+import type {Interfaces} from '@oclif/core'
+import {defaultConfigDir} from '../auth/config-dir.js'
+import type {Command} from './command.js'
+import {asksForHelp} from './help-flag.js'
 
-/**
- * Whether `args` run a command of pms's own or ask for its help (or a topic's), by their first
- * word: a file or folder of that name where the manifest's commands are. A bare `pms`, a flag first
- * (`pms --help`, which lists the plugins' commands too) and any other word are not.
- */
-function runsOwnCommand(args: readonly string[], root: string, commandsDir: string): boolean {
-  const first = args[0]
-  // A command's name, not a path (`..`, `a/b`) that would find a folder of the bundle.
-  if (first === undefined || !/^[a-z][a-z0-9-]*$/.test(first)) return false
-  const at = join(root, commandsDir, first)
-  return existsSync(at + '.js') || existsSync(at)
+/** A word that may name a topic or command: not a flag, not a path (`..`, `a/b`) that would find a folder of the bundle. */
+const NAME = /^[a-z][a-z0-9-]*$/
+
+/** One of pms's own commands, as the first words of a command line name it. */
+export interface OwnCommand {
+  /** oclif's id: `properties:list`. */
+  id: string
+  /** The command's module. */
+  file: string
+  /** The words after the command's name. */
+  argv: string[]
 }
 
 /**
- * The terminal's entry (bin/run.js): oclif's own run, from the copy the bundle's commands are built
- * on. A run of one of pms's own commands is given pms's package.json without oclif's plugins (help
- * and autocomplete): finding their packages and reading their manifests is about a tenth of such a
- * start, and about 7 MiB; so is the help of one of its commands or topics, which names none of
- * the plugins'. A bare `pms`, `pms --help`, the plugins' commands and an unknown word (whose
- * suggestions name every command) load them as before.
+ * The command that the first words of `args` name (`properties list ...` is properties/list.js
+ * under the commands folder), the longest such run of words winning as in oclif; undefined when
+ * they name none (a bare `pms`, a flag first, a topic alone, an alias, a plugin's command, an
+ * unknown word).
+ */
+export function findOwnCommand(args: readonly string[], commandsDir: string): OwnCommand | undefined {
+  let found: OwnCommand | undefined
+  let dir = commandsDir
+  for (const [index, word] of args.entries()) {
+    if (!NAME.test(word)) break
+    const at = join(dir, word)
+    if (existsSync(`${at}.js`)) found = {id: args.slice(0, index + 1).join(':'), file: `${at}.js`, argv: args.slice(index + 1)}
+    if (!existsSync(at)) break
+    dir = at
+  }
+  return found
+}
+
+/**
+ * The terminal's entry (bin/run.js). A run of one of pms's own commands loads the command's
+ * module and runs it, without oclif: finding oclif's plugins, reading its manifest and evaluating
+ * its modules was about a third of a data command's start. Everything else goes to oclif: help
+ * (of a command too), topics, aliases, the plugins' commands and unknown words (whose suggestions
+ * name every command). The help of one of pms's commands or topics names none of the plugins', so
+ * oclif gets pms's package.json without them; a bare `pms`, `pms --help` and the rest load them.
  */
 export async function execute({dir}: {dir: string}): Promise<unknown> {
   const root = fileURLToPath(new URL('..', dir))
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON
-  const commandsDir = typeof pjson.oclif.commands === 'string' ? pjson.oclif.commands : undefined
-  if (commandsDir === undefined || !runsOwnCommand(process.argv.slice(2), root, commandsDir)) return oclifExecute({dir})
+  const commandsDir = typeof pjson.oclif.commands === 'string' ? join(root, pjson.oclif.commands) : undefined
+  const args = process.argv.slice(2)
+  const own = commandsDir === undefined || asksForHelp(args) ? undefined : findOwnCommand(args, commandsDir)
+  if (own) return runOwnCommand(own, pjson.version)
+  const {execute: oclifExecute} = await import('@oclif/core')
+  const first = args[0]
+  const namesOwn = commandsDir !== undefined && first !== undefined && NAME.test(first) && (existsSync(join(commandsDir, `${first}.js`)) || existsSync(join(commandsDir, first)))
+  if (!namesOwn) return oclifExecute({dir})
   return oclifExecute({dir, loadOptions: {root, pjson: {...pjson, oclif: {...pjson.oclif, plugins: []}}, userPlugins: false}})
+}
+
+async function runOwnCommand({id, file, argv}: OwnCommand, version: string): Promise<unknown> {
+  const {default: command} = (await import(pathToFileURL(file).href)) as {default: typeof Command & {run(argv: string[], config: object): Promise<unknown>}}
+  // oclif sets a command's id as it loads it: so does this.
+  command.id = id
+  try {
+    return await command.run(argv, {version, configDir: defaultConfigDir()})
+  } catch (error) {
+    // The command's exit with a code (it has printed what it had to), ended as oclif ends it.
+    if ((error as {code?: unknown}).code === 'EEXIT') process.exit((error as {exitCode: number}).exitCode)
+    throw error
+  }
 }

@@ -5,7 +5,7 @@
  */
 import {openProfileClient} from '../auth/profile-client.js'
 import type {PmsClient} from '../client/index.js'
-import {defaultConfigDir} from './config-dir.js'
+import {defaultConfigDir} from '../auth/config-dir.js'
 import {VERSION} from './connection.js'
 
 export interface ProfileOptions {

@@ -16,7 +16,7 @@ import {loadProperties} from '../rates/service.js'
 import type {PropertyInfo} from '../rates/store.js'
 import {systemClock} from '../client/clock.js'
 import type {AttemptJournal} from '../attempts/journal.js'
-import {defaultConfigDir} from './config-dir.js'
+import {defaultConfigDir} from '../auth/config-dir.js'
 import {batchJournal} from './journals.js'
 
 /**

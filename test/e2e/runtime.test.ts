@@ -96,7 +96,7 @@ describe('the Node that runs pms', () => {
     expect(blocked.stderr).toBe('')
   })
 
-  it("a command of pms's own, or its help, starts without reading oclif's plugins (help, autocomplete); pms's whole help and an unknown word still load them", () => {
+  it("a command of pms's own runs without oclif, and its help without oclif's plugins (help, autocomplete); pms's whole help and an unknown word still load them", () => {
     // Every file oclif reads through fs, those of the plugins' packages written to stderr at exit.
     const preload = [
       `const fsp = (await import('node:fs/promises')).default`,
@@ -104,6 +104,8 @@ describe('the Node that runs pms', () => {
       `const seen = new Set()`,
       `fsp.readFile = function (path, ...rest) { seen.add(String(path)); return read.call(this, path, ...rest) }`,
       `process.on('exit', () => process.stderr.write([...seen].filter((path) => path.includes('@oclif/plugin-')).map((path) => 'read ' + path + '\\n').join('')))`,
+      // oclif's settings module, which nearly every other of its modules loads, marks the process.
+      `process.on('exit', () => { if (globalThis.oclif) process.stderr.write('oclif loaded\\n') })`,
       // proper-lockfile's signal-exit marks the process when it hooks its signals and process.emit.
       `process.on('exit', () => { if (process.__signal_exit_emitter__) process.stderr.write('signal-exit hooked\\n') })`,
     ].join(';')
@@ -117,12 +119,19 @@ describe('the Node that runs pms', () => {
     expect(own.status, own.stderr).toBe(0)
     expect(own.stdout).toContain('require_keychain')
     expect(pluginReads(own.stderr)).toEqual([])
+    expect(own.stderr).not.toContain('oclif loaded')
+    // A usage error too is pms's own.
+    const refused = run(['config', 'get', 'colour'])
+    expect(refused.status).toBe(2)
+    expect(refused.stderr).toContain('Error: Expected colour to be one of: app_url, client_id')
+    expect(refused.stderr).not.toContain('oclif loaded')
     // Nor the file lock's module, which hooks every signal: only a command that takes a lock loads it.
     expect(own.stderr).not.toContain('signal-exit hooked')
     // The help of a command of pms's own names no plugin's command either; pms's whole help does.
     const help = run(['properties', 'list', '--help'])
     expect(help.status, help.stderr).toBe(0)
     expect(help.stdout).toContain('$ pms properties list')
+    expect(help.stderr).toContain('oclif loaded')
     expect(pluginReads(help.stderr)).toEqual([])
     const whole = run(['--help'])
     expect(whole.status, whole.stderr).toBe(0)
