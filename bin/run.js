@@ -40,9 +40,12 @@ if (major < 22 || (major === 22 && minor < 19)) {
     process.exit(1)
   }
 } else {
+  // Node's own modules are taken with getBuiltinModule: an import builds a facade of each, which
+  // reads every export (node:module's, node:os's) at every start.
+  const builtin = process.getBuiltinModule
   // The user's cache folder (where oclif keeps its own): PMS_CACHE_DIR, else the platform's.
-  const {homedir} = await import('node:os')
-  const {join} = await import('node:path')
+  const {homedir} = builtin('node:os')
+  const {join} = builtin('node:path')
   const env = process.env
   const cacheDir =
     env.PMS_CACHE_DIR ||
@@ -54,7 +57,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
 
   // Node's compile cache (22.1+) keeps the compiled code of pms and its dependencies between runs. A
   // folder that cannot be written only means no cache: Node reports it, it never fails the run.
-  const {enableCompileCache} = await import('node:module')
+  const {enableCompileCache} = builtin('node:module')
   if (enableCompileCache && !env.NODE_DISABLE_COMPILE_CACHE) {
     try {
       enableCompileCache(join(cacheDir, 'compile-cache'))
@@ -79,8 +82,8 @@ if (major < 22 || (major === 22 && minor < 19)) {
   // `pms --version` alone answers as oclif would (its user agent), without loading oclif: scripts and
   // support requests ask it often, and it needs only package.json.
   if (process.argv.length === 3 && process.argv[2] === '--version') {
-    const {readFileSync} = await import('node:fs')
-    const {arch, release} = await import('node:os')
+    const {readFileSync} = builtin('node:fs')
+    const {arch, release} = builtin('node:os')
     const {name, version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
     const platform = process.platform === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : process.platform
     process.stdout.write(`${name}/${version} ${platform}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}\n`)
@@ -91,7 +94,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
     let help
     if (asksForHelp(process.argv.slice(2))) {
       const {openHelpCache} = await import('../dist/src/cli/help-cache.js')
-      const {fileURLToPath} = await import('node:url')
+      const {fileURLToPath} = builtin('node:url')
       help = openHelpCache(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)), cacheDir)
     }
     if (help?.text !== undefined) {

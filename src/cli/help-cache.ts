@@ -4,11 +4,13 @@
  * load before it renders any (its modules, its plugins, the manifest). The first request of each
  * kind is rendered by oclif as always and kept; later ones print what it printed, without loading
  * it. Only bin/run.js uses this module, when argv asks for help (help-flag.ts) and before oclif is
- * imported, so it imports nothing but Node's own modules.
+ * imported, so it imports nothing but a hash of no imports and Node's own modules, those taken
+ * with process.getBuiltinModule: an import of one builds a facade that reads every export.
  */
-import {createHash} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {fnv1a64} from '../text/fnv.js'
+
+const {mkdirSync, readFileSync, renameSync, writeFileSync} = process.getBuiltinModule('node:fs')
+const {join} = process.getBuiltinModule('node:path')
 
 /** Bump when what a cached file holds changes meaning. */
 const FORMAT = 1
@@ -45,10 +47,8 @@ export function openHelpCache(args: readonly string[], root: string, dir: string
     .filter((name) => LOOK.test(name))
     .sort()
     .map((name) => [name, process.env[name]])
-  const key = createHash('sha256')
-    .update(JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform}))
-    .update(manifest)
-    .digest('hex')
+  const request = JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform})
+  const key = fnv1a64(Buffer.concat([Buffer.from(`${request}\n`), manifest]))
   const folder = join(dir, 'help')
   const file = join(folder, `${key}.txt`)
   let text: string | undefined

@@ -2,6 +2,7 @@ import {mkdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {MemoryPaceStore, type PaceState, type PaceStore} from './pacer.js'
 import {writeFileAtomic} from '../fs/atomic-write.js'
+import {fnv1a64} from '../text/fnv.js'
 
 /**
  * Pacing shared by every pms process of one App Connection (a cron job and a terminal, say): the
@@ -86,15 +87,4 @@ export class PacingFileStore implements PaceStore {
       return {}
     }
   }
-}
-
-/**
- * A short name for a connection's file: FNV-1a, 64 bits. It needs to tell apart the few
- * connections of one config folder, not to resist an attacker, and node:crypto's load is about
- * 5 ms of CPU that a read command would pay for it alone.
- */
-function fnv1a64(text: string): string {
-  let hash = 0xcbf29ce484222325n
-  for (const byte of Buffer.from(text)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n)
-  return hash.toString(16).padStart(16, '0')
 }
