@@ -9,7 +9,7 @@ import type {Interfaces} from '@oclif/core'
 /** What a run reads of the CLI's configuration: oclif's Config has these, and so has main's own. */
 export interface CommandConfig {
   readonly version: string
-  /** The platform's config folder for pms (oclif's rule; PMS_CONFIG_DIR overrides it). */
+  /** pms's config folder: oclif's Config.configDir, or src/auth/config-dir.ts's by the same rule. */
   readonly configDir: string
 }
 
@@ -83,7 +83,8 @@ export abstract class Command {
       await this.init()
       return await this.run()
     } catch (error) {
-      failure = error as Error
+      // A value thrown that is no Error (`throw 'text'`) is worded as one.
+      failure = error instanceof Error ? error : new Error(String(error))
       return await this.catch(failure)
     } finally {
       await this.finally(failure)

@@ -61,14 +61,16 @@ export async function execute({dir}: {dir: string}): Promise<unknown> {
 }
 
 async function runOwnCommand({id, file, argv}: OwnCommand, version: string): Promise<unknown> {
-  const {default: command} = (await import(pathToFileURL(file).href)) as {default: typeof Command & {run(argv: string[], config: object): Promise<unknown>}}
-  // oclif sets a command's id as it loads it: so does this.
-  command.id = id
   try {
+    const {default: command} = (await import(pathToFileURL(file).href)) as {default: typeof Command & {run(argv: string[], config: object): Promise<unknown>}}
+    // oclif sets a command's id as it loads it: so does this.
+    command.id = id
     return await command.run(argv, {version, configDir: defaultConfigDir()})
   } catch (error) {
     // The command's exit with a code (it has printed what it had to), ended as oclif ends it.
-    if ((error as {code?: unknown}).code === 'EEXIT') process.exit((error as {exitCode: number}).exitCode)
-    throw error
+    if ((error as {code?: unknown} | undefined)?.code === 'EEXIT') process.exit((error as {exitCode: number}).exitCode)
+    // What the command's own catch could not word (it failed itself, or the module did not load): the stack, exit 1.
+    process.stderr.write(`${(error instanceof Error && error.stack) || String(error)}\n`)
+    process.exit(1)
   }
 }

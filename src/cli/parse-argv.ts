@@ -63,7 +63,7 @@ export interface ParsedArgv {
 }
 
 /** What oclif's flags may declare that this parser does not read: refused rather than ignored. */
-const UNREAD = ['relationships', 'exactlyOne', 'atLeastOne', 'combinable', 'delimiter', 'allowStdin', 'charAliases'] as const
+const UNREAD = ['relationships', 'exactlyOne', 'atLeastOne', 'combinable', 'delimiter', 'allowStdin', 'charAliases', 'deprecated', 'deprecateAliases', 'defaultHelp'] as const
 
 const NEGATION = '--no-'
 
@@ -233,7 +233,8 @@ export async function parseArgv(argv: readonly string[], command: CommandInput, 
       reasons.add(`All of the following must be provided when using --${name}: ${flag.dependsOn.map((other) => `--${other}`).join(', ')}`)
     }
   }
-  if (reasons.size > 0) throw usage([...reasons].join('; '))
+  // Sorted, as oclif sorts them.
+  if (reasons.size > 0) throw usage([...reasons].sort().join('; '))
   return {flags: values.flags, args: args.named, argv: args.all}
 }
 

@@ -11,7 +11,7 @@ import {VERSION} from './connection.js'
 export interface ProfileOptions {
   /** Default: PMS_PROFILE, else the profile pms uses by default. */
   profile?: string
-  /** Default: PMS_CONFIG_DIR, else where pms keeps its configuration ($XDG_CONFIG_HOME/pms or ~/.config/pms; %LOCALAPPDATA%\pms on Windows). */
+  /** Default: PMS_CONFIG_DIR, else where the `pms` commands keep their configuration ($XDG_CONFIG_HOME/pms, else %LOCALAPPDATA%\pms on Windows, else ~/.config/pms). */
   configDir?: string
   /** Read for PMS_APP_URL, PMS_ACCESS_TOKEN, PMS_CLIENT_SECRET and proxies; default process.env. */
   env?: NodeJS.ProcessEnv

@@ -1,5 +1,6 @@
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
+import {stripVTControlCharacters} from 'node:util'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {UsageError} from '../../../src/errors.js'
@@ -114,9 +115,10 @@ const LINES = [
   ['GET', '/x', '--json', '--csv'],
   ['GET', '/x', '--csv'],
   ['GET', '/x', '-o', 'out.csv', '--json'],
+  ['GET', '/x', '--csv', '-o', 'f', '--json'],
+  ['GET', '/x', '--csv', '--no-preview', '--preview', 'reads'],
   ['GET', '--', '-3', '--json'],
   ['GET', '-3d'],
-  ['GET', '/x', '--json=true'],
   ['GET', '/x', '-'],
   ['POST', '/x', '--header', 'A: b', '--', 'c'],
   ['GET', '--profile', 'a', '/x', '--profile', 'b'],
@@ -133,7 +135,25 @@ const LINES = [
   [],
 ] as const
 
-describe('reads a command line as oclif does', () => {
+/** oclif's refusal as pms words it: its own sentence, without its heading and its pointer to --help. */
+function inOurWords(error: Error & {flags?: string[]; args?: Array<{name?: string} | string>}): string {
+  const lines = stripVTControlCharacters(error.message)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== 'See more help with --help')
+  const plural = (list: unknown[]) => (list.length === 1 ? '' : 's')
+  if (error.constructor.name === 'NonExistentFlagsError') return `Unknown flag${plural(error.flags!)} ${error.flags!.join(', ')}`
+  if (error.constructor.name === 'UnexpectedArgsError') return `Unexpected argument${plural(error.args!)} ${error.args!.map((arg) => JSON.stringify(arg)).join(', ')}`
+  if (error.constructor.name === 'RequiredArgsError') return `Missing argument${plural(error.args!)} ${error.args!.map((arg) => (arg as {name: string}).name.toUpperCase()).join(', ')}`
+  if (lines[0]?.startsWith('The following error')) {
+    const missing = lines.slice(1).filter((line) => line.startsWith('Missing required flag '))
+    if (missing.length > 0) return `Missing required flag${plural(missing)} ${missing.map((line) => `--${line.slice('Missing required flag '.length)}`).join(', ')}`
+    return lines.slice(1).join('; ')
+  }
+  return lines.join(': ')
+}
+
+describe('reads a command line as oclif does, and refuses one with the same reasons', () => {
   it.each(LINES.map((line) => [line.join(' ') || '(nothing)', line]))('%s', async (_, line) => {
     const {Parser} = await import('@oclif/core')
     const env = {PMS_TEST_STORE: 'env.sqlite', PMS_TEST_WAIT: 'yes'}
@@ -142,13 +162,13 @@ describe('reads a command line as oclif does', () => {
     try {
       const theirs = await Parser.parse([...line], {...every} as never).then(
         (parsed) => ({flags: parsed.flags, args: parsed.args, argv: parsed.argv}),
-        () => 'refused',
+        (error: Error) => ({refused: inOurWords(error)}),
       )
       const ours = await parseArgv([...line], every as unknown as CommandInput, env).then(
         (parsed) => parsed,
         (error: unknown) => {
           expect(renderError(error as Error).exitCode).toBe(2)
-          return 'refused'
+          return {refused: (error as Error).message}
         },
       )
       expect(ours).toEqual(theirs)
@@ -179,6 +199,11 @@ describe('what oclif reads differently, on purpose', () => {
   it('a missing argument is refused, never read from a pipe', async () => {
     const rendered = await refused([], every as unknown as CommandInput)
     expect(rendered.text).toBe('Error: Missing argument METHOD\nTry: pms api --help for the flags and arguments of this command\n')
+  })
+
+  it('the argument too many is the one typed after those taken (oclif named /x here, the value of the argument before it)', async () => {
+    const rendered = await refused(['GET', '/x', '--json=true'], every as unknown as CommandInput)
+    expect(rendered.text.split('\n')[0]).toBe('Error: Unexpected argument "true"')
   })
 
   it('arguments beyond those declared are kept in order where the command takes any number', async () => {
