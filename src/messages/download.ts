@@ -5,7 +5,6 @@
  * otherwise the temporary file is hard-linked into place, which fails rather than replace one
  * that appeared meanwhile.
  */
-import {randomBytes} from 'node:crypto'
 import {createWriteStream} from 'node:fs'
 import {link, rename, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
@@ -24,7 +23,7 @@ export class FileExistsError extends Error {
  * stream fails, and FileExistsError when `path` exists unless `replace`.
  */
 export async function streamToFile(body: AsyncIterable<Uint8Array>, path: string, options: {replace?: boolean} = {}): Promise<number> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`)
+  const temp = join(dirname(path), `.${basename(path)}.${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}.part`)
   let bytes = 0
   const counted = async function* () {
     for await (const chunk of body) {

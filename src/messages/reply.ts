@@ -11,7 +11,6 @@
  * service answered `delivery_failed` with outcome `unknown`. The next run reads the conversation,
  * shows it with any identical message, and asks; off a terminal it refuses and names --resend.
  */
-import {createHash} from 'node:crypto'
 import {type Attempt, type AttemptJournal, keyStillHeld, requestDigest} from '../attempts/journal.js'
 import {ExitCode, PmsError} from '../errors.js'
 import {ApiError, NetworkError} from '../client/errors.js'
@@ -76,7 +75,7 @@ export interface ReplyResult {
 
 /** Names one reply's content on this machine only (never sent as a key). */
 export function replyDigest(job: Pick<ReplyJob, 'bookingId' | 'request' | 'photos' | 'connectionKey'>): string {
-  const photos = job.photos.map((p) => ({name: p.fileName, type: p.contentType, sha256: createHash('sha256').update(p.data).digest('base64url')}))
+  const photos = job.photos.map((p) => ({name: p.fileName, type: p.contentType, sha256: sha256(p.data)}))
   return requestDigest(job.connectionKey, {booking_id: job.bookingId, ...job.request, photos})
 }
 
@@ -186,4 +185,9 @@ function outcomeUnknown(error: PmsError): boolean {
   if (!(error instanceof ApiError)) return error.code === 'rate_limited'
   if (error.code === 'delivery_failed') return false
   return error.code === 'idempotency_key_in_use' || error.status === 429 || error.status >= 500
+}
+
+/** node:crypto on use: the module holding a reply is loaded by every messages command, most of which send nothing. */
+function sha256(data: Uint8Array): string {
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(data).digest('base64url')
 }
