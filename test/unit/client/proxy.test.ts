@@ -5,6 +5,7 @@ import {createPool, DEFAULT_TIMEOUTS} from '../../../src/client/http.js'
 import {refreshTokens} from '../../../src/auth/oauth-client.js'
 import {PmsClient, staticTokenProvider} from '../../../src/client/index.js'
 import {Transport} from '../../../src/client/transport.js'
+import type {PmsError} from '../../../src/errors.js'
 import {startServer, type TestServer} from './support.js'
 
 let service: TestServer | undefined
@@ -86,6 +87,21 @@ describe('proxy support', () => {
     const http = new Transport({appUrl: service.url, userAgent: 'pms/0', env})
     await expect(refreshTokens({http, client: {clientId: 'c', clientSecret: 's'}}, 'refresh')).rejects.toMatchObject({mayHaveArrived: false})
     await http.close()
+    expect(service.requests).toEqual([])
+  })
+
+  it('a refused proxy variable that carries a password never shows it: the error names the variable, not its value', async () => {
+    service = await startServer(() => ({status: 200, body: {ok: true}}))
+    for (const proxy of ['http://ana:s3cretpass@127.0.0.1:99999', 'ana:s3cretpass@127.0.0.1:3128', 'http://ana:s3cret%zzpass@127.0.0.1:3128']) {
+      const client = new PmsClient({appUrl: service.url, tokens: staticTokenProvider('t'), userAgent: 'pms/0', env: {HTTPS_PROXY: proxy}})
+      const refused = await client.request({method: 'GET', path: '/properties'}).then(
+        () => undefined,
+        (error: unknown) => error as PmsError,
+      )
+      await client.close()
+      expect(refused, proxy).toMatchObject({code: 'proxy_invalid'})
+      expect(`${refused!.message} ${refused!.suggestion} ${JSON.stringify(refused!.details)} ${refused!.stack} ${String((refused!.cause as Error | undefined)?.stack)}`, proxy).not.toMatch(/s3cret/)
+    }
     expect(service.requests).toEqual([])
   })
 })
