@@ -9,7 +9,7 @@
  */
 import {fnv1a64} from '../text/fnv.js'
 
-const {mkdirSync, readFileSync, renameSync, writeFileSync} = process.getBuiltinModule('node:fs')
+const {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} = process.getBuiltinModule('node:fs')
 const {join} = process.getBuiltinModule('node:path')
 
 /** Bump when what a cached file holds changes meaning. */
@@ -31,13 +31,17 @@ export interface HelpCache {
 }
 
 /**
- * The cache entry of this request. `root` is the package folder (its oclif.manifest.json names the
- * build: every command, flag and description, and the version); `dir` the user's cache folder.
+ * The cache entry of this request. `root` is the package folder, whose oclif.manifest.json names
+ * the build (every command, flag and description, and the version); `dir` the user's cache folder.
+ * The manifest is known by its file, not read: its device, inode, size and times change whenever
+ * a build, an upgrade or an install writes it (a write always sets its change time), and hashing
+ * its 120 kB would cost more than the cache saves.
  */
 export function openHelpCache(args: readonly string[], root: string, dir: string): HelpCache | undefined {
-  let manifest: Buffer
+  let manifest: string
   try {
-    manifest = readFileSync(join(root, 'oclif.manifest.json'))
+    const {dev, ino, size, mtimeNs, ctimeNs} = statSync(join(root, 'oclif.manifest.json'), {bigint: true})
+    manifest = `${dev}:${ino}:${size}:${mtimeNs}:${ctimeNs}`
   } catch {
     // Without a manifest oclif finds commands another way: nothing is cached then.
     return undefined
@@ -47,8 +51,7 @@ export function openHelpCache(args: readonly string[], root: string, dir: string
     .filter((name) => LOOK.test(name))
     .sort()
     .map((name) => [name, process.env[name]])
-  const request = JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform})
-  const key = fnv1a64(Buffer.concat([Buffer.from(`${request}\n`), manifest]))
+  const key = fnv1a64(JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform, manifest}))
   const folder = join(dir, 'help')
   const file = join(folder, `${key}.txt`)
   let text: string | undefined
