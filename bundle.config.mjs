@@ -110,16 +110,21 @@ const oclifSortsPlainly = () =>
 /**
  * oclif's help passes every text it prints (each description, flag and example) through
  * `ejs.render`, which compiles a function for each, with `new Function`: about 5 ms of a command's
- * help. A text holding no ejs delimiter comes out of ejs as it went in, so it is returned as is; one
- * with a tag (`<%= config.bin %>`) is rendered as before. ejs also drops a lone closing delimiter
- * (`a %> b` renders `a  b`): such a text still goes to ejs.
+ * help. A text holding no ejs delimiter comes out of ejs as it went in, so it is returned as is; the
+ * one tag pms's texts hold, `<%= config.bin %>` (every example), becomes the bin's name, escaped as
+ * `<%=` escapes it. Any other tag is rendered by ejs as before; so is a lone closing delimiter,
+ * which ejs drops (`a %> b` renders `a  b`).
  */
 const oclifHelpRendersOnlyTemplates = () =>
   replaceLine(
     'oclif-help-renders-only-templates',
     '@oclif/core/lib/help/util.js',
     'return ejs_1.default.render(t, context);',
-    "return t.includes('<%') || t.includes('%>') ? ejs_1.default.render(t, context) : t;",
+    [
+      "const BIN = '<%= config.bin %>', rest = t.replaceAll(BIN, '');",
+      "if (rest.includes('<%') || rest.includes('%>')) return ejs_1.default.render(t, context);",
+      'return rest === t ? t : t.replaceAll(BIN, () => ejs_1.default.escapeXML(String(context.config.bin)));',
+    ].join(' '),
   )
 
 /**
