@@ -206,6 +206,10 @@ describe('pms bookings sync against the sandbox', () => {
     const result = await runPms(['sync', '--to', file], {env})
     expect(result.code, result.stderr).toBe(0)
     expect(liveRecords(sqliteBookings(file))).toEqual(await apiListing(sandbox.appUrl, token))
+    // oclif runs the alias: a usage error still ends as pms words it, with exit 2 and nothing of oclif's.
+    const refused = await runPms(['sync', '--to', file, '--bogus'], {env})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe('Error: Unknown flag --bogus\nTry: pms bookings sync --help for the flags and arguments of this command\n')
   }, 60_000)
 })
 
