@@ -34,14 +34,19 @@ export interface HelpCache {
  * The cache entry of this request. `root` is the package folder, whose oclif.manifest.json names
  * the build (every command, flag and description, and the version); `dir` the user's cache folder.
  * The manifest is known by its file, not read: its device, inode, size and times change whenever
- * a build, an upgrade or an install writes it (a write always sets its change time), and hashing
- * its 120 kB would cost more than the cache saves.
+ * a build, an upgrade or an install writes it (a write sets its change time, where the filesystem
+ * keeps one), and hashing its 120 kB would cost more than the cache saves. The root help prints
+ * the user agent (pms's version, the platform, the architecture, Node's version): all are in the key.
  */
 export function openHelpCache(args: readonly string[], root: string, dir: string): HelpCache | undefined {
   let manifest: string
+  let version: unknown
   try {
     const {dev, ino, size, mtimeNs, ctimeNs} = statSync(join(root, 'oclif.manifest.json'), {bigint: true})
     manifest = `${dev}:${ino}:${size}:${mtimeNs}:${ctimeNs}`
+    // pms's version too (a small file): where a filesystem keeps no change time (squashfs, FAT), a
+    // release whose manifest differs only in its version would keep the file's identity.
+    version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {version?: unknown}).version
   } catch {
     // Without a manifest oclif finds commands another way: nothing is cached then.
     return undefined
@@ -51,7 +56,7 @@ export function openHelpCache(args: readonly string[], root: string, dir: string
     .filter((name) => LOOK.test(name))
     .sort()
     .map((name) => [name, process.env[name]])
-  const key = fnv1a64(JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform, manifest}))
+  const key = fnv1a64(JSON.stringify({format: FORMAT, args, tty: Boolean(stdout.isTTY), columns: stdout.isTTY ? stdout.columns : null, look, platform: process.platform, arch: process.arch, node: process.version, version, manifest}))
   const folder = join(dir, 'help')
   const file = join(folder, `${key}.txt`)
   let text: string | undefined

@@ -84,7 +84,8 @@ export async function createPool(timeouts: HttpTimeouts, env: NodeJS.ProcessEnv 
     throw new UsageError(`The proxy in ${proxied.join(', ')} is not an address pms can use (${(error as Error).message}); nothing was sent`, {
       code: 'proxy_invalid',
       suggestion: `give the proxy as a URL, e.g. ${proxied[0]}=http://proxy.example.com:3128`,
-      cause: error,
+      // Not the parser's error itself: Node's URL error keeps the whole text in `input`, a password
+      // included, and anything that printed the error whole would show it.
     })
   }
   return {

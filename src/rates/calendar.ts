@@ -36,9 +36,10 @@ function relativeDay(text: string, today: number | undefined): number | undefine
 }
 
 /**
- * Today's day number on this machine: its clock and its time zone, from Date's local fields (the
- * zone Intl resolves as this machine's); the first Intl date format of a process costs about 15 ms
- * of CPU, which a command given `--from today` need not pay.
+ * Today's day number on this machine: its clock and its time zone, from Date's local fields, as
+ * `date` and the instant flags read them (TZ=GMT+3 is three hours behind UTC, POSIX's way; an
+ * empty or unknown TZ is UTC). The first Intl date format of a process costs about 15 ms of CPU,
+ * which a command given `--from today` need not pay.
  */
 export function localToday(nowMs: number): number {
   const now = new Date(nowMs)

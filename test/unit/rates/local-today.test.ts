@@ -11,7 +11,7 @@ afterEach(() => {
 describe('localToday', () => {
   // Node reads TZ again when it is set: each zone is this machine's zone in turn.
   it.each(['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Los_Angeles', 'Asia/Kolkata', 'Europe/Lisbon'])(
-    "is today in the zone Intl resolves as this machine's (%s), on both sides of its midnight",
+    'is today in this machine\'s zone (%s), as Intl reads it, on both sides of its midnight',
     (zone) => {
       process.env.TZ = zone
       // ICU may name a zone by an older alias (Asia/Calcutta).
@@ -23,4 +23,14 @@ describe('localToday', () => {
       }
     },
   )
+
+  it("reads POSIX and unknown zones as Date and date(1) do: GMT+3 is behind UTC, an empty or unknown TZ is UTC", () => {
+    const nowMs = Date.parse('2026-11-28T01:30:00Z')
+    process.env.TZ = 'GMT+3'
+    expect(localToday(nowMs)).toBe(todayIn('UTC', nowMs) - 1)
+    for (const zone of ['', 'Foo/Bar']) {
+      process.env.TZ = zone
+      expect(localToday(nowMs), JSON.stringify(zone)).toBe(todayIn('UTC', nowMs))
+    }
+  })
 })
