@@ -9,7 +9,7 @@
  */
 import {fnv1a64} from '../text/fnv.js'
 
-const {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} = process.getBuiltinModule('node:fs')
+const {mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync} = process.getBuiltinModule('node:fs')
 const {join} = process.getBuiltinModule('node:path')
 
 /** Bump when what a cached file holds changes meaning. */
@@ -83,9 +83,30 @@ export function openHelpCache(args: readonly string[], root: string, dir: string
         const partial = `${file}.${process.pid}.tmp`
         writeFileSync(partial, chunks.join(''), {mode: 0o600})
         renameSync(partial, file)
+        pruneHelpCache(folder, Date.now())
       } catch {
         // A cache that cannot be written only means the next help is rendered again.
       }
     },
+  }
+}
+
+/** How long a rendered help is kept after it was written: then it is rendered again, once. */
+const KEEP_MS = 30 * 86_400_000
+
+/**
+ * Removes the entries written more than KEEP_MS before `now`: each build, Node and width adds its
+ * own, which no later request of another build asks for. Run when a help is saved (a help rendered
+ * by oclif, which costs far more than a listing of the folder), never when one is printed.
+ */
+export function pruneHelpCache(folder: string, now: number): void {
+  for (const name of readdirSync(folder)) {
+    if (!name.endsWith('.txt') && !name.endsWith('.tmp')) continue
+    const path = join(folder, name)
+    try {
+      if (statSync(path).mtimeMs < now - KEEP_MS) unlinkSync(path)
+    } catch {
+      // Gone already (another pms pruned it), or not ours to remove: left as it is.
+    }
   }
 }
