@@ -205,9 +205,11 @@ export async function parseArgv(argv: readonly string[], command: CommandInput, 
   // The checks, in oclif's order: flags no one declares, arguments too many or missing, then flags.
   if (unknown.length > 0) {
     const meant = closestFlag(unknown[0]!, flags)
-    throw new UsageError(`Unknown flag${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, {
+    // Named without what follows an `=`: a mistyped `--secert=whsec_...` must not print the secret.
+    const named = [...new Set(unknown.map((word) => word.split('=')[0]!))]
+    throw new UsageError(`Unknown flag${named.length === 1 ? '' : 's'} ${named.join(', ')}`, {
       suggestion: meant === undefined ? tryHelp : `--${meant} (${help} lists every flag)`,
-      details: {flags: unknown},
+      details: {flags: named},
     })
   }
   if (command.strict !== false && args.all.length > declaredArgs.length) {

@@ -206,6 +206,13 @@ describe('what oclif reads differently, on purpose', () => {
     expect(rendered.text.split('\n')[0]).toBe('Error: Unexpected argument "true"')
   })
 
+  it('a mistyped flag given with =value is named without its value, which may be a secret', async () => {
+    const command = {id: 'webhooks:verify', flags: {secret: Flags.string()}} as unknown as CommandInput
+    const rendered = await refused(['--secert=whsec_c2VjcmV0LXZhbHVl'], command)
+    expect(rendered.text).toBe('Error: Unknown flag --secert\nTry: --secret (pms webhooks verify --help lists every flag)\n')
+    expect(JSON.stringify(rendered.json)).not.toContain('whsec_')
+  })
+
   it('arguments beyond those declared are kept in order where the command takes any number', async () => {
     const parsed = await parseArgv(['a', '--json', 'b', 'c'], {id: 'batches:wait', strict: false, args: {id: Args.string({required: true})}, flags: {json: Flags.boolean()}} as unknown as CommandInput, {})
     expect(parsed).toEqual({flags: {json: true}, args: {id: 'a'}, argv: ['a', 'b', 'c']})
