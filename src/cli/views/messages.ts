@@ -2,7 +2,6 @@ import type {MessageThread} from '../../contract/messages.js'
 import {authorName, previewLine} from './conversation.js'
 import {ApiError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'
-import {readBooking} from '../../contract/bookings.js'
 import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {renderTable, utcMinute, type Column} from '../output.js'
 import {plural} from '../../text/words.js'
@@ -41,6 +40,8 @@ export async function inboxFacts(client: PmsClient, threads: readonly MessageThr
   const propertyIds = [...new Set(threads.map((t) => t.property_id))].slice(0, MAX_PROPERTIES_PER_CALL)
   try {
     if (propertyIds.length > 0) {
+      // Taken here, not at the top: its module builds the bookings' schemas, which a list of threads never reads.
+      const {readBooking} = await import('../../contract/bookings.js')
       for await (const record of client.bookings.list({propertyIds})) {
         const b = readBooking(record)
         facts.bookings.set(b.id, {guest: b.guest_name, check_in: b.check_in, check_out: b.check_out})
