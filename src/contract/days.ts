@@ -120,6 +120,8 @@ const AREA_LOCATION = /^[A-Za-z_]+(?:\/[A-Za-z_-]+)+$/
 
 let listedZones: Set<string> | undefined
 let zoneFollowsTz: boolean | undefined
+/** Per zone, the local day last read and the instants it runs over, [from, to). */
+const zoneDays = new Map<string, {day: number; from: number; to: number}>()
 
 /**
  * Today in a zone from Date's own fields, with the process's zone set to it for the call; undefined
@@ -142,10 +144,17 @@ export function todayByProcessZone(timeZone: string, nowMs: number): number | un
     zoneFollowsTz = tokyo === -540 && calcutta === -330 && new Date(nowMs).getTimezoneOffset() === own
   }
   if (!zoneFollowsTz) return undefined
-  return inProcessZone(timeZone, () => {
+  const known = zoneDays.get(timeZone)
+  if (known !== undefined && nowMs >= known.from && nowMs < known.to) return known.day
+  // The local day's first and next day's first instants too, so that the next call of that day
+  // costs no change of zone: the sandbox asks for each Property of each batch.
+  const today = inProcessZone(timeZone, () => {
     const now = new Date(nowMs)
-    return dayFromCivil(now.getFullYear(), now.getMonth() + 1, now.getDate())
+    const [year, month, day] = [now.getFullYear(), now.getMonth(), now.getDate()]
+    return {day: dayFromCivil(year, month + 1, day), from: new Date(year, month, day).getTime(), to: new Date(year, month, day + 1).getTime()}
   })
+  zoneDays.set(timeZone, today)
+  return today.day
 }
 
 /** The writable nights of a Property at `nowMs`: today to today + WRITABLE_WINDOW_DAYS in its time zone, both inclusive. */

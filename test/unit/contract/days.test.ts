@@ -106,6 +106,26 @@ describe('today in a zone without Intl', () => {
     expect('TZ' in process.env).toBe(false)
   })
 
+  it('keeps each zone\'s day with the instants it runs over, through summer-time changes and a midnight that does not exist', () => {
+    process.env.TZ = 'Pacific/Chatham'
+    const zones = ['America/New_York', 'America/Santiago', 'Asia/Tokyo', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Europe/London']
+    const formats = new Map(zones.map((zone) => [zone, new Intl.DateTimeFormat('en-CA', {timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit'})]))
+    // New York's and London's spring and autumn, Santiago's clocks going from midnight to 1:00 and
+    // back to 23:00, Lord Howe's half hour; every 15 minutes, in order, so that most answers come from the kept day.
+    const spans = ['2026-03-07T00:00:00Z', '2026-03-28T00:00:00Z', '2026-04-03T00:00:00Z', '2026-09-04T00:00:00Z', '2026-10-03T00:00:00Z', '2026-10-31T00:00:00Z']
+    for (const zone of zones) {
+      for (const start of spans.map(Date.parse)) {
+        for (let nowMs = start; nowMs < start + 3 * 86_400_000; nowMs += 900_000) {
+          for (const at of [nowMs - 1, nowMs]) {
+            const parts = formats.get(zone)!.formatToParts(new Date(at))
+            const get = (type: string) => Number(parts.find((part) => part.type === type)?.value)
+            expect(todayByProcessZone(zone, at), `${zone} at ${new Date(at).toISOString()}`).toBe(dayFromCivil(get('year'), get('month'), get('day')))
+          }
+        }
+      }
+    }
+  })
+
   it('leaves to Intl the names it cannot trust: aliases ICU does not list, short names, POSIX rules and unknown names', () => {
     for (const zone of ['Asia/Kolkata', 'UTC', 'EST', 'Etc/GMT+5', 'EST5EDT', 'Mars/Olympus_Mons']) expect(todayByProcessZone(zone, INSTANTS[0]!), zone).toBeUndefined()
     // Kolkata is Asia/Calcutta to ICU: still today there, through Intl.
