@@ -85,8 +85,6 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 
 /** Today's day number in an IANA time zone; an UnknownTimeZoneError for a zone Intl does not know. */
 export function todayIn(timeZone: string, nowMs: number): number {
-  const fast = todayByProcessZone(timeZone, nowMs)
-  if (fast !== undefined) return fast
   let formatter = formatters.get(timeZone)
   if (!formatter) {
     try {
@@ -100,61 +98,6 @@ export function todayIn(timeZone: string, nowMs: number): number {
   const parts = formatter.formatToParts(new Date(nowMs))
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value)
   return dayFromCivil(get('year'), get('month'), get('day'))
-}
-
-/** Runs `read` with the process's time zone set to `timeZone`, and sets it back as it was; synchronous, so nothing else in this thread sees it. */
-function inProcessZone<T>(timeZone: string, read: () => T): T {
-  const env = process.env
-  const before = env.TZ
-  env.TZ = timeZone
-  try {
-    return read()
-  } finally {
-    if (before === undefined) delete env.TZ
-    else env.TZ = before
-  }
-}
-
-/** An Area/Location name: ICU takes it from TZ as given (a name of three or four letters it may swap for the C library's offset, and one with digits it ignores). */
-const AREA_LOCATION = /^[A-Za-z_]+(?:\/[A-Za-z_-]+)+$/
-
-let listedZones: Set<string> | undefined
-let zoneFollowsTz: boolean | undefined
-/** Per zone, the local day last read and the instants it runs over, [from, to). */
-const zoneDays = new Map<string, {day: number; from: number; to: number}>()
-
-/**
- * Today in a zone from Date's own fields, with the process's zone set to it for the call; undefined
- * where that cannot be trusted, and Intl answers. Node reads the zone again when TZ is assigned
- * (about 0.3 ms), where the first Intl.DateTimeFormat of a process loads ICU's locale and pattern
- * data (about 15 ms, a tenth of a `pms rates import`). Trusted only on POSIX systems (on Windows
- * Node cannot set the zone back when TZ is removed), for a name ICU lists (an unknown one would read
- * as UTC, not be refused) and of the Area/Location form, and in a process where assigning TZ is
- * seen to move Date's fields: a worker thread has an environment of its own, which does not.
- */
-export function todayByProcessZone(timeZone: string, nowMs: number): number | undefined {
-  if (process.platform === 'win32' || !AREA_LOCATION.test(timeZone)) return undefined
-  listedZones ??= new Set(Intl.supportedValuesOf('timeZone'))
-  if (!listedZones.has(timeZone)) return undefined
-  if (zoneFollowsTz === undefined) {
-    // Both zones have kept one offset since the 1950s, and they cannot both be this machine's own.
-    const own = new Date(nowMs).getTimezoneOffset()
-    const tokyo = inProcessZone('Asia/Tokyo', () => new Date(nowMs).getTimezoneOffset())
-    const calcutta = inProcessZone('Asia/Calcutta', () => new Date(nowMs).getTimezoneOffset())
-    zoneFollowsTz = tokyo === -540 && calcutta === -330 && new Date(nowMs).getTimezoneOffset() === own
-  }
-  if (!zoneFollowsTz) return undefined
-  const known = zoneDays.get(timeZone)
-  if (known !== undefined && nowMs >= known.from && nowMs < known.to) return known.day
-  // The local day's first and next day's first instants too, so that the next call of that day
-  // costs no change of zone: the sandbox asks for each Property of each batch.
-  const today = inProcessZone(timeZone, () => {
-    const now = new Date(nowMs)
-    const [year, month, day] = [now.getFullYear(), now.getMonth(), now.getDate()]
-    return {day: dayFromCivil(year, month + 1, day), from: new Date(year, month, day).getTime(), to: new Date(year, month, day + 1).getTime()}
-  })
-  zoneDays.set(timeZone, today)
-  return today.day
 }
 
 /** The writable nights of a Property at `nowMs`: today to today + WRITABLE_WINDOW_DAYS in its time zone, both inclusive. */

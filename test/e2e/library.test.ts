@@ -9,7 +9,6 @@ import {mkdtempSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {Worker} from 'node:worker_threads'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type * as Lib from '../../src/library/index.js'
 import {profilesWithLogins} from './support/bookings.js'
@@ -41,24 +40,6 @@ describe('the library entry', () => {
     // So are node:crypto and node:net, taken with process.getBuiltinModule where first used.
     const deferred = loaded.filter((url) => /node_modules\/(undici|zod)\/|\/dist\/src\/contract\/(bookings|messages|properties|batches|restrictions|oauth|webhooks|registry)\.js$|^node:(crypto|net)$/.test(url))
     expect(deferred).toEqual([])
-  })
-
-  it("reads today in a Property's zone through Intl in a worker thread, whose own TZ does not move Date", async () => {
-    const days = new URL('../../dist/src/contract/days.js', import.meta.url).href
-    const code = [
-      `const {parentPort} = require('node:worker_threads')`,
-      `import(${JSON.stringify(days)}).then((days) => {`,
-      `  const t = Date.parse('2026-11-22T11:00:00Z')`,
-      `  parentPort.postMessage({fast: days.todayByProcessZone('Pacific/Kiritimati', t) ?? null, kiritimati: days.formatDay(days.todayIn('Pacific/Kiritimati', t)), honolulu: days.formatDay(days.todayIn('Pacific/Honolulu', t))})`,
-      `})`,
-    ].join('\n')
-    const worker = new Worker(code, {eval: true, env: {...process.env, TZ: 'Pacific/Chatham'}})
-    try {
-      const answer = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
-      expect(answer).toEqual({fast: null, kiritimati: '2026-11-23', honolulu: '2026-11-22'})
-    } finally {
-      await worker.terminate()
-    }
   })
 })
 
