@@ -1,7 +1,8 @@
-import {mkdir, readFile} from 'node:fs/promises'
+import {mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {MemoryPaceStore, type PaceState, type PaceStore} from './pacer.js'
-import {writeFileAtomic} from '../fs/atomic-write.js'
+import {writeFileAtomicSync} from '../fs/atomic-write.js'
+import {withBriefLock} from '../fs/brief-lock.js'
 import {fnv1a64} from '../text/fnv.js'
 
 /**
@@ -33,40 +34,35 @@ export class PacingFileStore implements PaceStore {
 
   private async updateShared<T>(key: string, change: (state: PaceState) => T): Promise<T> {
     if (this.failed) return this.fallback.update(key, change)
-    let release: (() => Promise<void>) | undefined
     try {
-      await mkdir(this.dir, {recursive: true, mode: 0o700})
-      const {default: lockfile} = await import('proper-lockfile')
-      release = await lockfile.lock(this.path, {
-        realpath: false,
-        lockfilePath: `${this.path}.lock`,
-        stale: 5_000,
-        retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true},
-        // proper-lockfile throws from a timer when a held lock is taken over; pacing is best effort.
-        onCompromised: () => undefined,
-      })
-      const states = await this.read()
-      let state = states[key]
-      if (!state) states[key] = state = {calls: [], pausedUntil: 0}
-      const result = change(state)
-      // Not flushed to disk: an fsync per request costs more than the worst a crash can do here
-      // (an empty file, read as no calls made: one 429, waited out).
-      await writeFileAtomic(this.path, JSON.stringify(states), {durable: false})
-      return result
+      mkdirSync(this.dir, {recursive: true, mode: 0o700})
+      // Read, changed and written in one synchronous moment, so the lock is held for no longer.
+      return await withBriefLock(
+        `${this.path}.lock`,
+        () => {
+          const states = this.read()
+          let state = states[key]
+          if (!state) states[key] = state = {calls: [], pausedUntil: 0}
+          const result = change(state)
+          // Not flushed to disk: an fsync per request costs more than the worst a crash can do here
+          // (an empty file, read as no calls made: one 429, waited out).
+          writeFileAtomicSync(this.path, JSON.stringify(states), {durable: false})
+          return result
+        },
+        {staleMs: 5_000, timeoutMs: 10_000},
+      )
     } catch (error) {
       this.failed = true
       this.onFallback?.(error instanceof Error ? error.message : String(error))
       return this.fallback.update(key, change)
-    } finally {
-      await release?.().catch(() => undefined)
     }
   }
 
   /** A missing or damaged file is an empty one: the worst case is one 429, which is waited out. */
-  private async read(): Promise<Record<string, PaceState>> {
+  private read(): Record<string, PaceState> {
     let text: string
     try {
-      text = await readFile(this.path, 'utf8')
+      text = readFileSync(this.path, 'utf8')
     } catch {
       return {}
     }

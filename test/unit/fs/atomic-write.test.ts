@@ -1,3 +1,4 @@
+import * as fs from 'node:fs'
 import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import * as promises from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -10,6 +11,12 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return {...actual, rename: vi.fn(actual.rename), open: vi.fn(actual.open)}
 })
 
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>()
+  return {...actual, fsyncSync: vi.fn(actual.fsyncSync)}
+})
+
+const fsyncSync = vi.mocked(fs.fsyncSync)
 const rename = vi.mocked(promises.rename)
 const open = vi.mocked(promises.open)
 const scratch = () => mkdtempSync(join(tmpdir(), 'pms-atomic-'))
@@ -90,6 +97,19 @@ describe('flushing', () => {
     expect(await flushed()).toBe(true)
     expect(await flushed(true)).toBe(true)
     expect(await flushed(false)).toBe(false)
+  })
+
+  it('so does the synchronous write (the pacing file is only advice)', () => {
+    const flushedSync = (durable?: boolean) => {
+      fsyncSync.mockClear()
+      const path = join(scratch(), 'file.json')
+      writeFileAtomicSync(path, 'content', durable === undefined ? {} : {durable})
+      expect(readFileSync(path, 'utf8')).toBe('content')
+      return fsyncSync.mock.calls.length > 0
+    }
+    expect(flushedSync()).toBe(true)
+    expect(flushedSync(true)).toBe(true)
+    expect(flushedSync(false)).toBe(false)
   })
 })
 

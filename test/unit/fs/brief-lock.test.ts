@@ -1,0 +1,60 @@
+import {existsSync, mkdirSync, mkdtempSync, rmdirSync, utimesSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {BriefLockWaitError, withBriefLock} from '../../../src/fs/brief-lock.js'
+
+const options = {staleMs: 5_000, timeoutMs: 2_000}
+const lockIn = () => join(mkdtempSync(join(tmpdir(), 'pms-brief-lock-')), 'state.json.lock')
+
+describe('a lock held for a synchronous moment', () => {
+  it('holds the directory while the task runs, and removes it after, also when the task throws', async () => {
+    const path = lockIn()
+    expect(await withBriefLock(path, () => existsSync(path), options)).toBe(true)
+    expect(existsSync(path)).toBe(false)
+    await expect(
+      withBriefLock(
+        path,
+        () => {
+          throw new Error('the change failed')
+        },
+        options,
+      ),
+    ).rejects.toThrow('the change failed')
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('waits while another process holds it, and runs the task once it is let go', async () => {
+    const path = lockIn()
+    mkdirSync(path)
+    const started = Date.now()
+    setTimeout(() => rmdirSync(path), 150)
+    let ran = 0
+    await withBriefLock(path, () => ran++, options)
+    expect(ran).toBe(1)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+  })
+
+  it("takes over at once a lock older than staleMs (a process killed while holding it), as proper-lockfile's are", async () => {
+    const path = lockIn()
+    mkdirSync(path)
+    const old = (Date.now() - 6_000) / 1000
+    utimesSync(path, old, old)
+    const started = Date.now()
+    expect(await withBriefLock(path, () => 'ran', options)).toBe('ran')
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('gives up after timeoutMs with an error naming the lock, the task never run and the holder\'s directory left', async () => {
+    const path = lockIn()
+    mkdirSync(path)
+    let ran = false
+    const error = await withBriefLock(path, () => (ran = true), {staleMs: 60_000, timeoutMs: 300}).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(BriefLockWaitError)
+    expect((error as BriefLockWaitError).path).toBe(path)
+    expect((error as BriefLockWaitError).message).toContain(path)
+    expect(ran).toBe(false)
+    expect(existsSync(path)).toBe(true)
+  })
+})
