@@ -3,15 +3,20 @@ import type {Io} from '../run/context.js'
 
 export function processIo(env: NodeJS.ProcessEnv = process.env): Io {
   const stdoutIsTTY = Boolean(process.stdout.isTTY)
+  // Asked of the descriptors, not of process.stdin and process.stderr: Node makes each stream when
+  // it is first read, and standard input from a file (cron's /dev/null) is a file stream, whose
+  // module loads fs's promises and readline, about 3 ms of a command that never reads it.
+  const {isatty} = process.getBuiltinModule('node:tty')
+  const stderrIsTTY = isatty(2)
   return {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
     stdoutIsTTY,
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stderrIsTTY,
+    stdinIsTTY: isatty(0),
     color: stdoutIsTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb',
-    columns: process.stdout.columns ?? (process.stderr.isTTY ? process.stderr.columns : undefined),
-    rows: process.stdout.rows ?? (process.stderr.isTTY ? process.stderr.rows : undefined),
+    columns: process.stdout.columns ?? (stderrIsTTY ? process.stderr.columns : undefined),
+    rows: process.stdout.rows ?? (stderrIsTTY ? process.stderr.rows : undefined),
   }
 }
 

@@ -151,7 +151,7 @@ describe('the Node that runs pms', () => {
     expect(autocomplete.stdout).toContain('pms autocomplete')
   })
 
-  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters)", async () => {
+  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters), fs's promises or the file lock's module", async () => {
     // Any answer will do: the request is what loads the HTTP client. A 401 to a token given in the
     // environment ends the command at once (exit 3), with no refresh and no retry.
     const requests: string[] = []
@@ -162,9 +162,17 @@ describe('the Node that runs pms', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const {port} = server.address() as {port: number}
-      const preload = `process.on('exit', () => process.stderr.write('internal undici loaded: ' + process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') + '\\n'))`
+      const configDir = mkdtempSync(join(tmpdir(), 'pms-http-'))
+      const preload = [
+        `process.on('exit', () => process.stderr.write('internal undici loaded: ' + process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') + '\\n'))`,
+        // Standard input is /dev/null here, as under cron: asking process.stdin whether it is a
+        // terminal would make a file stream, whose module loads fs's promises and readline.
+        `process.on('exit', () => process.stderr.write('fs promises loaded: ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\n'))`,
+        // The pacing file's lock is held for a synchronous moment: no proper-lockfile, whose signal-exit marks the process.
+        `process.on('exit', () => process.stderr.write('signal-exit hooked: ' + Boolean(process.__signal_exit_emitter__) + '\\n'))`,
+      ].join(';')
       const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, 'properties', 'list', '--json'], {
-        env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: `http://127.0.0.1:${port}`, PMS_ACCESS_TOKEN: 'pat_test', PMS_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'pms-http-'))},
+        env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: `http://127.0.0.1:${port}`, PMS_ACCESS_TOKEN: 'pat_test', PMS_CONFIG_DIR: configDir},
         stdio: ['ignore', 'ignore', 'pipe'],
       })
       let stderr = ''
@@ -173,6 +181,11 @@ describe('the Node that runs pms', () => {
       expect(requests, stderr).toEqual(['GET /api/v1/properties'])
       expect(code, stderr).toBe(3)
       expect(stderr).toContain('internal undici loaded: false')
+      expect(stderr).toContain('fs promises loaded: false')
+      expect(stderr).toContain('signal-exit hooked: false')
+      // The call was paced all the same: its time is in the pacing file.
+      const pacing = readdirSync(join(configDir, 'pacing'))
+      expect(pacing.filter((name) => name.endsWith('.json')), stderr).toHaveLength(1)
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
