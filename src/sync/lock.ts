@@ -1,11 +1,12 @@
-import {createHash} from 'node:crypto'
 import {join, resolve} from 'node:path'
 import {tryHoldLock} from '../fs/file-lock.js'
+import {sha256Hex} from '../text/sha256.js'
 import {SyncLockedError} from './errors.js'
 
 /** `profile` undefined: the lock of the whole sink (a JSONL or CSV file is one file for every profile). */
 export function syncLockPath(configDir: string, profile: string | undefined, sinkPath: string): string {
-  const sink = createHash('sha256').update(resolve(sinkPath)).digest('hex').slice(0, 16)
+  // SHA-256 as every pms has named it, so that runs of two versions (an upgrade beside a cron job) meet at one lock.
+  const sink = sha256Hex(resolve(sinkPath)).slice(0, 16)
   // Profile names start with a letter or digit, so `_all` never names one.
   return join(configDir, 'locks', `sync-${profile ?? '_all'}-${sink}.lock`)
 }
