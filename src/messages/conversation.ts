@@ -1,5 +1,6 @@
 /** Conversations as data: what the messages entries return, for each face to word its own way. */
-import type {Message, MessageThread} from '../contract/messages.js'
+import type {Message} from '../contract/messages.js'
+import type {MessageThread} from '../contract/message-threads.js'
 import {byCodeUnits} from '../text/order.js'
 
 export interface ConversationView {

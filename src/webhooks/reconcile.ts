@@ -16,7 +16,8 @@
  */
 import {createHash} from 'node:crypto'
 import type {BookingRecord} from '../contract/bookings.js'
-import type {Message, MessageThread} from '../contract/messages.js'
+import type {Message} from '../contract/messages.js'
+import type {MessageThread} from '../contract/message-threads.js'
 import type {Inbox, NewEvent} from './inbox.js'
 
 /** The reads a reconcile needs: the client's resources, each an async iteration of pages. */

@@ -1,5 +1,5 @@
 /** Threads and conversations as text for a terminal: pure functions of what the service answered. */
-import type {MessageAuthor} from '../../contract/messages.js'
+import type {MessageAuthor} from '../../contract/message-threads.js'
 import type {ConversationView} from '../../messages/conversation.js'
 import {wrapLine} from '../../text/wrap.js'
 

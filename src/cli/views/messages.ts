@@ -1,4 +1,4 @@
-import type {MessageThread} from '../../contract/messages.js'
+import type {MessageThread} from '../../contract/message-threads.js'
 import {authorName, previewLine} from './conversation.js'
 import {ApiError} from '../../client/errors.js'
 import type {PmsClient} from '../../client/index.js'

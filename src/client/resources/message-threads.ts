@@ -1,4 +1,4 @@
-import type {MessageThread, MessageThreadsPage, MessageThreadState} from '../../contract/messages.js'
+import type {MessageThread, MessageThreadsPage, MessageThreadState} from '../../contract/message-threads.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'

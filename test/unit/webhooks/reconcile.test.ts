@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {BookingRecord} from '../../../src/contract/bookings.js'
-import type {Message, MessageThread} from '../../../src/contract/messages.js'
+import type {Message} from '../../../src/contract/messages.js'
+import type {MessageThread} from '../../../src/contract/message-threads.js'
 import type {Inbox, NewEvent} from '../../../src/webhooks/inbox.js'
 import {bookingChange, changeId, eventIdOf, newMessages, pointAfter, reconcile, type ReconcileSource} from '../../../src/webhooks/reconcile.js'
 
