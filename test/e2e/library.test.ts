@@ -38,7 +38,7 @@ describe('the library entry', () => {
     // undici and zod with the contract's schemas are most of an import's cost (about 250 ms on
     // Node 24): a server importing pms/client pays for them with its first request, not at start.
     // So are node:crypto and node:net, taken with process.getBuiltinModule where first used.
-    const deferred = loaded.filter((url) => /node_modules\/(undici|zod)\/|\/dist\/src\/contract\/(bookings|messages|properties|batches|restrictions|oauth|webhooks|registry)\.js$|^node:(crypto|net)$/.test(url))
+    const deferred = loaded.filter((url) => /node_modules\/(undici|zod)\/|\/dist\/src\/contract\/(bookings|messages|message-threads|properties|batches|restrictions|oauth|webhooks|registry)\.js$|^node:(crypto|net)$/.test(url))
     expect(deferred).toEqual([])
   })
 })
