@@ -8,6 +8,7 @@
  * module, its retry machinery and its signal handlers into every command that sends a request.
  */
 import {mkdirSync, rmdirSync, statSync} from 'node:fs'
+import {performance} from 'node:perf_hooks'
 
 /** The lock was still held by another process when the wait ended. */
 export class BriefLockWaitError extends Error {
@@ -15,7 +16,7 @@ export class BriefLockWaitError extends Error {
     readonly path: string,
     readonly waitedMs: number,
   ) {
-    super(`The lock ${path} is still held by another process after ${Math.round(waitedMs / 1000)} s`)
+    super(`The lock ${path} is still held by another process after ${(waitedMs / 1000).toFixed(1)} s`)
     this.name = 'BriefLockWaitError'
   }
 }
@@ -27,47 +28,59 @@ export interface BriefLockOptions {
   timeoutMs: number
 }
 
+/**
+ * On Windows a directory another process is removing answers mkdir, stat and rmdir with EPERM,
+ * EACCES or EBUSY for a moment: there that means held, as EEXIST does. Elsewhere those codes mean
+ * the folder cannot be written, which no wait mends.
+ */
+function heldMeanwhile(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'EEXIST' || (process.platform === 'win32' && (code === 'EPERM' || code === 'EACCES' || code === 'EBUSY'))
+}
+
 /** Makes the lock directory: true when this call made it, false when it is there and not stale. */
 function tryTake(path: string, staleMs: number): boolean {
   try {
     mkdirSync(path)
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if (!heldMeanwhile(error)) throw error
   }
   let modified: number
   try {
     modified = statSync(path).mtimeMs
   } catch (error) {
     // Let go of between the two calls: take it on the next try.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || heldMeanwhile(error)) return false
     throw error
   }
   if (modified >= Date.now() - staleMs) return false
   try {
     rmdirSync(path)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !heldMeanwhile(error)) throw error
   }
   try {
     mkdirSync(path)
     return true
   } catch (error) {
     // Another process took it over first.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    if (heldMeanwhile(error)) return false
     throw error
   }
 }
 
 /**
  * Runs `task` while holding the lock at `path` (a directory beside what it guards), waiting while
- * another process holds it: at most `timeoutMs`, then BriefLockWaitError with nothing run.
+ * another process holds it: at most `timeoutMs`, then BriefLockWaitError with nothing run. The task
+ * must be synchronous: the lock is let go of as soon as it returns.
  */
 export async function withBriefLock<T>(path: string, task: () => T, options: BriefLockOptions): Promise<T> {
-  const started = Date.now()
+  // The wait is measured on the monotonic clock: a wall clock set back would stretch it.
+  const started = performance.now()
   let pause = 5
   while (!tryTake(path, options.staleMs)) {
-    const waited = Date.now() - started
+    const waited = performance.now() - started
     if (waited >= options.timeoutMs) throw new BriefLockWaitError(path, waited)
     await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause))
     pause = Math.min(pause * 1.5, 100)
@@ -75,10 +88,19 @@ export async function withBriefLock<T>(path: string, task: () => T, options: Bri
   try {
     return task()
   } finally {
+    release(path)
+  }
+}
+
+/** Removes the lock directory; on Windows a few times, while a stat of another process keeps it busy. */
+function release(path: string): void {
+  for (let attempt = 1; ; attempt++) {
     try {
       rmdirSync(path)
-    } catch {
+      return
+    } catch (error) {
       // A directory left behind goes stale and is taken over: what the lock guards never waits for it for long.
+      if (attempt >= 3 || !heldMeanwhile(error) || (error as NodeJS.ErrnoException).code === 'EEXIST') return
     }
   }
 }

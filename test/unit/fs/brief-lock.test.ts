@@ -1,8 +1,21 @@
+import * as fs from 'node:fs'
 import {existsSync, mkdirSync, mkdtempSync, rmdirSync, utimesSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import lockfile from 'proper-lockfile'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {BriefLockWaitError, withBriefLock} from '../../../src/fs/brief-lock.js'
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>()
+  return {...actual, mkdirSync: vi.fn(actual.mkdirSync)}
+})
+const mkdir = vi.mocked(fs.mkdirSync)
+const platform = process.platform
+afterEach(() => {
+  mkdir.mockClear()
+  Object.defineProperty(process, 'platform', {value: platform})
+})
 
 const options = {staleMs: 5_000, timeoutMs: 2_000}
 const lockIn = () => join(mkdtempSync(join(tmpdir(), 'pms-brief-lock-')), 'state.json.lock')
@@ -57,4 +70,42 @@ describe('a lock held for a synchronous moment', () => {
     expect(ran).toBe(false)
     expect(existsSync(path)).toBe(true)
   })
+
+  it("shares the lock with an older pms, which takes it with proper-lockfile: each waits for the other's", async () => {
+    const path = lockIn()
+    const file = path.replace(/\.lock$/, '')
+    const release = await lockfile.lock(file, {realpath: false, lockfilePath: path, stale: 5_000})
+    try {
+      await expect(withBriefLock(path, () => 'ran', {staleMs: 5_000, timeoutMs: 300})).rejects.toBeInstanceOf(BriefLockWaitError)
+    } finally {
+      await release()
+    }
+    let older: unknown
+    await withBriefLock(
+      path,
+      () => {
+        // Inside the moment the directory is there, and proper-lockfile finds it held.
+        older = lockfile.lockSync(file, {realpath: false, lockfilePath: path, stale: 5_000})
+      },
+      options,
+    ).catch((error: unknown) => (older = error))
+    expect((older as NodeJS.ErrnoException).code).toBe('ELOCKED')
+  })
+
+  it('on Windows waits through EPERM from a directory another process is removing; elsewhere EACCES is a folder it cannot write, at once', async () => {
+    const path = lockIn()
+    const busy = (code: string) => () => {
+      throw Object.assign(new Error(`${code}: operation not permitted, mkdir '${path}'`), {code})
+    }
+    Object.defineProperty(process, 'platform', {value: 'win32'})
+    mkdir.mockImplementationOnce(busy('EPERM')).mockImplementationOnce(busy('EPERM'))
+    expect(await withBriefLock(path, () => 'ran', options)).toBe('ran')
+    expect(mkdir.mock.calls.length).toBeGreaterThanOrEqual(3)
+    Object.defineProperty(process, 'platform', {value: 'linux'})
+    mkdir.mockImplementationOnce(busy('EACCES'))
+    const started = Date.now()
+    await expect(withBriefLock(path, () => 'ran', options)).rejects.toMatchObject({code: 'EACCES'})
+    expect(Date.now() - started).toBeLessThan(200)
+  })
 })
+

@@ -21,6 +21,10 @@ describe('sha256Hex', () => {
     }
   })
 
+  it('reads a lone surrogate of a path as node:crypto does (U+FFFD), so that no path names another lock than before', () => {
+    for (const text of ['\ud800', 'a\udc00b', '/x/\ud83d', '/x/\ud83d\ude00/\udfff']) expect(sha256Hex(text), JSON.stringify(text)).toBe(reference(text))
+  })
+
   it('names the sync lock of a sink as node:crypto named it, so that an older pms running at once meets the same lock', () => {
     const sink = '/var/lib/pms/bookings.sqlite'
     expect(syncLockPath('/cfg', 'default', sink)).toBe(join('/cfg', 'locks', `sync-default-${reference(sink).slice(0, 16)}.lock`))
