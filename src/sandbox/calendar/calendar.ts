@@ -1,6 +1,6 @@
 import {RESTRICTION_FIELDS} from '../../contract/error-codes.js'
 import type {RestrictionField, UnwritableReason} from '../../contract/error-codes.js'
-import {formatDay, todayIn} from '../../contract/days.js'
+import {formatDay} from '../../contract/days.js'
 import {seededValue} from './seed-values.js'
 
 export type RestrictionValue = number | boolean | null
@@ -77,15 +77,6 @@ export class Calendar {
 
   has(propertyId: string): boolean {
     return this.properties.has(propertyId)
-  }
-
-  timezoneOf(propertyId: string): string | undefined {
-    return this.properties.get(propertyId)?.timezone
-  }
-
-  /** Today's night of the Property, in its time zone. */
-  todayOf(propertyId: string, nowMs: number): number {
-    return todayIn(this.timezoneOf(propertyId) ?? 'UTC', nowMs)
   }
 
   /** The stored value, ignoring linked Properties. */
