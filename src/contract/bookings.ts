@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {SalesChannelRefSchema} from './common.js'
-import {component, count, isoDate, isoDateTime, nullableString, openEnum, uuid} from './registry.js'
+import {component, count, isoDate, isoDateTime, knownValues, nullableString, openEnum, uuid} from './registry.js'
 
 export const BOOKING_STATUSES = ['confirmed', 'tentative', 'cancelled'] as const
 
@@ -49,7 +49,7 @@ export const BookingSchema = component(
     id: uuid(),
     property_id: uuid().optional(),
     status: openEnum(BOOKING_STATUSES)
-      .describe(`Known values: ${BOOKING_STATUSES.join(', ')}. Version 1 may add values.`)
+      .describe(knownValues(BOOKING_STATUSES))
       .optional(),
     check_in: isoDate().nullable().optional(),
     check_out: isoDate().nullable().optional(),

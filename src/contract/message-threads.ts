@@ -5,12 +5,9 @@
  */
 import {z} from 'zod'
 import {SalesChannelRefSchema} from './common.js'
-import {component, count, isoDateTime, openEnum, uuid} from './registry.js'
+import {component, count, isoDateTime, knownValues, openEnum, uuid} from './registry.js'
 
 export const AUTHOR_TYPES = ['guest', 'host', 'assistant', 'automation', 'app'] as const
-
-/** The description of an open enum: the values known now, and that version 1 may add others. */
-export const knownValues = (values: readonly string[]) => `Known values: ${values.join(', ')}. Version 1 may add values.`
 
 export const MessageAuthorSchema = component(
   'MessageAuthor',

@@ -1,8 +1,8 @@
 import {z} from 'zod'
 import {stringOfAtMost} from './characters.js'
 import {EMAIL_SUBJECT_MAX_LENGTH, MESSAGE_TEXT_MAX_LENGTH} from './limits.js'
-import {component, count, isoDateTime, nullableString, openEnum, uuid} from './registry.js'
-import {knownValues, MessageAuthorSchema} from './message-threads.js'
+import {component, count, isoDateTime, knownValues, nullableString, openEnum, uuid} from './registry.js'
+import {MessageAuthorSchema} from './message-threads.js'
 
 export const MESSAGE_CHANNELS = ['platform', 'email', 'sms'] as const
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const

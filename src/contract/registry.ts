@@ -14,6 +14,9 @@ export function component<T extends z.ZodType>(id: string, description: string, 
   return described
 }
 
+/** The description of an open enum: the values known now, and that version 1 may add others. */
+export const knownValues = (values: readonly string[]) => `Known values: ${values.join(', ')}. Version 1 may add values.`
+
 /**
  * An enum-like answer field: versioning rule 3 lets version 1 add values, so any string parses.
  * The known values stay visible in the generated document (anyOf enum | string).
