@@ -1,7 +1,7 @@
 /**
- * The contract's schemas of every answer the client reads, each loaded with the first answer that
- * needs it: importing the client (pms/client) builds no zod schema, and a command builds only the
- * schemas of the answers it reads.
+ * The contract's schemas of every answer the client reads. Answers are read by these schemas
+ * compiled into plain functions (answer-readers.ts, made by `npm run answer-readers`); a schema is
+ * loaded only to say what is wrong with an answer its reader refuses.
  */
 export const ANSWER_SCHEMAS = {
   BatchReportSchema: async () => (await import('../contract/batches.js')).BatchReportSchema,

@@ -4,7 +4,6 @@ import {MessagesResource} from './resources/messages.js'
 import {PropertiesResource} from './resources/properties.js'
 import {RestrictionBatchesResource} from './resources/restriction-batches.js'
 import {RestrictionsResource} from './resources/restrictions.js'
-import {loadAnswerSchemas} from './parse.js'
 import {Transport, type Query, type TransportOptions} from './transport.js'
 
 export type {BookingsQuery} from './resources/bookings.js'
@@ -55,8 +54,6 @@ export class PmsClient {
     this.bookings = new BookingsResource(this.transport)
     this.messageThreads = new MessageThreadsResource(this.transport)
     this.messages = new MessagesResource(this.transport)
-    // In the background: ready by the time the first answer comes.
-    void loadAnswerSchemas()
   }
 
   get baseUrl(): string {

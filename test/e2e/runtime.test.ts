@@ -151,13 +151,14 @@ describe('the Node that runs pms', () => {
     expect(autocomplete.stdout).toContain('pms autocomplete')
   })
 
-  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters), fs's promises or the file lock's module", async () => {
-    // Any answer will do: the request is what loads the HTTP client. A 401 to a token given in the
-    // environment ends the command at once (exit 3), with no refresh and no retry.
+  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters), fs's promises, the file lock's module or zod", async () => {
+    // A token given in the environment: one request, no refresh. The answer is read by its compiled
+    // reader; zod (which marks globalThis as it loads) is for answers the reader refuses.
     const requests: string[] = []
+    const property = {id: '6f1c2a7e-4b1d-4c55-9a0e-2f3b8d9e1a01', name: 'Harbour Loft', currency: 'EUR', timezone: 'Europe/Lisbon', pricing_modifiers: []}
     const server = createServer((request, response) => {
       requests.push(`${request.method} ${request.url}`)
-      response.writeHead(401, {'content-type': 'application/json'}).end(JSON.stringify({error: {code: 'unauthorized', message: 'no'}}))
+      response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({data: [property], next_cursor: null}))
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
@@ -170,16 +171,21 @@ describe('the Node that runs pms', () => {
         `process.on('exit', () => process.stderr.write('fs promises loaded: ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\n'))`,
         // The pacing file's lock is held for a synchronous moment: no proper-lockfile, whose signal-exit marks the process.
         `process.on('exit', () => process.stderr.write('signal-exit hooked: ' + Boolean(process.__signal_exit_emitter__) + '\\n'))`,
+        `process.on('exit', () => process.stderr.write('zod loaded: ' + ('__zod_globalConfig' in globalThis) + '\\n'))`,
       ].join(';')
       const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, 'properties', 'list', '--json'], {
         env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: `http://127.0.0.1:${port}`, PMS_ACCESS_TOKEN: 'pat_test', PMS_CONFIG_DIR: configDir},
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       })
       let stderr = ''
+      let stdout = ''
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
       expect(requests, stderr).toEqual(['GET /api/v1/properties'])
-      expect(code, stderr).toBe(3)
+      expect(code, stderr).toBe(0)
+      expect(JSON.parse(stdout)).toEqual([property])
+      expect(stderr).toContain('zod loaded: false')
       expect(stderr).toContain('internal undici loaded: false')
       expect(stderr).toContain('fs promises loaded: false')
       expect(stderr).toContain('signal-exit hooked: false')
