@@ -7,8 +7,9 @@ import type {z} from 'zod'
  * rest of reading its answer (docs/runtime.md); the compiled readers are generated once, into
  * src/client/answer-readers.ts, and checked against zod by test/unit/contract/compile-readers.test.ts.
  *
- * Only the kinds of schema the answers use are compiled. Any other kind, check or refinement
- * throws here, so a schema that outgrows the compiler fails the generation, not an answer.
+ * Only the kinds of schema the answers use are compiled, known by zod's traits. Any other kind,
+ * check or refinement, a catch computed by a function and a default other than null, true or false
+ * throw here, so a schema that outgrows the compiler fails the generation, not an answer.
  */
 
 /** The parts of a zod schema the compiler reads: its definition and how an object key treats absence. */
@@ -48,11 +49,24 @@ export class UncompilableSchemaError extends Error {
 /** A value written into the generated source: JSON's primitives, and undefined. */
 function literal(value: unknown, path: string, what: string): string {
   if (value === undefined) return 'undefined'
+  if (Object.is(value, -0)) return '-0'
   if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
     return JSON.stringify(value)
   }
   throw new UncompilableSchemaError(path, `${what} ${typeof value === 'object' ? 'that is an object' : String(value)}`)
 }
+
+/**
+ * The kinds of schema and check the compiler reads, by zod's traits. A kind that shares a type with
+ * one of these but reads otherwise (z.xor and z.discriminatedUnion are unions, exactOptional is an
+ * optional) has a trait of its own, not listed here, and is refused.
+ */
+const KNOWN_TRAITS = new Set(
+  ['Type', 'String', 'StringFormat', 'GUID', 'ISODate', 'ISODateTime', 'Number', 'NumberFormat', 'Boolean', 'Unknown', 'Any', 'Enum', 'Literal', 'Nullable', 'Optional', 'Default', 'Catch', 'Union', 'Array', 'Object', 'ObjectJIT']
+    .flatMap((kind) => [`$Zod${kind}`, `Zod${kind}`])
+    .concat(['_ZodString', '$ZodCheck', '$ZodCheckStringFormat', '$ZodCheckNumberFormat']),
+)
+const KNOWN_CHECK_TRAITS = new Set(['$ZodCheck', '$ZodCheckGreaterThan', '$ZodCheckLessThan'])
 
 /** String formats that zod checks with their pattern alone (others add code of their own: url, jwt, base64...). */
 const PATTERN_FORMATS = new Set(['guid', 'date', 'datetime'])
@@ -91,9 +105,21 @@ class Compiler {
     return name
   }
 
-  private body(schema: Node, path: string): string[] {
+  /** Refuses a kind of schema or check the compiler does not read. */
+  private known(schema: Node, path: string): Definition {
     const def = schema._zod.def
+    const unknown = [...schema._zod.traits].find((trait) => !KNOWN_TRAITS.has(trait))
+    if (unknown) throw new UncompilableSchemaError(path, `a schema of kind ${unknown}`)
+    for (const check of def.checks ?? []) {
+      const odd = [...(check as unknown as Node)._zod.traits].find((trait) => !KNOWN_CHECK_TRAITS.has(trait))
+      if (odd) throw new UncompilableSchemaError(path, `a check of kind ${odd}`)
+    }
     if (def.coerce) throw new UncompilableSchemaError(path, 'a coercing schema')
+    return def
+  }
+
+  private body(schema: Node, path: string): string[] {
+    const def = this.known(schema, path)
     const own = this.checks(schema, path)
     switch (def.type) {
       case 'unknown':
@@ -131,7 +157,7 @@ class Compiler {
         ]
       }
       case 'default': {
-        const value = literal(def.defaultValue, path, 'a default')
+        const value = literal(constantDefault(def, path), path, 'a default')
         const inner = this.inner(def, path)
         return [
           ...this.noChecks(def, path),
@@ -236,15 +262,19 @@ class Compiler {
         lines.push(`if (${absent}(value = ${reader}(x[${at}])) === INVALID) return INVALID`, `out[${at}] = value`)
         continue
       }
-      // Absence allowed, but the schema may put something in its place.
+      // Absence allowed, but the schema may put something in its place (a default under .optional(),
+      // a catch over a required schema): its failure on an absent key is ignored only where
+      // absence may stay absent (optout).
+      const failure = optionalOut ? `if (${at} in x) return INVALID` : 'return INVALID'
       lines.push(
-        `if ((value = ${reader}(x[${at}])) === INVALID) { if (${at} in x) return INVALID }`,
+        `if ((value = ${reader}(x[${at}])) === INVALID) { ${failure} }`,
         `else if (value !== undefined || ${at} in x) out[${at}] = value`,
       )
     }
     if (def.catchall) {
-      const type = def.catchall._zod.def.type
+      const type = this.known(def.catchall, `${path}.*`).type
       if (type !== 'unknown' && type !== 'any') throw new UncompilableSchemaError(path, `an object whose other keys are ${type}`)
+      this.noChecks(def.catchall._zod.def, `${path}.*`)
       const declared = this.constant(`new Set<string>([${Object.keys(shape).map((key) => JSON.stringify(key)).join(', ')}])`)
       // __proto__ is not copied: assigning it would replace the result's prototype.
       lines.push(`for (const key in x) if (!${declared}.has(key) && key !== '__proto__') out[key] = x[key]`)
@@ -265,11 +295,24 @@ function enumValues(entries: Record<string, string | number>): Array<string | nu
     .map(([, value]) => value)
 }
 
-/** A catch value that is the same whatever failed (`.catch(undefined)`); a catch that computes one is not compiled. */
+/** A catch value given as a value (`.catch(undefined)`), which zod marks; a catch computed by a function is not compiled. */
 function constantCatch(def: Definition, path: string): unknown {
-  const of = (input: unknown) => def.catchValue?.({value: input, input, issues: [], error: {issues: []}})
-  const value = of(1)
-  if (!Object.is(value, of('other'))) throw new UncompilableSchemaError(path, 'a catch whose value depends on the input')
+  const catchValue = def.catchValue as ((context: unknown) => unknown) & {'~constantCatch'?: boolean}
+  if (catchValue?.['~constantCatch'] !== true) throw new UncompilableSchemaError(path, 'a catch computed by a function')
+  return catchValue(undefined)
+}
+
+/**
+ * A default of null, true or false. zod reads a default through a getter that may call a
+ * function, which leaves no mark: a function could give another value at another time, so only
+ * these values, the same at two reads, are compiled (a function that gives one of them always is
+ * the value itself).
+ */
+function constantDefault(def: Definition, path: string): unknown {
+  const value = def.defaultValue
+  if ((value !== null && typeof value !== 'boolean') || !Object.is(value, def.defaultValue)) {
+    throw new UncompilableSchemaError(path, `a default of ${typeof value === 'object' ? 'an object' : JSON.stringify(value)} (null, true and false are compiled)`)
+  }
   return value
 }
 
