@@ -102,7 +102,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
     } else {
       help?.record()
       const {execute} = await import('../dist/bundle/src/cli/main.js')
-      await execute({dir: import.meta.url})
+      await execute({dir: import.meta.url, cacheDir})
       help?.save()
     }
   }

@@ -3,8 +3,10 @@ import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import type {Interfaces} from '@oclif/core'
 import {defaultConfigDir} from '../auth/config-dir.js'
+import {keepZoneSpansIn} from '../contract/zone-offsets.js'
 import type {Command} from './command.js'
 import {asksForHelp} from './help-flag.js'
+import {zoneSpanFile} from './zone-span-file.js'
 
 /** A word that may name a topic or command: not a flag, not a path (`..`, `a/b`) that would find a folder of the bundle. */
 const NAME = /^[a-z][a-z0-9-]*$/
@@ -46,13 +48,17 @@ export function findOwnCommand(args: readonly string[], commandsDir: string): Ow
  * name every command). The help of one of pms's commands or topics names none of the plugins', so
  * oclif gets pms's package.json without them; a bare `pms`, `pms --help` and the rest load them.
  */
-export async function execute({dir}: {dir: string}): Promise<unknown> {
+export async function execute({dir, cacheDir}: {dir: string; cacheDir?: string}): Promise<unknown> {
   const root = fileURLToPath(new URL('..', dir))
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Interfaces.PJSON
   const commandsDir = typeof pjson.oclif.commands === 'string' ? join(root, pjson.oclif.commands) : undefined
   const args = process.argv.slice(2)
   const own = commandsDir === undefined || asksForHelp(args) ? undefined : findOwnCommand(args, commandsDir)
-  if (own) return runOwnCommand(own, pjson.version)
+  if (own) {
+    // What Intl said of a time zone's offset serves the next run too (src/cli/zone-span-file.ts).
+    if (cacheDir !== undefined) keepZoneSpansIn(zoneSpanFile(cacheDir))
+    return runOwnCommand(own, pjson.version)
+  }
   const {execute: oclifExecute} = await import('@oclif/core')
   const first = args[0]
   const namesOwn = commandsDir !== undefined && first !== undefined && NAME.test(first) && (existsSync(join(commandsDir, `${first}.js`)) || existsSync(join(commandsDir, first)))

@@ -8,6 +8,7 @@
  * stay integer arithmetic, a million rows cost no Date objects, and only the edges speak `YYYY-MM-DD`.
  */
 import {WRITABLE_WINDOW_DAYS} from './limits.js'
+import {zoneOffsetAt} from './zone-offsets.js'
 
 const DAY_MS = 86_400_000
 
@@ -70,34 +71,11 @@ export function utcDay(ms: number): number {
 }
 
 /**
- * A time zone this runtime's time zone data does not know. Thrown rather than reading the dates as
- * UTC: a wrong "today" moves the writable window by a day, and the service would refuse the nights
- * at its edges half way through an import instead of before anything is sent.
+ * Today's day number in an IANA time zone: the UTC date of the instant moved by the zone's offset;
+ * an UnknownTimeZoneError (zone-offsets.ts) for a zone Intl does not know.
  */
-export class UnknownTimeZoneError extends Error {
-  constructor(readonly timeZone: string) {
-    super(`unknown time zone ${JSON.stringify(timeZone)}`)
-    this.name = 'UnknownTimeZoneError'
-  }
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-/** Today's day number in an IANA time zone; an UnknownTimeZoneError for a zone Intl does not know. */
 export function todayIn(timeZone: string, nowMs: number): number {
-  let formatter = formatters.get(timeZone)
-  if (!formatter) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-CA', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit'})
-    } catch (error) {
-      if (error instanceof RangeError) throw new UnknownTimeZoneError(timeZone)
-      throw error
-    }
-    formatters.set(timeZone, formatter)
-  }
-  const parts = formatter.formatToParts(new Date(nowMs))
-  const get = (type: string) => Number(parts.find((part) => part.type === type)?.value)
-  return dayFromCivil(get('year'), get('month'), get('day'))
+  return Math.floor((nowMs + zoneOffsetAt(timeZone, nowMs)) / DAY_MS)
 }
 
 /** The writable nights of a Property at `nowMs`: today to today + WRITABLE_WINDOW_DAYS in its time zone, both inclusive. */

@@ -4,7 +4,8 @@
  * the file leaves a field untouched, plus the line that set each value for conflict reports.
  */
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
-import {todayIn, UnknownTimeZoneError} from '../contract/days.js'
+import {todayIn} from '../contract/days.js'
+import {UnknownTimeZoneError} from '../contract/zone-offsets.js'
 import {PropertyTimeZoneError} from './errors.js'
 import {FIELD_COUNT} from './fields.js'
 

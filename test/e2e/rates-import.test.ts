@@ -116,6 +116,30 @@ describe('rates import against the sandbox', () => {
     expect(preview.properties[0]!.changed).toEqual([])
   })
 
+  it("a second run reads today in each Property's zone from what the first kept in the cache folder, without making an Intl date format", async () => {
+    const file = csv('zones.csv', fixture('good/rates-baseline.csv'))
+    const cache = mkdtempSync(join(tmpdir(), 'pms-cache-'))
+    // Counts every Intl.DateTimeFormat made, with or without new, and says so as the process ends.
+    const preload = join(dir, 'count-date-formats.mjs')
+    writeFileSync(
+      preload,
+      [
+        'const Real = Intl.DateTimeFormat; let made = 0',
+        'Intl.DateTimeFormat = new Proxy(Real, {construct: (t, a, n) => (made++, Reflect.construct(t, a, n)), apply: (t, self, a) => (made++, Reflect.apply(t, self, a))})',
+        "process.on('exit', () => process.stderr.write(`date formats made: ${made}\\n`))",
+      ].join('\n'),
+    )
+    const env = {...(await world.env()), PMS_CACHE_DIR: cache, NODE_OPTIONS: `--import ${preload}`}
+    const first = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env})
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr).toMatch(/date formats made: [1-9]/)
+    expect(JSON.parse(readFileSync(join(cache, 'zone-offsets.json'), 'utf8'))).toMatchObject({tz: process.versions.tz, zones: expect.any(Object)})
+    const second = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env})
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stderr).toContain('date formats made: 0')
+    expect(second.stdout).toBe(first.stdout)
+  })
+
   it('a Property named like a formula is exported after an apostrophe (shown, not run, by a spreadsheet); import reads the name back: still no change, by id or by name', async () => {
     await sandboxAdmin(world.appUrl, '/_sandbox/operator', {action: 'rename_property', property_id: property.id, name: '=Sea view'})
     try {

@@ -5,6 +5,7 @@
  * per booking, some revoked, the newest maybe still `pending`; the answer is the newest code not
  * revoked, and a smart lock without such a code is left out.
  */
+import {zoneOffsetAt} from '../../contract/zone-offsets.js'
 import {propertyGuide} from '../api/guide.js'
 import {deriveRandom} from '../random.js'
 import type {BookingRecord, PropertyRecord} from '../state.js'
@@ -60,20 +61,7 @@ export function codeHistory(seed: number, bookingId: string, lock: LockRecord): 
 /** The instant of a wall-clock time on a date in a time zone. */
 export function localInstant(date: string, time: string, timeZone: string): number {
   const naive = Date.parse(`${date}T${time}:00Z`)
-  const offset = (at: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(new Date(at))
-    const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value)
-    return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - Math.floor(at / 1000) * 1000
-  }
+  const offset = (at: number) => zoneOffsetAt(timeZone, at)
   const guess = naive - offset(naive)
   return naive - offset(guess)
 }

@@ -5,10 +5,10 @@ import {
   formatDay,
   parseDay,
   todayIn,
-  UnknownTimeZoneError,
   utcDay,
   writableNights,
 } from '../../../src/contract/days.js'
+import {UnknownTimeZoneError} from '../../../src/contract/zone-offsets.js'
 import {WRITABLE_WINDOW_DAYS} from '../../../src/contract/limits.js'
 import {PropertyTimeZoneError} from '../../../src/rates/errors.js'
 import {NightStore} from '../../../src/rates/store.js'
