@@ -1,7 +1,9 @@
+import type {z} from 'zod'
+
 /**
  * The contract's schemas of every answer the client reads. Answers are read by these schemas
- * compiled into plain functions (answer-readers.ts, made by `npm run answer-readers`); a schema is
- * loaded only to say what is wrong with an answer its reader refuses.
+ * compiled into plain functions (src/contract/compiled-readers.ts, made by `npm run readers`); a
+ * schema is loaded only to say what is wrong with an answer its reader refuses.
  */
 export const ANSWER_SCHEMAS = {
   BatchReportSchema: async () => (await import('../contract/batches.js')).BatchReportSchema,
@@ -21,3 +23,9 @@ export const ANSWER_SCHEMAS = {
 
 export type AnswerSchemaName = keyof typeof ANSWER_SCHEMAS
 export type AnswerSchema<K extends AnswerSchemaName> = Awaited<ReturnType<(typeof ANSWER_SCHEMAS)[K]>>
+
+/** Every schema compiled into a reader: the answers', and the fields readBooking reads. */
+export async function schemasToCompile(): Promise<Record<string, z.ZodType>> {
+  const answers = await Promise.all(Object.entries(ANSWER_SCHEMAS).map(async ([name, load]) => [name, await load()] as const))
+  return {...Object.fromEntries(answers), ...(await import('../contract/bookings.js')).BOOKING_FIELD_SCHEMAS}
+}

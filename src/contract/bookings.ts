@@ -76,81 +76,15 @@ export const BookingRecordSchema = component(
 )
 export type BookingRecord = z.infer<typeof BookingRecordSchema>
 
-/** The fields of a booking that pms shows and keeps in columns; null where the record has none of that shape. */
-export interface BookingFields {
-  id: string
-  property_id: string | null
-  status: string | null
-  check_in: string | null
-  check_out: string | null
-  adults: number | null
-  children: number | null
-  infants: number | null
-  channel_code: string | null
-  channel_name: string | null
-  channel_reference: string | null
-  guest_name: string | null
-  guest_email: string | null
-  guest_phone: string | null
-  currency: string | null
-  total: number | null
-  paid: number | null
-  created_at: string | null
-  updated_at: string | null
-}
-
-// Built once: readBooking runs for every booking of a sync (tens of thousands), and building a zod
-// schema costs more than using one.
-const DATE = isoDate()
-const DATE_TIME = isoDateTime()
-const COUNT = count()
-const AMOUNT = z.number()
-
 /**
- * Reads a booking liberally (STYLE 15): a field missing, null or of another shape is null, never an
- * error, so that a service that names things otherwise still syncs and lists every booking.
+ * The shapes readBooking (booking-fields.ts) asks of a booking's fields, compiled into plain readers
+ * (compiled-readers.ts) so that reading a booking loads no zod.
  */
-export function readBooking(record: BookingRecord): BookingFields {
-  const occupancy = objectOf(record.occupancy)
-  const channel = objectOf(record.sales_channel)
-  // The contract names no guest field: `guest` is the shape pms knows, `main_guest` one a service
-  // may use instead (with `full_name`, `email_address`, `phone_number`), read when `guest` is absent.
-  const guest = objectOf(record.guest ?? record.main_guest)
-  const price = objectOf(record.price)
-  return {
-    id: record.id,
-    property_id: textOf(record.property_id),
-    status: textOf(record.status),
-    check_in: ofShape(DATE, record.check_in),
-    check_out: ofShape(DATE, record.check_out),
-    adults: ofShape(COUNT, occupancy.adults),
-    children: ofShape(COUNT, occupancy.children),
-    infants: ofShape(COUNT, occupancy.infants),
-    channel_code: textOf(channel.code),
-    channel_name: textOf(channel.name),
-    channel_reference: textOf(record.channel_reference),
-    guest_name: textOf(guest.name ?? guest.full_name),
-    guest_email: textOf(guest.email ?? guest.email_address),
-    guest_phone: textOf(guest.phone ?? guest.phone_number),
-    currency: textOf(price.currency),
-    total: ofShape(AMOUNT, price.total),
-    paid: ofShape(AMOUNT, price.paid),
-    created_at: ofShape(DATE_TIME, record.created_at),
-    updated_at: ofShape(DATE_TIME, record.updated_at),
-  }
-}
-
-function objectOf(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
-
-function textOf(value: unknown): string | null {
-  return typeof value === 'string' ? value : null
-}
-
-function ofShape<T>(schema: z.ZodType<T>, value: unknown): T | null {
-  const parsed = schema.safeParse(value)
-  return parsed.success ? parsed.data : null
+export const BOOKING_FIELD_SCHEMAS = {
+  BookingDay: isoDate(),
+  BookingInstant: isoDateTime(),
+  BookingCount: count(),
+  BookingAmount: z.number(),
 }
 
 /** docs/contract-gaps.md row 11. */
@@ -223,27 +157,3 @@ export const LockCodesRecordSchema = component(
   z.looseObject({data: z.array(z.looseObject({}))}),
 )
 export type LockCodeRecord = z.infer<typeof LockCodesRecordSchema>['data'][number]
-
-export interface LockCodeFields {
-  lock: string | null
-  type: string | null
-  code: string | null
-  /** `static` for a key box's code, else the entry's status when it has one. */
-  status: string | null
-  valid_from: string | null
-  valid_until: string | null
-}
-
-/** Reads a lock-code entry liberally: the contract's four names, and the sandbox's others when present. */
-export function readLockCode(entry: LockCodeRecord): LockCodeFields {
-  const staticCode = textOf(entry.static_code)
-  const lockCode = textOf(entry.lock_code)
-  return {
-    lock: textOf(entry.lock_name) ?? textOf(entry.lock_id),
-    type: textOf(entry.lock_type),
-    code: staticCode ?? lockCode,
-    status: staticCode !== null && lockCode === null ? 'static' : textOf(entry.status),
-    valid_from: textOf(entry.valid_from),
-    valid_until: textOf(entry.valid_until),
-  }
-}

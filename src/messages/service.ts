@@ -81,7 +81,7 @@ export async function bookingContext(client: PmsClient, bookingId: string, lates
       Object.assign(context, {time_zone: property.timezone, property: property.name})
       for await (const bookings of client.bookings.pages({propertyIds: [thread.property_id], limit: 500})) {
         // Taken here, not at the top: its module builds the bookings' schemas, which the other calls of this service never read.
-        const {readBooking} = await import('../contract/bookings.js')
+        const {readBooking} = await import('../contract/booking-fields.js')
         const found = bookings.data.map(readBooking).find((booking) => booking.id === bookingId)
         if (found) Object.assign(context, {guest: found.guest_name ?? undefined, check_in: found.check_in ?? undefined, check_out: found.check_out ?? undefined})
         break

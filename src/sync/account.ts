@@ -7,7 +7,8 @@
  */
 import {ExitCode, PmsError} from '../errors.js'
 import {ApiError} from '../client/errors.js'
-import {readBooking, type BookingRecordsPage} from '../contract/bookings.js'
+import {readBooking} from '../contract/booking-fields.js'
+import type {BookingRecordsPage} from '../contract/bookings.js'
 import type {PropertiesPage} from '../contract/properties.js'
 
 /** The first page of each listing is all the check reads: one GET per run. */

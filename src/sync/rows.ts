@@ -1,4 +1,5 @@
-import {readBooking, type BookingFields, type BookingRecord} from '../contract/bookings.js'
+import {readBooking, type BookingFields} from '../contract/booking-fields.js'
+import type {BookingRecord} from '../contract/bookings.js'
 
 /**
  * A booking as one flat row: the columns of the SQLite `bookings` table and of the CSV snapshot.

@@ -1,7 +1,8 @@
 /** What the bookings commands share between the terminal and src/: columns, the sync's profiles and its progress line. */
 import {ApiError, type PmsClient} from '../../client/index.js'
 import {UsageError} from '../../errors.js'
-import {readBooking, readLockCode, type BookingFields, type LockCodeFields, type LockCodeRecord} from '../../contract/bookings.js'
+import type {LockCodeRecord} from '../../contract/bookings.js'
+import {readBooking, readLockCode, type BookingFields, type LockCodeFields} from '../../contract/booking-fields.js'
 import {formatDay, utcDay} from '../../contract/days.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import type {SyncRunSummary} from '../../sync/index.js'

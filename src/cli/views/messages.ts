@@ -41,7 +41,7 @@ export async function inboxFacts(client: PmsClient, threads: readonly MessageThr
   try {
     if (propertyIds.length > 0) {
       // Taken here, not at the top: its module builds the bookings' schemas, which a list of threads never reads.
-      const {readBooking} = await import('../../contract/bookings.js')
+      const {readBooking} = await import('../../contract/booking-fields.js')
       for await (const record of client.bookings.list({propertyIds})) {
         const b = readBooking(record)
         facts.bookings.set(b.id, {guest: b.guest_name, check_in: b.check_in, check_out: b.check_out})

@@ -1,4 +1,5 @@
-import type {BookingFields, BookingRecord, BookingRecordsPage, LockCodeRecord} from '../../contract/bookings.js'
+import type {BookingFields} from '../../contract/booking-fields.js'
+import type {BookingRecord, BookingRecordsPage, LockCodeRecord} from '../../contract/bookings.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
@@ -51,8 +52,8 @@ export class BookingsResource {
   }
 
   private async *merged(queries: BookingsQuery[]): AsyncGenerator<BookingRecord> {
-    // readBooking lives with the schemas (zod), which load with the client, not with its import.
-    const {readBooking} = await import('../../contract/bookings.js')
+    // readBooking and the compiled readers load with the first merged listing, not with the client's import.
+    const {readBooking} = await import('../../contract/booking-fields.js')
     const byId = new Map<string, BookingRecord>()
     for (const query of queries) {
       for await (const booking of walkItems(this.pages(query))) {

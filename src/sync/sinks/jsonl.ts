@@ -1,5 +1,6 @@
 import {closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync} from 'node:fs'
-import {readBooking, type BookingRecord} from '../../contract/bookings.js'
+import {readBooking} from '../../contract/booking-fields.js'
+import type {BookingRecord} from '../../contract/bookings.js'
 import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
 import {rowKey} from '../rows.js'
 import {withSyncLock} from '../lock.js'

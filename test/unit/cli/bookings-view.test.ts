@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {bookingColumns} from '../../../src/cli/views/bookings.js'
-import type {BookingFields} from '../../../src/contract/bookings.js'
+import type {BookingFields} from '../../../src/contract/booking-fields.js'
 
 const total = bookingColumns.find((column) => column.header === 'total')!
 

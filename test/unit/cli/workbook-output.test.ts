@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs'
 import {describe, expect, it} from 'vitest'
 import {keyWorkbookColumns, workbookColumns, writeWorkbook} from '../../../src/cli/workbook-output.js'
 import {bookingCsvColumns} from '../../../src/cli/views/bookings.js'
-import type {BookingFields} from '../../../src/contract/bookings.js'
+import type {BookingFields} from '../../../src/contract/booking-fields.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'pms-workbook-output-'))
 let n = 0

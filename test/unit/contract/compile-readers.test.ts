@@ -8,13 +8,13 @@ import {readFileSync} from 'node:fs'
 import ts from 'typescript'
 import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
-import {ANSWER_READERS, INVALID} from '../../../src/client/answer-readers.js'
-import {ANSWER_SCHEMAS, type AnswerSchemaName} from '../../../src/client/answer-schemas.js'
+import {schemasToCompile} from '../../../src/client/answer-schemas.js'
 import {compileReaders, READERS_HEADER, UncompilableSchemaError} from '../../../src/contract/compile-readers.js'
+import {INVALID, READERS, type ReaderName} from '../../../src/contract/compiled-readers.js'
 import {createRandom} from '../../../src/sandbox/random.js'
 
-const names = Object.keys(ANSWER_SCHEMAS) as AnswerSchemaName[]
-const schemas = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await ANSWER_SCHEMAS[name]()]))) as Record<AnswerSchemaName, z.ZodType>
+const schemas = (await schemasToCompile()) as Record<ReaderName, z.ZodType>
+const names = Object.keys(schemas) as ReaderName[]
 
 /** Equal, with the keys of every object in the same order and `key: undefined` apart from an absent key. */
 function sameReading(actual: unknown, expected: unknown, at = 'answer'): string | undefined {
@@ -118,19 +118,19 @@ function expectSameReading(read: (input: unknown) => unknown, schema: z.ZodType,
 
 /** Compiles `schemas` and loads the module, as a build would. */
 async function compiled(schemas: Record<string, z.ZodType>) {
-  const source = compileReaders(schemas, '// test', {name: 'Name', from: './nowhere.js'})
+  const source = compileReaders(schemas, '// test')
   const {outputText} = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}})
-  const module = (await import(`data:text/javascript,${encodeURIComponent(outputText)}`)) as {ANSWER_READERS: Record<string, (input: unknown) => unknown>; INVALID: symbol}
+  const module = (await import(`data:text/javascript,${encodeURIComponent(outputText)}`)) as {READERS: Record<string, (input: unknown) => unknown>; INVALID: symbol}
   return (name: string) => (input: unknown) => {
-    const read = module.ANSWER_READERS[name]!(input)
+    const read = module.READERS[name]!(input)
     return read === module.INVALID ? INVALID : read
   }
 }
 
 describe('the compiled readers of answers', () => {
-  it('are the ones the schemas compile to now (else run npm run answer-readers)', () => {
-    const source = compileReaders(schemas, READERS_HEADER, {name: 'AnswerSchemaName', from: './answer-schemas.js'})
-    expect(source).toBe(readFileSync(new URL('../../../src/client/answer-readers.ts', import.meta.url), 'utf8'))
+  it('are the ones the schemas compile to now (else run npm run readers)', () => {
+    const source = compileReaders(schemas, READERS_HEADER)
+    expect(source).toBe(readFileSync(new URL('../../../src/contract/compiled-readers.ts', import.meta.url), 'utf8'))
   })
 
   it.each(names)('read %s as zod does, answers whole and damaged', (name) => {
@@ -138,7 +138,7 @@ describe('the compiled readers of answers', () => {
     for (const [seed, damage] of [[1, 0], [2, 0.02], [3, 0.08], [4, 0.3]] as const) {
       const r = random(seed * 7919 + name.length)
       for (let i = 0; i < 400; i++) {
-        const accepted = expectSameReading(ANSWER_READERS[name], schemas[name], sample(schemas[name], r, damage), `${name} #${seed}.${i}`)
+        const accepted = expectSameReading(READERS[name], schemas[name], sample(schemas[name], r, damage), `${name} #${seed}.${i}`)
         counts[accepted ? 'accepted' : 'refused']++
       }
     }
@@ -220,8 +220,8 @@ describe('the compiler, kind by kind, against zod', () => {
       ['a number overwritten', z.number().overwrite((value) => value + 1)],
     ]
     for (const [what, schema] of refused) {
-      expect(() => compileReaders({Schema: schema}, '', {name: 'N', from: 'x'}), what).toThrow(UncompilableSchemaError)
+      expect(() => compileReaders({Schema: schema}, ''), what).toThrow(UncompilableSchemaError)
     }
-    expect(() => compileReaders({Schema: z.looseObject({link: z.url()})}, '', {name: 'N', from: 'x'})).toThrow(/^Schema\.link: a schema of kind \$?ZodURL/)
+    expect(() => compileReaders({Schema: z.looseObject({link: z.url()})}, '')).toThrow(/^Schema\.link: a schema of kind \$?ZodURL/)
   })
 })

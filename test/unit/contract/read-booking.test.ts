@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {readBooking, readLockCode} from '../../../src/contract/bookings.js'
+import {readBooking, readLockCode} from '../../../src/contract/booking-fields.js'
 
 const ID = '3f1c2b9a-1111-4000-8000-000000000001'
 
