@@ -8,7 +8,7 @@
  * module, its retry machinery and its signal handlers into every command that sends a request.
  */
 import {mkdirSync, rmdirSync, statSync} from 'node:fs'
-import {performance} from 'node:perf_hooks'
+import {monotonicMs} from '../monotonic.js'
 
 /** The lock was still held by another process when the wait ended. */
 export class BriefLockWaitError extends Error {
@@ -77,10 +77,10 @@ function tryTake(path: string, staleMs: number): boolean {
  */
 export async function withBriefLock<T>(path: string, task: () => T, options: BriefLockOptions): Promise<T> {
   // The wait is measured on the monotonic clock: a wall clock set back would stretch it.
-  const started = performance.now()
+  const started = monotonicMs()
   let pause = 5
   while (!tryTake(path, options.staleMs)) {
-    const waited = performance.now() - started
+    const waited = monotonicMs() - started
     if (waited >= options.timeoutMs) throw new BriefLockWaitError(path, waited)
     await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause))
     pause = Math.min(pause * 1.5, 100)

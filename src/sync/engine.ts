@@ -2,6 +2,7 @@ import type {BookingsQuery} from '../client/index.js'
 import type {BookingRecordsPage} from '../contract/bookings.js'
 import {BOOKINGS_PAGE_SIZE} from '../contract/limits.js'
 import {scopeOf, type CommitCounts, type Sink, type SinkCommit} from './sink.js'
+import {monotonicMs} from '../monotonic.js'
 
 /** The most bookings one commit holds: ten pages of the largest size. */
 const COMMIT_GROUP_BOOKINGS = 5_000
@@ -132,7 +133,7 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
   const commitHeld = () => write([], false)
   /** Resolves true when the next page is here, false when the held pages' time is up first. */
   const nextBeforeDeadline = async (): Promise<boolean> => {
-    const left = heldSince + COMMIT_GROUP_MS - performance.now()
+    const left = heldSince + COMMIT_GROUP_MS - monotonicMs()
     if (aheadArrived || left <= 0) return aheadArrived
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), left)))
@@ -169,7 +170,7 @@ export async function syncProfile(client: BookingPages, sink: Pick<Sink, 'cursor
       const last = !page.next_cursor
       if (!last) askAhead()
       if (seen) for (const booking of page.data) seen.add(booking.id)
-      if (held.pages === 0) heldSince = performance.now()
+      if (held.pages === 0) heldSince = monotonicMs()
       held.pages++
       held.fetched += page.data.length
       if (last) {

@@ -20,6 +20,7 @@ import type {ReconcileOutcome} from './reconcile.js'
 import type {RunOutcome} from './runner.js'
 import {openInbox, storePath} from './store.js'
 import type {WorkReport} from './worker.js'
+import {monotonicMs} from '../monotonic.js'
 
 /** Another listener uses the same SQLite inbox. */
 export class InboxInUseError extends PmsError {
@@ -291,10 +292,10 @@ async function startReconcile(ctx: RunSettings, options: ListenOptions, secret: 
       const account = {key: name, accountId: name, connectionId: name}
       const whose = profiles.length > 1 ? profile : undefined
       try {
-        const began = performance.now()
+        const began = monotonicMs()
         const outcome = await reconcile({inbox, source: clients[index]!, account, from: options.reconcileFrom, localNow: () => new Date(ctx.clock.now()).toISOString(), sign: (id, timestamp, body) => sign(secret, id, timestamp, body), done: work.done})
         if (outcome.made.length > 0) work.onStored()
-        work.report({profile: whose, ...outcome, seconds: (performance.now() - began) / 1000})
+        work.report({profile: whose, ...outcome, seconds: (monotonicMs() - began) / 1000})
       } catch (error) {
         work.report({profile: whose, error: error as Error, againInMs: options.reconcileMs!})
       }

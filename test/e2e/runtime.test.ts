@@ -151,7 +151,7 @@ describe('the Node that runs pms', () => {
     expect(autocomplete.stdout).toContain('pms autocomplete')
   })
 
-  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters), fs's promises, the file lock's module or zod", async () => {
+  it("a data command's request goes through Node's http without loading Node's own copy of undici (an import of node:http would, through its lazy WebSocket getters), fs's promises, the file lock's module, zod or perf_hooks", async () => {
     // A token given in the environment: one request, no refresh. The answer is read by its compiled
     // reader; zod (which marks globalThis as it loads) is for answers the reader refuses.
     const requests: string[] = []
@@ -172,6 +172,8 @@ describe('the Node that runs pms', () => {
         // The pacing file's lock is held for a synchronous moment: no proper-lockfile, whose signal-exit marks the process.
         `process.on('exit', () => process.stderr.write('signal-exit hooked: ' + Boolean(process.__signal_exit_emitter__) + '\\n'))`,
         `process.on('exit', () => process.stderr.write('zod loaded: ' + ('__zod_globalConfig' in globalThis) + '\\n'))`,
+        // Waits and deadlines read the monotonic clock from process.hrtime: `performance` loads perf_hooks.
+        `process.on('exit', () => process.stderr.write('perf hooks loaded: ' + process.moduleLoadList.includes('NativeModule perf_hooks') + '\\n'))`,
       ].join(';')
       const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, 'properties', 'list', '--json'], {
         env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', PMS_APP_URL: `http://127.0.0.1:${port}`, PMS_ACCESS_TOKEN: 'pat_test', PMS_CONFIG_DIR: configDir},
@@ -186,6 +188,7 @@ describe('the Node that runs pms', () => {
       expect(code, stderr).toBe(0)
       expect(JSON.parse(stdout)).toEqual([property])
       expect(stderr).toContain('zod loaded: false')
+      expect(stderr).toContain('perf hooks loaded: false')
       expect(stderr).toContain('internal undici loaded: false')
       expect(stderr).toContain('fs promises loaded: false')
       expect(stderr).toContain('signal-exit hooked: false')

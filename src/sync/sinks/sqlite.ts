@@ -5,6 +5,7 @@ import {BOOKING_ROW_COLUMNS, bookingRow} from '../rows.js'
 import {ACCOUNT_KEY, BOOKINGS_COLUMNS, bookingsSchemaSql, bookingsTableSql} from '../bookings-table.js'
 import {withSyncLock} from '../lock.js'
 import type {CommitCounts, Sink, SinkCommit, SinkType} from '../sink.js'
+import {monotonicMs} from '../../monotonic.js'
 
 /** Version of the tables below, kept in `PRAGMA user_version`; docs/bookings.md describes them. */
 const SCHEMA_VERSION = 4
@@ -71,13 +72,13 @@ const BUSY_TIMEOUT_MS = 5000
  * same timeout as any other lock.
  */
 async function walMode(db: BetterSqlite3.Database): Promise<void> {
-  const deadline = performance.now() + BUSY_TIMEOUT_MS
+  const deadline = monotonicMs() + BUSY_TIMEOUT_MS
   for (;;) {
     try {
       db.pragma('journal_mode = WAL')
       return
     } catch (error) {
-      if (!isSqliteBusy(error) || performance.now() >= deadline) throw error
+      if (!isSqliteBusy(error) || monotonicMs() >= deadline) throw error
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
   }
