@@ -34,7 +34,7 @@ ${RERUN_TEXT}`
         if (file === '-' && this.ctx.io.stdinIsTTY) this.ctx.io.err('Reading the CSV from the terminal: paste it, then press Ctrl-D.\n')
       },
       plan: async (properties) => {
-        const loaded = await rates.planFile(file, properties, this.ctx.clock.now(), process.stdin, {sheet: this.flags.sheet})
+        const loaded = await rates.planFile(file, properties, this.ctx.clock.now(), () => process.stdin, {sheet: this.flags.sheet})
         for (const note of loaded.notes) this.ctx.io.err(`Note: ${note}.\n`)
         return loaded.plan
       },

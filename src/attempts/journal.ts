@@ -18,7 +18,6 @@
  * The file is per profile and area; a request is named by a digest of the service address and its
  * body, which stays on this machine (it is never sent as a key).
  */
-import {mkdir, readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WINDOW_SECONDS} from '../contract/limits.js'
 import {writeFileAtomic} from '../fs/atomic-write.js'
@@ -182,8 +181,10 @@ export class AttemptJournal {
     const file = this.file
     if (!file) return
     try {
+      // fs's promises (which bring readline) and the lock load on the first save, not on import:
+      // pms/client's import and a dry run stay cheap.
+      const {mkdir} = await import('node:fs/promises')
       await mkdir(dirname(file), {recursive: true, mode: 0o700})
-      // Loaded on the first save, not on import: pms/client's import stays cheap.
       const {withFileLock} = await import('../fs/file-lock.js')
       await withFileLock(journalLockPath(file), async () => {
         const merged = await readAttempts(file, this.now, this.options)
@@ -238,6 +239,7 @@ async function readAttempts(file: string, now: number, options: JournalOptions):
   const attempts = new Map<string, Attempt>()
   let parsed: unknown
   try {
+    const {readFile} = await import('node:fs/promises')
     parsed = JSON.parse(await readFile(file, 'utf8'))
   } catch {
     // No journal yet, or a damaged one: start empty.

@@ -1,9 +1,10 @@
 /** `rates import`: from a file (or stdin) to a validated plan; nothing is sent unless the whole file is clean. */
-import {createReadStream} from 'node:fs'
-import {access, constants} from 'node:fs/promises'
+import {accessSync, constants} from 'node:fs'
 import {UsageError} from '../errors.js'
+import {fileChunks} from '../fs/file-chunks.js'
 import {type ReadResult, readRatesCsv, readRatesRows} from './csv-reader.js'
 import {CsvInvalidError, ProblemList} from './errors.js'
+import {fileKind, kindOf} from './file-kind.js'
 import {type Plan, planBatches} from './planner.js'
 import type {PropertyInfo} from './store.js'
 
@@ -13,7 +14,7 @@ const REASONS: Record<string, string> = {ENOENT: 'no such file', EACCES: 'permis
 export async function checkReadable(file: string): Promise<void> {
   if (file === '-') return
   try {
-    await access(file, constants.R_OK)
+    accessSync(file, constants.R_OK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const reason = code === undefined ? '' : `: ${code}${REASONS[code] ? ` (${REASONS[code]})` : ''}`
@@ -44,11 +45,14 @@ export async function planFile(
   file: string,
   properties: readonly PropertyInfo[],
   now: number,
-  /** Where `-` reads from: the face's standard input, or any stream it hands in. */
-  stdin: NodeJS.ReadableStream,
+  /**
+   * Where `-` reads from: the face's standard input, or any stream it hands in; asked for only
+   * then (process.stdin, made of a file or /dev/null, loads fs's streams and promises).
+   */
+  stdin: () => NodeJS.ReadableStream,
   options: FileOptions = {},
 ): Promise<LoadedPlan> {
-  const read = file === '-' ? await readStdin(stdin, properties, now, options) : await readPath(file, properties, now, options)
+  const read = file === '-' ? await readStdin(stdin(), properties, now, options) : await readPath(file, properties, now, options)
   if (!read.problems.empty) throw new CsvInvalidError(file === '-' ? 'standard input' : file, read.problems)
   const notes = read.ignored.map(
     (column) =>
@@ -58,8 +62,7 @@ export async function planFile(
 }
 
 async function readPath(file: string, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
-  const {fileKind} = await import('./workbook-reader.js')
-  const kind = await fileKind(file)
+  const kind = fileKind(file)
   if (kind === 'xls') {
     throw new UsageError(`${file} is an Excel 97-2003 workbook (.xls), which pms does not read`, {suggestion: 'save it as an Excel workbook (.xlsx) or as CSV'})
   }
@@ -68,7 +71,7 @@ async function readPath(file: string, properties: readonly PropertyInfo[], now: 
       throw new UsageError(`${file} is named as a workbook but holds text (CSV?), not an Excel workbook`, {suggestion: 'rename it to .csv, or save it from the spreadsheet as an Excel workbook (.xlsx)'})
     }
     if (options.sheet !== undefined) throw new UsageError(`--sheet names a sheet of a workbook, but ${file} is a text file (CSV)`, {suggestion: 'leave out --sheet'})
-    return readRatesCsv(createReadStream(file), {properties, now})
+    return readRatesCsv(fileChunks(file), {properties, now})
   }
   if (/\.(csv|tsv|txt)$/i.test(file)) {
     throw new UsageError(`${file} is named as CSV but is an Excel workbook (.xlsx)`, {suggestion: `rename it to ${file.replace(/\.[^.]+$/, '.xlsx')}, or save it from the spreadsheet as CSV`})
@@ -92,7 +95,6 @@ async function readWorkbook(file: string, properties: readonly PropertyInfo[], n
 
 async function readStdin(stdin: NodeJS.ReadableStream, properties: readonly PropertyInfo[], now: number, options: FileOptions): Promise<ReadResult> {
   if (options.sheet !== undefined) throw new UsageError('--sheet needs a workbook file, not standard input', {suggestion: 'pass the workbook\'s path instead of -'})
-  const {kindOf} = await import('./workbook-reader.js')
   const input = stdin as AsyncIterable<Buffer | string>
   // The first chunk says whether it is a workbook; it is handed on to the CSV reader with the rest.
   async function* withHead(): AsyncGenerator<Buffer | string> {

@@ -7,39 +7,13 @@
  *
  * The archive is read through its directory and the sheet's XML by a scanner of its own (no
  * library): the sheet inflates in chunks and its rows come as they are complete, so that a
- * 200,000-row sheet is never held whole. This module is loaded only when a workbook is read.
+ * 200,000-row sheet is never held whole. This module is loaded only when a workbook is read
+ * (file-kind.ts tells a workbook from text by its first bytes).
  */
 import {isAscii} from 'node:buffer'
-import {open} from 'node:fs/promises'
 import {formatDay} from '../contract/days.js'
 import {type Attributes, scanXml, XmlScanner} from './xml-scan.js'
 import {openZip, type ZipArchive} from './zip-reader.js'
-
-/** Every .xlsx is a zip archive, which starts with these bytes. */
-const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04]
-/** An old binary workbook (.xls) is an OLE compound file. */
-const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0]
-
-export type FileKind = 'zip' | 'xls' | 'text'
-
-/** What a file holds, from its first bytes rather than its name. */
-export function kindOf(head: Uint8Array): FileKind {
-  const starts = (magic: number[]) => magic.every((byte, i) => head[i] === byte)
-  if (starts(ZIP_MAGIC)) return 'zip'
-  if (starts(OLE_MAGIC)) return 'xls'
-  return 'text'
-}
-
-export async function fileKind(path: string): Promise<FileKind> {
-  const handle = await open(path, 'r')
-  try {
-    const head = Buffer.alloc(4)
-    const {bytesRead} = await handle.read(head, 0, 4, 0)
-    return kindOf(head.subarray(0, bytesRead))
-  } finally {
-    await handle.close()
-  }
-}
 
 /** One row of the sheet: its number, its cells as text (index 0 is column A), and cells that cannot be read. */
 export interface SheetRow {

@@ -116,7 +116,7 @@ describe('rates import against the sandbox', () => {
     expect(preview.properties[0]!.changed).toEqual([])
   })
 
-  it("a second run reads today in each Property's zone from what the first kept in the cache folder, without making an Intl date format", async () => {
+  it("a second run reads today in each Property's zone from what the first kept in the cache folder, without making an Intl date format, and reads the file without fs's streams", async () => {
     const file = csv('zones.csv', fixture('good/rates-baseline.csv'))
     const cache = mkdtempSync(join(tmpdir(), 'pms-cache-'))
     // Counts every Intl.DateTimeFormat made, with or without new, and says so as the process ends.
@@ -127,6 +127,8 @@ describe('rates import against the sandbox', () => {
         'const Real = Intl.DateTimeFormat; let made = 0',
         'Intl.DateTimeFormat = new Proxy(Real, {construct: (t, a, n) => (made++, Reflect.construct(t, a, n)), apply: (t, self, a) => (made++, Reflect.apply(t, self, a))})',
         "process.on('exit', () => process.stderr.write(`date formats made: ${made}\\n`))",
+        // Nor are fs's promises and streams (and the readline they bring) loaded to read one CSV file.
+        "process.on('exit', () => process.stderr.write(`fs promises loaded: ${process.moduleLoadList.includes('NativeModule internal/fs/promises')}\\n`))",
       ].join('\n'),
     )
     const env = {...(await world.env()), PMS_CACHE_DIR: cache, NODE_OPTIONS: `--import ${preload}`}
@@ -137,6 +139,7 @@ describe('rates import against the sandbox', () => {
     const second = await runPms(['rates', 'import', file, '--dry-run', '--json'], {env})
     expect(second.code, second.stderr).toBe(0)
     expect(second.stderr).toContain('date formats made: 0')
+    expect(second.stderr).toContain('fs promises loaded: false')
     expect(second.stdout).toBe(first.stdout)
   })
 

@@ -34,7 +34,7 @@ async function ratesImport(run: RunContext, csv: string, dryRun: boolean): Promi
   const talk: string[] = []
   const result = await runRates(
     run,
-    {dryRun, preview: 'reads', wait: false, confirmed: true, keepChanges: true, plan: async (properties) => (await planFile('-', properties, run.clock.now(), Readable.from([csv]))).plan},
+    {dryRun, preview: 'reads', wait: false, confirmed: true, keepChanges: true, plan: async (properties) => (await planFile('-', properties, run.clock.now(), () => Readable.from([csv]))).plan},
     quietUi((text) => void talk.push(text)),
   )
   return {document: dryRun ? result.preview : result, talk: talk.join('')}

@@ -8,7 +8,8 @@ import {dayFromCivil} from '../../../src/contract/days.js'
 import {readRatesRows} from '../../../src/rates/csv-reader.js'
 import {formatProblem, ProblemList} from '../../../src/rates/errors.js'
 import {planFile} from '../../../src/rates/import.js'
-import {kindOf, readSheetRows, serialDay} from '../../../src/rates/workbook-reader.js'
+import {kindOf} from '../../../src/rates/file-kind.js'
+import {readSheetRows, serialDay} from '../../../src/rates/workbook-reader.js'
 import {A, NOW, PROPERTIES} from './helpers.js'
 import {workbookParts, zipParts} from './zip-writer.js'
 
@@ -229,9 +230,9 @@ describe('what a file is', () => {
     const book = await workbook((sheet) => sheet.addRow(['property_id', 'date', 'rate']))
     const named = join(dir, 'prices.csv')
     writeFileSync(named, await import('node:fs').then((fs) => fs.readFileSync(book)))
-    await expect(planFile(named, PROPERTIES, NOW, Readable.from([]))).rejects.toThrow(`${named} is named as CSV but is an Excel workbook (.xlsx)`)
+    await expect(planFile(named, PROPERTIES, NOW, () => Readable.from([]))).rejects.toThrow(`${named} is named as CSV but is an Excel workbook (.xlsx)`)
     const text = join(dir, 'prices.xlsx')
     writeFileSync(text, 'property_id,date,rate\n')
-    await expect(planFile(text, PROPERTIES, NOW, Readable.from([]))).rejects.toThrow(`${text} is named as a workbook but holds text (CSV?), not an Excel workbook`)
+    await expect(planFile(text, PROPERTIES, NOW, () => Readable.from([]))).rejects.toThrow(`${text} is named as a workbook but holds text (CSV?), not an Excel workbook`)
   })
 })
