@@ -214,11 +214,12 @@ function builtinsTaken() {
  * helpers of the output) in one chunk, with what they import: left to itself the bundler makes a
  * chunk of each module shared by a different set of commands, some 30 files for one `properties
  * list`, and each file costs Node's loader its resolve, read, compile and link. One chunk of them
- * takes a few per cent off the CPU of a data command (docs/runtime.md). Commands' own modules, zod's schemas
- * (src/contract), the sandbox, oclif and the file locks stay in chunks of their own, loaded where
- * used: the lock's proper-lockfile hooks every signal and process.emit when it is evaluated.
+ * takes a few per cent off the CPU of a data command (docs/runtime.md). A Property's days and its
+ * zone's offsets (which the base command gives their cache) are there too. Commands' own modules,
+ * zod's schemas (src/contract), the sandbox, oclif and the file locks stay in chunks of their own,
+ * loaded where used: the lock's proper-lockfile hooks every signal and process.emit when evaluated.
  */
-const RUN_PATH = /[\\/]dist[\\/]src[\\/](?:(?:client|config|run|text)[\\/]|fs[\\/](?!file-lock|process-lock)|cli[\\/](?:suggest|output)\.js$)/
+const RUN_PATH = /[\\/]dist[\\/]src[\\/](?:(?:client|config|run|text)[\\/]|fs[\\/](?!file-lock|process-lock)|cli[\\/](?:suggest|output)\.js$|contract[\\/](?:days|zone-offsets)\.js$)/
 
 export default defineConfig({
   input,

@@ -8,6 +8,8 @@ import {fitTalk, processIo} from './io.js'
 import {parseArgv, type CommandInput} from './parse-argv.js'
 import type {RunContext} from '../run/context.js'
 import {renderError} from '../run/render-error.js'
+import {keepZoneSpansIn} from '../contract/zone-offsets.js'
+import {zoneSpanFile} from './zone-span-file.js'
 
 /** A command's own flag of a global's name (webhooks listen's repeatable --profile) stands in its place. */
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<Omit<(typeof BaseCommand)['baseFlags'], keyof T['flags']> & T['flags']>
@@ -35,6 +37,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected ctx!: RunContext
 
   protected override async init(): Promise<void> {
+    // What Intl said of a time zone's offset serves the next run too (zone-span-file.ts).
+    if (this.config.cacheDir) keepZoneSpansIn(zoneSpanFile(this.config.cacheDir))
     // Until parsing succeeds the flags are unknown: errors in parse still honour a literal --json.
     this.ctx = this.buildContext({json: this.argv.includes('--json'), debug: this.argv.includes('--debug')})
     // A refusal is a usage error naming the flag or argument: nothing has been sent yet.

@@ -11,6 +11,8 @@ export interface CommandConfig {
   readonly version: string
   /** pms's config folder: oclif's Config.configDir, or src/auth/config-dir.ts's by the same rule. */
   readonly configDir: string
+  /** The user's cache folder (PMS_CACHE_DIR, else the platform's): oclif's Config.cacheDir, or bin/run.js's by the same rule. */
+  readonly cacheDir?: string
 }
 
 /**

@@ -3,10 +3,8 @@ import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import type {Interfaces} from '@oclif/core'
 import {defaultConfigDir} from '../auth/config-dir.js'
-import {keepZoneSpansIn} from '../contract/zone-offsets.js'
 import type {Command} from './command.js'
 import {asksForHelp} from './help-flag.js'
-import {zoneSpanFile} from './zone-span-file.js'
 
 /** A word that may name a topic or command: not a flag, not a path (`..`, `a/b`) that would find a folder of the bundle. */
 const NAME = /^[a-z][a-z0-9-]*$/
@@ -54,11 +52,7 @@ export async function execute({dir, cacheDir}: {dir: string; cacheDir?: string})
   const commandsDir = typeof pjson.oclif.commands === 'string' ? join(root, pjson.oclif.commands) : undefined
   const args = process.argv.slice(2)
   const own = commandsDir === undefined || asksForHelp(args) ? undefined : findOwnCommand(args, commandsDir)
-  if (own) {
-    // What Intl said of a time zone's offset serves the next run too (src/cli/zone-span-file.ts).
-    if (cacheDir !== undefined) keepZoneSpansIn(zoneSpanFile(cacheDir))
-    return runOwnCommand(own, pjson.version)
-  }
+  if (own) return runOwnCommand(own, pjson.version, cacheDir)
   const {execute: oclifExecute} = await import('@oclif/core')
   const first = args[0]
   const namesOwn = commandsDir !== undefined && first !== undefined && NAME.test(first) && (existsSync(join(commandsDir, `${first}.js`)) || existsSync(join(commandsDir, first)))
@@ -66,12 +60,12 @@ export async function execute({dir, cacheDir}: {dir: string; cacheDir?: string})
   return oclifExecute({dir, loadOptions: {root, pjson: {...pjson, oclif: {...pjson.oclif, plugins: []}}, userPlugins: false}})
 }
 
-async function runOwnCommand({id, file, argv}: OwnCommand, version: string): Promise<unknown> {
+async function runOwnCommand({id, file, argv}: OwnCommand, version: string, cacheDir: string | undefined): Promise<unknown> {
   try {
     const {default: command} = (await import(pathToFileURL(file).href)) as {default: typeof Command & {run(argv: string[], config: object): Promise<unknown>}}
     // oclif sets a command's id as it loads it: so does this.
     command.id = id
-    return await command.run(argv, {version, configDir: defaultConfigDir()})
+    return await command.run(argv, {version, configDir: defaultConfigDir(), ...(cacheDir === undefined ? {} : {cacheDir})})
   } catch (error) {
     // The command's exit with a code (it has printed what it had to), ended as oclif ends it.
     if ((error as {code?: unknown} | undefined)?.code === 'EEXIT') process.exit((error as {exitCode: number}).exitCode)

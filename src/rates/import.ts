@@ -47,7 +47,7 @@ export async function planFile(
   now: number,
   /**
    * Where `-` reads from: the face's standard input, or any stream it hands in; asked for only
-   * then (process.stdin, made of a file or /dev/null, loads fs's streams and promises).
+   * then (Node's standard input stream, made of a file or /dev/null, loads fs's streams and promises).
    */
   stdin: () => NodeJS.ReadableStream,
   options: FileOptions = {},

@@ -13,7 +13,7 @@ import {toCsv, utcMinute, type Column} from '../output.js'
 import {renderError} from '../../run/render-error.js'
 import {CLEAR_LINE, fitLine} from '../progress.js'
 import {watchInterrupt} from '../../run/signals.js'
-import {localTime} from './conversation.js'
+import {localTime} from './local-time.js'
 import {amountText} from '../../text/money.js'
 
 /** Null when the record does not say how many came: no count is better than a wrong one. */

@@ -2,6 +2,7 @@
 import type {MessageAuthor} from '../../contract/message-threads.js'
 import type {ConversationView} from '../../messages/conversation.js'
 import {wrapLine} from '../../text/wrap.js'
+import {localTime} from './local-time.js'
 
 export function authorName(author: MessageAuthor): string {
   switch (author.type) {
@@ -19,20 +20,6 @@ export function authorName(author: MessageAuthor): string {
       // Version 1 may add author types: shown as they come.
       return author.type
   }
-}
-
-/** "2026-11-22 14:05" in the given IANA time zone; UTC when the zone is unknown to this Node.js. */
-export function localTime(iso: string, timeZone: string): string {
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return iso
-  let format: Intl.DateTimeFormat
-  try {
-    format = new Intl.DateTimeFormat('en-CA', {timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'})
-  } catch {
-    return iso.replace('T', ' ').slice(0, 16) + ' UTC'
-  }
-  const parts = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]))
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
 }
 
 export function previewLine(text: string, max = 60): string {
