@@ -18,6 +18,8 @@ With --json, prints exactly one JSON line {"app_url","client_id","client_secret"
     '<%= config.bin %> sandbox start --evolve',
   ]
 
+  static override zoneSpansCached = false
+
   static override flags = {
     port: Flags.integer({description: 'Port on 127.0.0.1 (0 picks a free port)', default: 4010, min: 0, max: 65535}),
     seed: Flags.integer({description: 'Seed of the generated data: the same seed gives the same data', default: 1}),

@@ -16,6 +16,12 @@ export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<Omit<(t
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
+  /**
+   * Whether the command reads zone offsets through the cache folder's store (zone-span-file.ts).
+   * The sandbox does not: it plays the service, whose "today" must not follow a client's cache.
+   */
+  static zoneSpansCached = true
+
   static override baseFlags = {
     profile: Flags.string({
       description: 'Profile to use: one per account and App Connection',
@@ -38,7 +44,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async init(): Promise<void> {
     // What Intl said of a time zone's offset serves the next run too (zone-span-file.ts).
-    if (this.config.cacheDir) keepZoneSpansIn(zoneSpanFile(this.config.cacheDir))
+    if (this.config.cacheDir && (this.ctor as typeof BaseCommand).zoneSpansCached) keepZoneSpansIn(zoneSpanFile(this.config.cacheDir))
     // Until parsing succeeds the flags are unknown: errors in parse still honour a literal --json.
     this.ctx = this.buildContext({json: this.argv.includes('--json'), debug: this.argv.includes('--debug')})
     // A refusal is a usage error naming the flag or argument: nothing has been sent yet.

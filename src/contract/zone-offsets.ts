@@ -5,6 +5,8 @@
  * Intl. A store kept between processes (the terminal keeps one in its cache folder) lets the next
  * process skip Intl too: a span is written with the versions of the time zone data and ICU that
  * found it, and read only by a runtime of the same versions, so it says what that Intl would.
+ * The store is trusted as the compile cache beside it in the cache folder is: whoever can write
+ * there can change what pms runs. The sandbox, which plays the service, keeps none.
  */
 
 const HOUR_MS = 3_600_000
@@ -15,8 +17,10 @@ const HOUR_MS = 3_600_000
  */
 const PROBE_STEP_MS = 12 * HOUR_MS
 const PROBE_HORIZON_MS = 90 * 24 * HOUR_MS
-/** Offsets of the time zone data lie within ±26 hours (−12 to +14, with history's odd minutes). */
-const MAX_OFFSET_MS = 26 * HOUR_MS
+/** Offsets of the time zone data lie within ±16 hours (−12 to +14 now; history's local mean times reach ±15:56). */
+const MAX_OFFSET_MS = 16 * HOUR_MS
+/** How near the clock an instant is "the present", whose span is found and kept. */
+const PRESENT_MS = 24 * HOUR_MS
 
 /** The offset (local time minus UTC, in ms) that holds for every instant from `from` to `until`, both inclusive. */
 export interface ZoneSpan {
@@ -61,11 +65,14 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 let store: ZoneSpanStore | undefined
 let spans: Map<string, ZoneSpan> | undefined
 let saveAtExit = false
+/** Zones whose span this process found (not only read): what it writes back over the store's. */
+const learned = new Set<string>()
 
 /** Keeps spans in `next` from now on (the terminal's cache folder); the library keeps them in memory only. */
 export function keepZoneSpansIn(next: ZoneSpanStore | undefined): void {
   store = next
   spans = undefined
+  learned.clear()
 }
 
 function knownSpans(): Map<string, ZoneSpan> {
@@ -126,19 +133,26 @@ function spanAt(timeZone: string, ms: number): ZoneSpan {
   return {offsetMs, from: ms, until}
 }
 
-/** The offset from UTC of `timeZone` at `ms`, in ms; an UnknownTimeZoneError for a zone Intl does not know. */
+/**
+ * The offset from UTC of `timeZone` at `ms`, in ms; an UnknownTimeZoneError for a zone Intl does
+ * not know. A span is looked for and kept only around the present (within a day of the clock),
+ * where "today" is asked again and again; any other instant (a booking's dates, a message's time)
+ * is one question to Intl, its formatter kept, and leaves the zone's span as it was.
+ */
 export function zoneOffsetAt(timeZone: string, ms: number): number {
   const known = knownSpans()
   const span = known.get(timeZone)
   if (span && span.from <= ms && ms <= span.until) return span.offsetMs
+  if (Math.abs(ms - Date.now()) > PRESENT_MS) return intlOffset(formatterOf(timeZone), ms)
   const found = spanAt(timeZone, ms)
   known.set(timeZone, found)
+  learned.add(timeZone)
   if (store && !saveAtExit) {
     saveAtExit = true
-    // Once, however many zones were new: the spans of a run are written as it ends.
+    // Once, however many zones were new: the spans found in this run are written as it ends.
     process.once('exit', () => {
       try {
-        if (spans) store?.save(spans)
+        store?.save(new Map([...learned].flatMap((zone) => (spans?.has(zone) ? [[zone, spans.get(zone)!] as const] : []))))
       } catch {
         // Not kept: the next process asks Intl again.
       }

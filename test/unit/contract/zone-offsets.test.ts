@@ -4,10 +4,12 @@
  * a span kept in a store must serve a later process only when that process's time zone data is
  * the same.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {fileURLToPath} from 'node:url'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 import {zoneSpanFile} from '../../../src/cli/zone-span-file.js'
 import {dayFromCivil, todayIn} from '../../../src/contract/days.js'
 import {keepZoneSpansIn, UnknownTimeZoneError, zoneOffsetAt, type ZoneSpan} from '../../../src/contract/zone-offsets.js'
@@ -24,7 +26,20 @@ function intlToday(timeZone: string, ms: number): number {
   return dayFromCivil(get('year'), get('month'), get('day'))
 }
 
-afterEach(() => keepZoneSpansIn(undefined))
+// Spans are found and kept around the present only: the clock is moved with the instants asked.
+beforeEach(() => {
+  vi.useFakeTimers({toFake: ['Date']})
+})
+afterEach(() => {
+  vi.useRealTimers()
+  keepZoneSpansIn(undefined)
+})
+
+/** todayIn at `ms`, the clock then reading `ms`. */
+function todayAt(zone: string, ms: number): number {
+  vi.setSystemTime(ms)
+  return todayIn(zone, ms)
+}
 
 describe('today in a zone, from spans of its offset', () => {
   it('is the day Intl gives in every zone the runtime knows, walking 400 days forward', () => {
@@ -33,7 +48,7 @@ describe('today in a zone, from spans of its offset', () => {
     for (const zone of Intl.supportedValuesOf('timeZone')) {
       // 19 hours and 7 minutes: every hour of the day comes round, and spans are used and left.
       for (let ms = start; ms < start + 400 * 24 * HOUR; ms += 19 * HOUR + 7 * 60_000) {
-        if (todayIn(zone, ms) !== intlToday(zone, ms)) expect.fail(`${zone} at ${new Date(ms).toISOString()}: ${todayIn(zone, ms)} where Intl gives ${intlToday(zone, ms)}`)
+        if (todayAt(zone, ms) !== intlToday(zone, ms)) expect.fail(`${zone} at ${new Date(ms).toISOString()}: ${todayAt(zone, ms)} where Intl gives ${intlToday(zone, ms)}`)
       }
     }
   })
@@ -45,13 +60,28 @@ describe('today in a zone, from spans of its offset', () => {
       const start = Date.parse('2026-03-01T00:00:00Z')
       // Each hour, and each minute of the hours where the day changes at a change of offset.
       for (let ms = start; ms < start + 400 * 24 * HOUR; ms += HOUR) {
+        vi.setSystemTime(ms)
         const step = zoneOffsetAt(zone, ms) === zoneOffsetAt(zone, ms + HOUR) ? HOUR : 60_000
         for (let at = ms; at < ms + HOUR; at += step) {
-          if (todayIn(zone, at) !== intlToday(zone, at)) expect.fail(`${zone} at ${new Date(at).toISOString()}`)
+          if (todayAt(zone, at) !== intlToday(zone, at)) expect.fail(`${zone} at ${new Date(at).toISOString()}`)
         }
       }
     },
   )
+
+  it('answers instants far from the present (a booking, a message) as Intl does, in any order, without replacing the span of the present', () => {
+    const now = Date.parse('2026-11-29T12:00:00Z')
+    vi.setSystemTime(now)
+    const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
+    // A span no Intl would give (Lisbon at +5 h) shows whether the present's span is still the one read.
+    zoneSpanFile(dir).save(new Map([['Europe/Lisbon', {offsetMs: 5 * HOUR, from: now - HOUR, until: now + 24 * HOUR}]]))
+    keepZoneSpansIn(zoneSpanFile(dir))
+    for (const iso of ['1970-01-01T00:00:00Z', '2031-03-30T00:59:59Z', '2031-03-30T01:00:00Z', '1911-12-31T23:59:59Z', '2025-10-26T00:30:00Z']) {
+      const ms = Date.parse(iso)
+      expect(Math.floor((ms + zoneOffsetAt('Europe/Lisbon', ms)) / (24 * HOUR)), iso).toBe(intlToday('Europe/Lisbon', ms))
+    }
+    expect(zoneOffsetAt('Europe/Lisbon', now)).toBe(5 * HOUR)
+  })
 
   it('an unknown zone is an UnknownTimeZoneError, and is never kept', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
@@ -63,6 +93,7 @@ describe('today in a zone, from spans of its offset', () => {
 
 describe('the spans kept in the cache folder', () => {
   const now = Date.parse('2026-11-29T12:00:00Z')
+  beforeEach(() => vi.setSystemTime(now))
   const spanFile = (dir: string) => join(dir, 'zone-offsets.json')
   const versions = {tz: process.versions.tz, icu: process.versions.icu}
 
@@ -114,12 +145,52 @@ describe('the spans kept in the cache folder', () => {
     expect(zoneSpanFile(dir).load().size).toBe(0)
   })
 
-  it('a folder that cannot be written fails nothing', () => {
+  /**
+   * A process with the store in `cacheDir` that runs `before`, asks Tokyo's offset now, then exits
+   * with process.exit, as a command does.
+   */
+  function runAndExit(cacheDir: string, before: string[] = []) {
+    const dist = (file: string) => fileURLToPath(new URL(`../../../dist/src/${file}`, import.meta.url))
+    const script = [
+      `const {keepZoneSpansIn, zoneOffsetAt} = await import(${JSON.stringify(dist('contract/zone-offsets.js'))})`,
+      `const {zoneSpanFile} = await import(${JSON.stringify(dist('cli/zone-span-file.js'))})`,
+      'keepZoneSpansIn(zoneSpanFile(process.argv[1]))',
+      ...before,
+      "zoneOffsetAt('Asia/Tokyo', Date.now())",
+      'process.exit(0)',
+    ].join('\n')
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script, cacheDir], {encoding: 'utf8'})
+  }
+
+  it('are written as a process exits: the spans it found, over what another process kept', () => {
+    vi.useRealTimers()
+    const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
+    zoneSpanFile(dir).save(new Map([['Europe/Lisbon', {offsetMs: 0, from: Date.now(), until: Date.now() + HOUR}]]))
+    const run = runAndExit(dir)
+    expect(run.status, run.stderr).toBe(0)
+    const kept = zoneSpanFile(dir).load()
+    expect([...kept.keys()].sort()).toEqual(['Asia/Tokyo', 'Europe/Lisbon'])
+    expect(kept.get('Asia/Tokyo')?.offsetMs).toBe(9 * HOUR)
+  })
+
+  it('a span only read is not written back over a newer one another process kept meanwhile', () => {
+    vi.useRealTimers()
+    const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
+    const start = Date.now()
+    zoneSpanFile(dir).save(new Map([['Europe/Lisbon', {offsetMs: 0, from: start - HOUR, until: start + HOUR}]]))
+    // The process reads the file (Lisbon); another then keeps a longer span of Lisbon; the process finds Tokyo's and ends.
+    const longer = JSON.stringify([['Europe/Lisbon', {offsetMs: 0, from: start - HOUR, until: start + 48 * HOUR}]])
+    const run = runAndExit(dir, ["zoneOffsetAt('Europe/Lisbon', Date.now())", `zoneSpanFile(process.argv[1]).save(new Map(${longer}))`])
+    expect(run.status, run.stderr).toBe(0)
+    expect(zoneSpanFile(dir).load().get('Europe/Lisbon')?.until).toBe(start + 48 * HOUR)
+    expect(zoneSpanFile(dir).load().has('Asia/Tokyo')).toBe(true)
+  })
+
+  it('a cache folder that cannot be written fails nothing: the process exits as it would', () => {
+    vi.useRealTimers()
     const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
     writeFileSync(join(dir, 'file'), '')
-    // A cache folder below a file: mkdir fails; the process saves at exit inside a try.
-    keepZoneSpansIn(zoneSpanFile(join(dir, 'file', 'cache')))
-    expect(todayIn('Asia/Tokyo', now)).toBe(intlToday('Asia/Tokyo', now))
-    expect(() => readFileSync(join(dir, 'file', 'cache', 'zone-offsets.json'))).toThrow()
+    const run = runAndExit(join(dir, 'file', 'cache'))
+    expect([run.status, run.stderr]).toEqual([0, ''])
   })
 })
