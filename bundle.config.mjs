@@ -24,7 +24,6 @@ const EXTERNAL = [
   '@napi-rs/keyring',
   '@oclif/plugin-autocomplete',
   '@oclif/plugin-help',
-  'better-sqlite3',
   'exceljs',
   'open',
   'pg',
@@ -168,6 +167,19 @@ const signalExitWithoutAssert = () =>
   )
 
 /**
+ * better-sqlite3's JavaScript (some 15 CommonJS modules, each resolved, read and compiled by Node's
+ * loader at every sync) is bundled; its addon stays in its package, found from the package's own
+ * folder, which the bundled module no longer has as `__dirname`.
+ */
+const betterSqliteFindsItsAddon = () =>
+  replaceLine(
+    'better-sqlite3-finds-its-addon',
+    'better-sqlite3/lib/binding.js',
+    "const path = require('path');",
+    "const path = require('path'); const __dirname = path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'lib');",
+  )
+
+/**
  * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
  * ES module facade of the builtin, which reads every export, lazy getters included (node:http's
  * loads Node's copy of undici), at each start; a dynamic `import("node:...")` likewise. An import
@@ -237,6 +249,7 @@ export default defineConfig({
     oclifBuiltinOnUse('performance.js', 'node_perf_hooks_1', 'node:perf_hooks'),
     oclifAsksIsWsl(),
     signalExitWithoutAssert(),
+    betterSqliteFindsItsAddon(),
     oclifHelpRendersOnlyTemplates(),
     multipartWithoutFormData(),
     builtinsTaken(),
