@@ -15,9 +15,10 @@ const out = join(dist, 'bundle')
 /**
  * Loaded from node_modules as they are: native modules, the big packages only some commands load
  * (each on its own path), oclif's plugins (oclif finds them by their package), and what only
- * oclif's development mode asks for. Fastify (the sandbox) and the file lock's proper-lockfile are
- * bundled, each in a chunk of its own read only where it is used: from node_modules they are
- * dozens of small CommonJS modules, each resolved and read at every start.
+ * oclif's development mode asks for. Fastify (the sandbox), the file lock's proper-lockfile and
+ * better-sqlite3's JavaScript (not its addon) are bundled, each in a chunk of its own read only
+ * where it is used: from node_modules they are dozens of small CommonJS modules, each resolved and
+ * read at every start.
  */
 const EXTERNAL = [
   '@inquirer/prompts',
@@ -168,15 +169,16 @@ const signalExitWithoutAssert = () =>
 
 /**
  * better-sqlite3's JavaScript (some 15 CommonJS modules, each resolved, read and compiled by Node's
- * loader at every sync) is bundled; its addon stays in its package, found from the package's own
- * folder, which the bundled module no longer has as `__dirname`.
+ * loader at every sync) is bundled; its addon stays in its package, found from the folder of the
+ * package's main module (lib/), which the bundled module no longer has as `__dirname`. The
+ * dependency is pinned to one version in package.json, so the JavaScript and the addon match.
  */
 const betterSqliteFindsItsAddon = () =>
   replaceLine(
     'better-sqlite3-finds-its-addon',
     'better-sqlite3/lib/binding.js',
     "const path = require('path');",
-    "const path = require('path'); const __dirname = path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'lib');",
+    "const path = require('path'); const __dirname = path.dirname(require.resolve('better-sqlite3'));",
   )
 
 /**
@@ -226,8 +228,9 @@ function builtinsTaken() {
  * helpers of the output) in one chunk, with what they import: left to itself the bundler makes a
  * chunk of each module shared by a different set of commands, some 30 files for one `properties
  * list`, and each file costs Node's loader its resolve, read, compile and link. One chunk of them
- * takes a few per cent off the CPU of a data command (docs/runtime.md). A Property's days and its
- * zone's offsets (which the base command gives their cache) are there too. Commands' own modules,
+ * takes a few per cent off the CPU of a data command (docs/runtime.md). The readers compiled from
+ * the contract's schemas (about 47 KB, read by every command that reads an answer), a Property's
+ * days and its zone's offsets (which the base command gives their cache) are there too. Commands' own modules,
  * zod's schemas (src/contract), the sandbox, oclif and the file locks stay in chunks of their own,
  * loaded where used: the lock's proper-lockfile hooks every signal and process.emit when evaluated.
  */

@@ -181,8 +181,8 @@ export class AttemptJournal {
     const file = this.file
     if (!file) return
     try {
-      // fs's promises (which bring readline) and the lock load on the first save, not on import:
-      // pms/client's import and a dry run stay cheap.
+      // fs's promises (which bring readline) load when a journal is opened or saved, and the lock
+      // on the first save, not on import: pms/client's import and a dry run stay cheap.
       const {mkdir} = await import('node:fs/promises')
       await mkdir(dirname(file), {recursive: true, mode: 0o700})
       const {withFileLock} = await import('../fs/file-lock.js')

@@ -143,7 +143,8 @@ export function zoneOffsetAt(timeZone: string, ms: number): number {
   const known = knownSpans()
   const span = known.get(timeZone)
   if (span && span.from <= ms && ms <= span.until) return span.offsetMs
-  if (Math.abs(ms - Date.now()) > PRESENT_MS) return intlOffset(formatterOf(timeZone), ms)
+  // Spans reach forward from where they were found: an earlier instant is one question, and the span stays.
+  if (Math.abs(ms - Date.now()) > PRESENT_MS || (span && ms < span.from)) return intlOffset(formatterOf(timeZone), ms)
   const found = spanAt(timeZone, ms)
   known.set(timeZone, found)
   learned.add(timeZone)

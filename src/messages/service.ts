@@ -5,22 +5,18 @@ import {ApiError} from '../client/errors.js'
 import type {PmsClient} from '../client/index.js'
 import type {Message, MessageAttachment} from '../contract/messages.js'
 import type {MessageThread, MessageThreadState} from '../contract/message-threads.js'
-import {uuid} from '../contract/registry.js'
 import {shellCommand} from '../text/shell.js'
 import {FileExistsError, streamToFile} from './download.js'
 import {latestFirst, type ConversationView} from './conversation.js'
+import {assertUuid} from '../client/ids.js'
+import {readBooking} from '../contract/booking-fields.js'
 
 /**
  * Booking and message ids are uuids: anything else is refused before it costs a call. A message id
  * is checked with the (already checked) booking it belongs to, so that the advice names it.
  */
 export function assertId(id: string, what: 'booking' | {messageOf: string}): void {
-  if (!uuid().safeParse(id).success) {
-    throw new UsageError(`"${id}" is not a ${what === 'booking' ? 'booking' : 'message'} id: ids are uuids`, {
-      code: 'invalid_argument',
-      suggestion: what === 'booking' ? 'copy the booking id from pms messages threads' : `copy the message id from ${readCommand(what.messageOf)}`,
-    })
-  }
+  assertUuid(id, what === 'booking' ? 'booking' : 'message', what === 'booking' ? 'copy the booking id from pms messages threads' : `copy the message id from ${readCommand(what.messageOf)}`)
 }
 
 /** The command that shows a booking's conversation, message ids and attachment indexes. */
@@ -80,8 +76,6 @@ export async function bookingContext(client: PmsClient, bookingId: string, lates
       const property = await client.properties.get(thread.property_id)
       Object.assign(context, {time_zone: property.timezone, property: property.name})
       for await (const bookings of client.bookings.pages({propertyIds: [thread.property_id], limit: 500})) {
-        // Taken here, not at the top: its module builds the bookings' schemas, which the other calls of this service never read.
-        const {readBooking} = await import('../contract/booking-fields.js')
         const found = bookings.data.map(readBooking).find((booking) => booking.id === bookingId)
         if (found) Object.assign(context, {guest: found.guest_name ?? undefined, check_in: found.check_in ?? undefined, check_out: found.check_out ?? undefined})
         break

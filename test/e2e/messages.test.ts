@@ -69,9 +69,13 @@ describe('pms messages against the sandbox', () => {
   const messagesOf = (bookingId: string) => world.messagesOf(bookingId)
   const pms: typeof world.pms = (...args) => world.pms(...args)
 
-  it('threads --json lists each booking once, latest message first; --unread keeps threads with unread messages; --limit cuts', async () => {
-    const all = await pms(['threads', '--json'])
+  it('threads --json lists each booking once, latest message first, without loading zod; --unread keeps threads with unread messages; --limit cuts', async () => {
+    // zod marks globalThis as it loads: the answers are read by compiled readers, ids checked without it.
+    const preload = join(mkdtempSync(join(tmpdir(), 'pms-preload-')), 'zod.mjs')
+    writeFileSync(preload, "process.on('exit', () => process.stderr.write(`zod loaded: ${'__zod_globalConfig' in globalThis}\\n`))\n")
+    const all = await runPms(['messages', 'threads', '--json'], {env: {...env, NODE_OPTIONS: `--import ${preload}`}})
     expect(all.code, all.stderr).toBe(0)
+    expect(all.stderr).toContain('zod loaded: false')
     const threads = JSON.parse(all.stdout) as Array<{booking_id: string; unread_count: number; latest_message: {created_at: string}}>
     expect(new Set(threads.map((t) => t.booking_id)).size).toBe(threads.length)
     const times = threads.map((t) => t.latest_message.created_at)

@@ -5,6 +5,7 @@ import type {PmsClient} from '../../client/index.js'
 import {MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {renderTable, utcMinute, type Column} from '../output.js'
 import {plural} from '../../text/words.js'
+import {readBooking} from '../../contract/booking-fields.js'
 
 /** What a person reads of a thread: its latest message keeps this much before other columns are left out. */
 const LATEST_MIN = 30
@@ -40,8 +41,6 @@ export async function inboxFacts(client: PmsClient, threads: readonly MessageThr
   const propertyIds = [...new Set(threads.map((t) => t.property_id))].slice(0, MAX_PROPERTIES_PER_CALL)
   try {
     if (propertyIds.length > 0) {
-      // Taken here, not at the top: its module builds the bookings' schemas, which a list of threads never reads.
-      const {readBooking} = await import('../../contract/booking-fields.js')
       for await (const record of client.bookings.list({propertyIds})) {
         const b = readBooking(record)
         facts.bookings.set(b.id, {guest: b.guest_name, check_in: b.check_in, check_out: b.check_out})

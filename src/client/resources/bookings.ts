@@ -1,10 +1,10 @@
-import type {BookingFields} from '../../contract/booking-fields.js'
 import type {BookingRecord, BookingRecordsPage, LockCodeRecord} from '../../contract/bookings.js'
 import {MAX_DAYS_PER_BOOKINGS_CALL, MAX_PROPERTIES_PER_CALL} from '../../contract/limits.js'
 import {walkItems, walkPages} from '../pagination.js'
 import {parseAnswer} from '../parse.js'
 import type {Transport} from '../transport.js'
 import {segment} from './path.js'
+import {type BookingFields, readBooking} from '../../contract/booking-fields.js'
 
 export interface BookingsQuery {
   /** At most 100; omitted pages through every booking of the Connection Scope. */
@@ -52,8 +52,6 @@ export class BookingsResource {
   }
 
   private async *merged(queries: BookingsQuery[]): AsyncGenerator<BookingRecord> {
-    // readBooking and the compiled readers load with the first merged listing, not with the client's import.
-    const {readBooking} = await import('../../contract/booking-fields.js')
     const byId = new Map<string, BookingRecord>()
     for (const query of queries) {
       for await (const booking of walkItems(this.pages(query))) {

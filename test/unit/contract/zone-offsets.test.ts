@@ -83,6 +83,16 @@ describe('today in a zone, from spans of its offset', () => {
     expect(zoneOffsetAt('Europe/Lisbon', now)).toBe(5 * HOUR)
   })
 
+  it('an instant just before the present span (an older time of the last day) is one question to Intl, and the span stays', () => {
+    const now = Date.parse('2026-11-29T12:00:00Z')
+    vi.setSystemTime(now)
+    const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
+    zoneSpanFile(dir).save(new Map([['Europe/Lisbon', {offsetMs: 5 * HOUR, from: now, until: now + 24 * HOUR}]]))
+    keepZoneSpansIn(zoneSpanFile(dir))
+    for (let hoursBack = 1; hoursBack <= 20; hoursBack++) expect(zoneOffsetAt('Europe/Lisbon', now - hoursBack * HOUR)).toBe(0)
+    expect(zoneOffsetAt('Europe/Lisbon', now)).toBe(5 * HOUR)
+  })
+
   it('an unknown zone is an UnknownTimeZoneError, and is never kept', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-zones-'))
     keepZoneSpansIn(zoneSpanFile(dir))
