@@ -1,5 +1,6 @@
 /**
- * The sandbox plays the service: its "today" in a Property's zone is Intl's, never what a client's
+ * Contract, restrictions rule 2: "Dates run from today to today + 730 days, both read in the time
+ * zone of each Property." The sandbox plays the service: its "today" in a Property's zone is Intl's, never what a client's
  * cache folder says (src/cli/zone-span-file.ts). Started with a cache folder whose every zone is
  * put 16 hours behind, it still refuses yesterday's night.
  */

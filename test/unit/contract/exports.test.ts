@@ -29,6 +29,13 @@ describe('src/contract exports', () => {
     expect(contract.API_ERROR_STATUS.rate_limited).toBe(429)
   })
 
+  it('exports the readers of a booking and the days of a Property, wherever their modules moved', () => {
+    expect(typeof contract.readBooking).toBe('function')
+    expect(typeof contract.readLockCode).toBe('function')
+    expect(typeof contract.todayIn).toBe('function')
+    expect(new contract.UnknownTimeZoneError('Mars/Olympus_Mons')).toBeInstanceOf(Error)
+  })
+
   it('every exported schema is an OpenAPI component, so the document cannot miss a shape', () => {
     const schemas = Object.entries(exported).filter(([name, value]) => name.endsWith('Schema') && value instanceof z.ZodType)
     expect(schemas.length).toBeGreaterThanOrEqual(AGREED_SCHEMAS.length)

@@ -1,4 +1,7 @@
 /**
+ * Contract, restrictions rule 2: "Dates run from today to today + 730 days, both read in the time
+ * zone of each Property." The client and the sandbox both read that today with todayIn.
+ *
  * "Today" in a zone is read from spans of the zone's offset that Intl found once: it must be the
  * day Intl gives at every instant, across changes of offset, in every zone the runtime knows, and
  * a span kept in a store must serve a later process only when that process's time zone data is
