@@ -182,6 +182,32 @@ const betterSqliteFindsItsAddon = () =>
   )
 
 /**
+ * The bundler wraps each CommonJS module in an arrow function that runs on its first require. V8
+ * compiles a function when it is first called, except one written `(function`, which it takes to
+ * be called at once and compiles with the script. Node 22's compile cache keeps only what was
+ * compiled with the script, so there every start compiled oclif's modules anew (about 15 ms of a
+ * first `--help`); Node 24's keeps them either way. Written as functions, they are compiled once
+ * with the chunk and kept: strict code like the arrows, and `this` is already a parameter the
+ * bundler passes (`this$1`).
+ */
+function commonJsCompiledWithTheChunk() {
+  const wrapper = /__commonJSMin\(\(\(([\w$, ]*)\) => \{/g
+  return {
+    name: 'common-js-compiled-with-the-chunk',
+    renderChunk(code) {
+      const out = code.replace(wrapper, (_, params) => `__commonJSMin((function (${params}) {`)
+      return out === code ? null : {code: out, map: null}
+    },
+    generateBundle(_, bundle) {
+      for (const file of Object.values(bundle)) {
+        const left = file.type === 'chunk' && /__commonJSMin\((?!\(function\s*\()/.exec(file.code)
+        if (left) this.error(`${file.fileName} wraps a CommonJS module in a form not rewritten: see commonJsCompiledWithTheChunk in bundle.config.mjs`)
+      }
+    },
+  }
+}
+
+/**
  * Node's own modules taken with `process.getBuiltinModule` instead of imported: an import builds an
  * ES module facade of the builtin, which reads every export, lazy getters included (node:http's
  * loads Node's copy of undici), at each start; a dynamic `import("node:...")` likewise. An import
@@ -256,6 +282,7 @@ export default defineConfig({
     oclifHelpRendersOnlyTemplates(),
     multipartWithoutFormData(),
     builtinsTaken(),
+    commonJsCompiledWithTheChunk(),
   ],
   onLog(level, log, handler) {
     // A package the bundle cannot find would otherwise be left as an import of node_modules, which
