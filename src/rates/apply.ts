@@ -514,10 +514,11 @@ async function submitPhase(
 
 /** --wait: every batch read until final (Ctrl-C stops the following, not the batches). */
 async function followPhase(client: RatesClient, ids: readonly string[], options: ApplyOptions, ui: ApplyUi): Promise<BatchReport[]> {
+  // Ctrl-C is heard before it is offered: a SIGINT with no listener yet ends the process at once.
+  const interrupt = options.watchInterrupt?.()
   // Ctrl-C is advice for a person at a terminal, not for a cron log.
   ui.talk(`Waiting for every batch to reach a final status${ui.terminal ? ' (Ctrl-C stops waiting; the batches keep running)' : ''}...\n`)
   const waiting = ui.follow?.(ids)
-  const interrupt = options.watchInterrupt?.()
   try {
     return await waitForBatches(client, ids, {
       clock: options.clock,

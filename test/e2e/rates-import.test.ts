@@ -28,16 +28,21 @@ let firstBatchId = ''
 /** The first import and its rerun share a config directory, where pms keeps its attempts. */
 const configDir = tempConfigDir()
 
-/** Runs pms and sends SIGINT (what Ctrl-C sends) once stderr shows `cue`. */
+/** Runs pms and sends one SIGINT (what Ctrl-C sends) once stderr shows `cue`. */
 function runUntilInterrupted(args: string[], env: Record<string, string>, cue: string, configDir = tempConfigDir()): Promise<{code: number | null; stderr: string}> {
   const child = spawn(process.execPath, [PMS_BIN, ...args], {
     env: {...process.env, PMS_CONFIG_DIR: configDir, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: 'true', ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
+  let sent = false
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
-    if (stderr.includes(cue)) child.kill('SIGINT')
+    // Once, as one Ctrl-C: a second one ends the run at once, by design.
+    if (!sent && stderr.includes(cue)) {
+      sent = true
+      child.kill('SIGINT')
+    }
   })
   child.stdout.resume()
   return new Promise((resolve) => child.on('close', (code) => resolve({code, stderr})))
@@ -300,7 +305,7 @@ describe('rates import against the sandbox', () => {
       const after = await keyedPosts()
       expect(after).toHaveLength(before.length + 1)
       expect(before.map((p) => p.idempotency_key)).not.toContain(after.at(-1)!.idempotency_key)
-      expect(interrupted.code).toBe(130)
+      expect(interrupted.code, interrupted.stderr).toBe(130)
       expect(interrupted.stderr).toContain('stopped waiting (interrupted): 1 batch is stored and keeps running on the service')
       const resent = /follow it with: pms batches wait ([0-9a-f-]{36})/.exec(interrupted.stderr)?.[1]
       expect(resent).toBeDefined()
