@@ -15,8 +15,8 @@ const out = join(dist, 'bundle')
 /**
  * Loaded from node_modules as they are: native modules, the big packages only some commands load
  * (each on its own path), oclif's plugins (oclif finds them by their package), and what only
- * oclif's development mode asks for. Fastify (the sandbox), the file lock's proper-lockfile and
- * better-sqlite3's JavaScript (not its addon) are bundled, each in a chunk of its own read only
+ * oclif's development mode asks for. Fastify (the sandbox) and better-sqlite3's JavaScript (not
+ * its addon) are bundled, each in a chunk of its own read only
  * where it is used: from node_modules they are dozens of small CommonJS modules, each resolved and
  * read at every start.
  */
@@ -155,19 +155,6 @@ const oclifBuiltinOnUse = (file, name, builtin) =>
 const oclifAsksIsWsl = () => replaceLine('oclif-asks-is-wsl', '@oclif/core/lib/util/os.js', "(await import('wsl-utils')).isWsl", "(await import('is-wsl')).default")
 
 /**
- * signal-exit (proper-lockfile's) requires Node's assert for one check of its argument, and assert
- * brings its error formatting and diffs: about 2.5 ms of CPU of every command that holds a file
- * lock (a sync, a rates import, a reply). The check stays, written out.
- */
-const signalExitWithoutAssert = () =>
-  replaceLine(
-    'signal-exit-without-assert',
-    'proper-lockfile/node_modules/signal-exit/index.js',
-    "var assert = require('assert')",
-    'var assert = {equal: function (actual, expected, message) { if (actual != expected) throw new TypeError(message) }}',
-  )
-
-/**
  * better-sqlite3's JavaScript (some 15 CommonJS modules, each resolved, read and compiled by Node's
  * loader at every sync) is bundled; its addon stays in its package, found from the folder of the
  * package's main module (lib/), which the bundled module no longer has as `__dirname`. The
@@ -257,8 +244,8 @@ function builtinsTaken() {
  * takes a few per cent off the CPU of a data command (docs/runtime.md). The readers compiled from
  * the contract's schemas (about 47 KB, read by every command that reads an answer), a Property's
  * days and its zone's offsets (which the base command gives their cache) are there too. Commands' own modules,
- * zod's schemas (src/contract), the sandbox, oclif and the file locks stay in chunks of their own,
- * loaded where used: the lock's proper-lockfile hooks every signal and process.emit when evaluated.
+ * zod's schemas (src/contract), the sandbox, oclif and the locks held across a run (a sync, a
+ * listener) stay in chunks of their own, loaded where used.
  */
 const RUN_PATH = /[\\/]dist[\\/]src[\\/](?:(?:client|config|run|text)[\\/]|fs[\\/](?!file-lock|process-lock)|cli[\\/](?:suggest|output)\.js$|contract[\\/](?:days|zone-offsets)\.js$)/
 
@@ -266,10 +253,6 @@ export default defineConfig({
   input,
   platform: 'node',
   external: (id) => EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
-  // proper-lockfile takes its fs from graceful-fs, which copies and patches Node's fs when loaded
-  // (about 3 ms of every start that paces its requests) to retry EMFILE on many open files; the
-  // lock makes a directory, stats and touches it, and opens none.
-  resolve: {alias: {'graceful-fs': 'node:fs'}},
   plugins: [
     besideTheirModule(),
     oclifSortsPlainly(),
@@ -277,7 +260,6 @@ export default defineConfig({
     oclifBuiltinOnUse('parser/parse.js', 'node_readline_1', 'node:readline'),
     oclifBuiltinOnUse('performance.js', 'node_perf_hooks_1', 'node:perf_hooks'),
     oclifAsksIsWsl(),
-    signalExitWithoutAssert(),
     betterSqliteFindsItsAddon(),
     oclifHelpRendersOnlyTemplates(),
     multipartWithoutFormData(),

@@ -4,8 +4,8 @@
  * directory, letting it go is removing it, both in the same turn of the event loop, so no exit
  * handler or refresh timer is needed: only a process killed inside that moment leaves the
  * directory, and it is taken over once it is `staleMs` old. It is the directory lock of
- * proper-lockfile (`file-lock.ts`), whose directories it reads the same way, without loading that
- * module, its retry machinery and its signal handlers into every command that sends a request.
+ * `file-lock.ts` (and of proper-lockfile, which earlier versions used), whose directories it reads
+ * the same way, without that lock's refresh timer and exit and signal handlers.
  */
 import {mkdirSync, rmdirSync, statSync} from 'node:fs'
 import {monotonicMs} from '../monotonic.js'

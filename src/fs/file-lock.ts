@@ -1,35 +1,190 @@
 /**
  * A lock between processes of this machine (and of others sharing the folder), held by one
- * process while it works: a directory made with proper-lockfile, refreshed while held, and a
- * `.owner` file naming the holder so that a killed holder's lock is taken over at once.
+ * process while it works: a directory, its modification time refreshed while held, and a `.owner`
+ * file naming the holder so that a killed holder's lock is taken over at once. The directory is
+ * made, refreshed and judged stale as proper-lockfile does (`stale` 10 s, `update` 2 s): a pms of an
+ * earlier version, which used that module, meets the same lock. That module is not loaded: its
+ * retry machinery, graceful-fs and signal-exit (which hooks every signal and `process.emit`) cost a
+ * command that holds a lock about 4 ms.
  */
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmdirSync, rmSync, stat, statSync, utimes, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {dirname} from 'node:path'
-import lockfile from 'proper-lockfile'
 
 /** A lock whose holder stopped touching it this long ago is a killed process's, and is taken over. */
 const STALE_MS = 10_000
+/** How often a holder touches its lock: well within STALE_MS, even on a busy machine. */
+const REFRESH_MS = 2_000
 
 export type ReleaseLock = () => Promise<void>
 
-function tryLock(path: string): Promise<ReleaseLock> {
-  return lockfile.lock(path, {
-    realpath: false,
-    lockfilePath: path,
-    stale: STALE_MS,
-    update: 2_000,
-    retries: 0,
-    // The default throws from a timer; what the lock guards keeps itself whole anyway.
-    onCompromised: () => undefined,
+/** The lock is held by another process (proper-lockfile's code, which callers of old knew). */
+class LockHeldError extends Error {
+  readonly code = 'ELOCKED'
+}
+
+/** A lock this process holds: released at exit, and by a signal that would otherwise end it. */
+interface Held {
+  path: string
+  /** The modification time this process last gave the directory, as the filesystem keeps it. */
+  mtimeMs: number
+  timer: NodeJS.Timeout | undefined
+  /** A touch is under way: the directory's time may be the new one before mtimeMs is. */
+  touching: boolean
+  /** Another process took the lock over (this one was stopped past STALE_MS): it is no longer ours to remove. */
+  lost: boolean
+}
+
+const held = new Set<Held>()
+
+/** At exit, however the run ends, what is still held goes: as proper-lockfile's exit handler did. */
+function releaseAllNow(): void {
+  for (const lock of held) forget(lock)
+}
+
+/**
+ * A signal that would end the process (Ctrl-C, `kill`, a closed terminal) first lets go of the
+ * locks, then ends it as the signal would have; a command that handles the signal itself (a sync
+ * stopping after its page) keeps doing so, and its exit releases them.
+ */
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
+function onEndingSignal(signal: NodeJS.Signals): void {
+  if (process.listeners(signal).length > 1) return
+  releaseAllNow()
+  unhook()
+  process.kill(process.pid, signal)
+}
+
+let hooked = false
+
+function hook(): void {
+  if (hooked) return
+  hooked = true
+  process.on('exit', releaseAllNow)
+  for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal)
+}
+
+function unhook(): void {
+  if (!hooked) return
+  hooked = false
+  process.off('exit', releaseAllNow)
+  for (const signal of ENDING_SIGNALS) process.off(signal, onEndingSignal)
+}
+
+/**
+ * Stops refreshing the lock and removes it, with its owner, unless another process has taken it
+ * over: its time is no longer the one this process gave it (a holder stopped past STALE_MS, which
+ * the next refresh would have found out).
+ */
+function forget(lock: Held): void {
+  clearTimeout(lock.timer)
+  held.delete(lock)
+  if (held.size === 0) unhook()
+  if (!lock.lost && !lock.touching) {
+    try {
+      lock.lost = statSync(lock.path).mtimeMs !== lock.mtimeMs
+    } catch {
+      lock.lost = true
+    }
+  }
+  if (lock.lost) return
+  rmSync(ownerPath(lock.path), {force: true})
+  try {
+    rmdirSync(lock.path)
+  } catch {
+    // Gone already, or left to go stale: nothing waits on it for long.
+  }
+}
+
+/**
+ * Touches the lock every REFRESH_MS while held, after checking that its time is still the one this
+ * process gave it: a different one, or no lock at all, means another process found it stale and took
+ * it over (this one was stopped, or the machine slept), and it is that process's from then on. Other
+ * errors are tried again at the next turn.
+ */
+function refreshLater(lock: Held): void {
+  lock.timer = setTimeout(() => refresh(lock), REFRESH_MS)
+  // The timer alone does not keep a process running: its exit releases the lock.
+  lock.timer.unref()
+}
+
+function refresh(lock: Held): void {
+  const failed = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') lock.lost = true
+    else refreshLater(lock)
+  }
+  stat(lock.path, (error, before) => {
+    if (!held.has(lock)) return
+    if (error) return failed(error)
+    if (before.mtimeMs !== lock.mtimeMs) {
+      lock.lost = true
+      return
+    }
+    const now = new Date()
+    lock.touching = true
+    utimes(lock.path, now, now, (touchError) => {
+      if (!held.has(lock)) return
+      if (touchError) {
+        lock.touching = false
+        return failed(touchError)
+      }
+      // The time as the filesystem keeps it (whole seconds on some), for the next check.
+      stat(lock.path, (statError, after) => {
+        lock.touching = false
+        if (!held.has(lock)) return
+        if (statError) return failed(statError)
+        lock.mtimeMs = after.mtimeMs
+        refreshLater(lock)
+      })
+    })
   })
+}
+
+/** Makes the lock directory, taking over one untouched for STALE_MS: its release, or LockHeldError (async: every failure a rejection). */
+async function tryLock(path: string): Promise<ReleaseLock> {
+  if (!makeDirectory(path)) {
+    let modified: number
+    try {
+      modified = statSync(path).mtimeMs
+    } catch (error) {
+      // Removed meanwhile: one more try, as when it was stale.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      modified = Number.NEGATIVE_INFINITY
+    }
+    if (modified >= Date.now() - STALE_MS) throw new LockHeldError(`The lock ${path} is held`)
+    try {
+      rmdirSync(path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+    if (!makeDirectory(path)) throw new LockHeldError(`The lock ${path} is held`)
+  }
+  const lock: Held = {path, mtimeMs: statSync(path).mtimeMs, timer: undefined, touching: false, lost: false}
+  held.add(lock)
+  hook()
+  refreshLater(lock)
+  return async () => {
+    if (held.has(lock)) forget(lock)
+  }
+}
+
+/** true when this call made the directory, false when it was there. */
+function makeDirectory(path: string): boolean {
+  try {
+    mkdirSync(path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
 }
 
 function isLocked(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === 'ELOCKED'
 }
 
-/** Who holds the lock, beside it: proper-lockfile removes its directory with rmdir, so nothing goes inside. */
+/** Who holds the lock, beside it: the directory is removed with rmdir (by earlier versions too), so nothing goes inside. */
 const ownerPath = (path: string) => `${path}.owner`
 
 /** The process that named itself as the lock's holder. */
@@ -75,7 +230,7 @@ function processGone(pid: number): boolean {
  * lock: the one holding it checks the owner again, and clears the dead holder's lock and owner
  * before letting go, so the next one meets either no owner (someone is taking the lock: busy) or
  * the new holder's. (A holder killed between taking the lock and naming itself leaves no owner:
- * its lock goes stale as proper-lockfile knows.)
+ * its lock goes stale.)
  */
 async function takeOverDeadHolder(path: string): Promise<boolean> {
   let turn: ReleaseLock
@@ -109,15 +264,12 @@ export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined
       throw error
     })
   } catch (error) {
-    // ENOENT: the lock went from under proper-lockfile's stale check, taken over by another contender.
+    // ENOENT: the lock went from under the stale check, taken over by another contender.
     if (isLocked(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
   writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
-  return async () => {
-    rmSync(ownerPath(path), {force: true})
-    await release().catch(() => undefined)
-  }
+  return release
 }
 
 /** What holds a lock, in words: the process that named itself, or a process that has not (yet). */

@@ -92,7 +92,7 @@ describe('pms bookings sync against the sandbox', () => {
     expect((await sync(['--to', file], configDir)).code).toBe(0)
     const before = (await sandboxRequests(sandbox.appUrl)).length
     // What such a run loads, said as it ends: neither zod (a booking's fields are read by compiled
-    // readers) nor Node's assert (which the lock's signal-exit required for one check), nor
+    // readers) nor Node's assert (which the lock's signal-exit, before the lock of its own, required), nor
     // better-sqlite3's modules one by one.
     const preload = join(workDir(), 'loaded.mjs')
     writeFileSync(

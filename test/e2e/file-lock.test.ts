@@ -4,7 +4,7 @@
  * journal, saved under its lock by two processes at once.
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -80,6 +80,51 @@ describe('a lock held by a process that is gone', () => {
       }
     }
   }, 120_000)
+})
+
+/** A process that takes the lock at `path`, says `held` on stdout, then does `then`. */
+function holder(path: string, then: string): ReturnType<typeof spawn> {
+  const script = `const {tryHoldLock} = await import(${JSON.stringify(LOCK_MODULE)})
+const release = await tryHoldLock(${JSON.stringify(path)})
+if (!release) process.exit(3)
+${then}
+process.stdout.write('held')
+setInterval(() => undefined, 1000)`
+  return spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'inherit']})
+}
+
+const saysHeld = (child: ReturnType<typeof spawn>) => new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()))
+const ended = (child: ReturnType<typeof spawn>) =>
+  new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.once('exit', (code, signal) => resolve({code, signal})))
+
+describe('a lock let go of when its holder ends', () => {
+  it('at an exit without a release, and at a SIGTERM, which still ends the process as a SIGTERM does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-lock-'))
+    const exiting = holder(join(dir, 'exit.lock'), `setTimeout(() => process.exit(0), 200)`)
+    expect(await ended(exiting)).toEqual({code: 0, signal: null})
+    expect(existsSync(join(dir, 'exit.lock'))).toBe(false)
+    expect(existsSync(join(dir, 'exit.lock.owner'))).toBe(false)
+
+    const terminated = holder(join(dir, 'term.lock'), '')
+    await saysHeld(terminated)
+    expect(existsSync(join(dir, 'term.lock.owner'))).toBe(true)
+    terminated.kill('SIGTERM')
+    expect(await ended(terminated)).toEqual({code: null, signal: 'SIGTERM'})
+    expect(existsSync(join(dir, 'term.lock'))).toBe(false)
+    expect(existsSync(join(dir, 'term.lock.owner'))).toBe(false)
+  })
+
+  it('a holder that handles SIGINT itself (a sync stopping after its page) keeps the lock until it ends', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-lock-')), 'sync.lock')
+    const child = holder(path, `process.on('SIGINT', () => setTimeout(() => process.exit(130), 300))`)
+    await saysHeld(child)
+    child.kill('SIGINT')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Still held while the process finishes what it does on Ctrl-C: an earlier version's check agrees.
+    expect(await lockfile.check(path, {realpath: false, lockfilePath: path, stale: 10_000})).toBe(true)
+    expect(await ended(child)).toEqual({code: 130, signal: null})
+    expect(existsSync(path)).toBe(false)
+  })
 })
 
 const JOURNAL_MODULE = fileURLToPath(new URL('../../dist/src/attempts/journal.js', import.meta.url))

@@ -57,6 +57,9 @@ function olderSystemNode(): string | undefined {
   return undefined
 }
 
+/** The file lock's module, tsc's or the bundle's chunk, as a loaded URL names it (a regular expression's source). */
+const FILE_LOCK_URL = String.raw`/\/file-lock(?:-[\w-]+)?\.js$/`
+
 describe('the Node that runs pms', () => {
   it(`the tests run on a supported Node (${process.version}, ${process.execPath}), the one CI asked for`, () => {
     console.log(`tests run on Node ${process.version} (${process.execPath})`)
@@ -106,8 +109,10 @@ describe('the Node that runs pms', () => {
       `process.on('exit', () => process.stderr.write([...seen].filter((path) => path.includes('@oclif/plugin-')).map((path) => 'read ' + path + '\\n').join('')))`,
       // oclif's settings module, which nearly every other of its modules loads, marks the process.
       `process.on('exit', () => { if (globalThis.oclif) process.stderr.write('oclif loaded\\n') })`,
-      // proper-lockfile's signal-exit marks the process when it hooks its signals and process.emit.
-      `process.on('exit', () => { if (process.__signal_exit_emitter__) process.stderr.write('signal-exit hooked\\n') })`,
+      // The file lock's module (held across a run, it hooks the ending signals while held), by its file.
+      `let fileLock = false`,
+      `process.getBuiltinModule('node:module').registerHooks({load(url, context, next) { if (${FILE_LOCK_URL}.test(url)) fileLock = true; return next(url, context) }})`,
+      `process.on('exit', () => { if (fileLock) process.stderr.write('file lock loaded\\n') })`,
     ].join(';')
     const run = (args: string[]) =>
       spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(preload)}`, PMS_BIN, ...args], {
@@ -125,8 +130,8 @@ describe('the Node that runs pms', () => {
     expect(refused.status).toBe(2)
     expect(refused.stderr).toContain('Error: Expected colour to be one of: app_url, client_id')
     expect(refused.stderr).not.toContain('oclif loaded')
-    // Nor the file lock's module, which hooks every signal: only a command that takes a lock loads it.
-    expect(own.stderr).not.toContain('signal-exit hooked')
+    // Nor the file lock's module: only a command that takes a lock loads it.
+    expect(own.stderr).not.toContain('file lock loaded')
     // The help of a command of pms's own names no plugin's command either; pms's whole help does.
     const help = run(['properties', 'list', '--help'])
     expect(help.status, help.stderr).toBe(0)
@@ -169,8 +174,10 @@ describe('the Node that runs pms', () => {
         // Standard input is /dev/null here, as under cron: asking process.stdin whether it is a
         // terminal would make a file stream, whose module loads fs's promises and readline.
         `process.on('exit', () => process.stderr.write('fs promises loaded: ' + process.moduleLoadList.includes('NativeModule internal/fs/promises') + '\\n'))`,
-        // The pacing file's lock is held for a synchronous moment: no proper-lockfile, whose signal-exit marks the process.
-        `process.on('exit', () => process.stderr.write('signal-exit hooked: ' + Boolean(process.__signal_exit_emitter__) + '\\n'))`,
+        // The pacing file's lock is held for a synchronous moment: not the file lock held across a run.
+        `let fileLock = false`,
+        `process.getBuiltinModule('node:module').registerHooks({load(url, context, next) { if (${FILE_LOCK_URL}.test(url)) fileLock = true; return next(url, context) }})`,
+        `process.on('exit', () => process.stderr.write('file lock loaded: ' + fileLock + '\\n'))`,
         `process.on('exit', () => process.stderr.write('zod loaded: ' + ('__zod_globalConfig' in globalThis) + '\\n'))`,
         // Waits and deadlines read the monotonic clock from process.hrtime: `performance` loads perf_hooks.
         `process.on('exit', () => process.stderr.write('perf hooks loaded: ' + process.moduleLoadList.includes('NativeModule perf_hooks') + '\\n'))`,
@@ -191,7 +198,7 @@ describe('the Node that runs pms', () => {
       expect(stderr).toContain('perf hooks loaded: false')
       expect(stderr).toContain('internal undici loaded: false')
       expect(stderr).toContain('fs promises loaded: false')
-      expect(stderr).toContain('signal-exit hooked: false')
+      expect(stderr).toContain('file lock loaded: false')
       // The call was paced all the same: its time is in the pacing file.
       const pacing = readdirSync(join(configDir, 'pacing'))
       expect(pacing.filter((name) => name.endsWith('.json')), stderr).toHaveLength(1)

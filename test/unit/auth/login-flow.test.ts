@@ -4,8 +4,8 @@ import {createServer, type IncomingMessage, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {PassThrough} from 'node:stream'
 import {join} from 'node:path'
-import type lockfile from 'proper-lockfile'
 import {afterEach, describe, expect, it, vi} from 'vitest'
+import type * as FileLock from '../../../src/fs/file-lock.js'
 import {FileTokenStore} from '../../../src/auth/file-store.js'
 import {lockPath, withCredentialLock} from '../../../src/auth/lock.js'
 import {login, type LoginOptions} from '../../../src/auth/login.js'
@@ -13,15 +13,15 @@ import {bufferIo} from '../../../src/cli/io.js'
 import {loginOnTerminal} from '../../../src/cli/login-ui.js'
 import {freePort} from '../../e2e/support/ports.js'
 
-/** Paths of the credential locks asked for, in order: proper-lockfile itself, only watched. */
+/** Paths of the locks waited for, in order: the file lock itself, only watched. */
 const lockRequests = vi.hoisted(() => [] as string[])
-vi.mock('proper-lockfile', async (importOriginal) => {
-  const real = ((await importOriginal()) as {default: typeof lockfile}).default
-  const lock: typeof real.lock = (file, options) => {
-    lockRequests.push(String(file))
-    return real.lock(file, options)
+vi.mock('../../../src/fs/file-lock.js', async (importOriginal) => {
+  const real = await importOriginal<typeof FileLock>()
+  const withFileLock: typeof real.withFileLock = (path, task, options) => {
+    lockRequests.push(path)
+    return real.withFileLock(path, task, options)
   }
-  return {default: {...real, lock}}
+  return {...real, withFileLock}
 })
 
 /**

@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import lockfile from 'proper-lockfile'
@@ -50,6 +50,57 @@ describe('the file lock of tryHoldLock', () => {
     } finally {
       alive.kill('SIGKILL')
       await held().catch(() => undefined)
+    }
+  })
+
+  it('is touched while held, so that an earlier version (proper-lockfile) finds it held past its stale time, and is gone at release', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-file-lock-')), 'sync.lock')
+    const release = await tryHoldLock(path)
+    expect(release).toBeDefined()
+    const taken = statSync(path).mtimeMs
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_400))
+      expect(statSync(path).mtimeMs).toBeGreaterThan(taken)
+      // Seen by proper-lockfile with a stale time shorter than this wait: held, since it was touched.
+      expect(await lockfile.check(path, {realpath: false, lockfilePath: path, stale: 2_000})).toBe(true)
+      expect(JSON.parse(readFileSync(`${path}.owner`, 'utf8'))).toEqual({pid: process.pid, host: hostname()})
+    } finally {
+      await release?.()
+    }
+    expect(existsSync(path)).toBe(false)
+    expect(existsSync(`${path}.owner`)).toBe(false)
+  })
+
+  it("takes over an earlier version's lock untouched for its stale time, and leaves a fresh one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-file-lock-'))
+    const stale = join(dir, 'stale.lock')
+    mkdirSync(stale)
+    const longAgo = new Date(Date.now() - 11_000)
+    utimesSync(stale, longAgo, longAgo)
+    const release = await tryHoldLock(stale)
+    expect(release).toBeDefined()
+    await release?.()
+
+    const fresh = join(dir, 'fresh.lock')
+    mkdirSync(fresh)
+    expect(await tryHoldLock(fresh)).toBeUndefined()
+    expect(existsSync(fresh)).toBe(true)
+  })
+
+  it('a holder stopped past the stale time, whose lock another process took over, leaves that lock alone at release', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-file-lock-')), 'sync.lock')
+    const release = await tryHoldLock(path)
+    // What a holder stopped (Ctrl-Z, a sleeping laptop) for longer than the stale time looks like.
+    const longAgo = new Date(Date.now() - 11_000)
+    utimesSync(path, longAgo, longAgo)
+    const other = await lockfile.lock(path, {realpath: false, lockfilePath: path, stale: 10_000, update: 2_000, onCompromised: () => undefined})
+    try {
+      writeFileSync(`${path}.owner`, JSON.stringify({pid: 1, host: 'elsewhere'}))
+      await release?.()
+      expect(existsSync(path)).toBe(true)
+      expect(JSON.parse(readFileSync(`${path}.owner`, 'utf8'))).toEqual({pid: 1, host: 'elsewhere'})
+    } finally {
+      await other()
     }
   })
 
