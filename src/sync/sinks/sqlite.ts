@@ -109,13 +109,17 @@ export async function openSqliteSink(path: string, lockDir?: string): Promise<Si
     // The schema is read and made under the write lock, waited for: two runs opening one new file
     // at once would otherwise each read it, then fail to write it (SQLite answers such an upgrade
     // "database is locked" at once, without waiting) and stop as if the file were not a database.
+    // A file at this schema is left as it is: its tables were made in the transaction that set its
+    // version, and the commit then writes nothing.
     db.exec('BEGIN IMMEDIATE')
     try {
       const version = db.pragma('user_version', {simple: true}) as number
       if (version > SCHEMA_VERSION) throw new SinkInvalidError(`${path} was written by a newer pms (schema ${version})`, 'upgrade pms, or sync into a new file')
-      if (version > 0 && version < SCHEMA_VERSION) migrate(db, version)
-      db.exec(SCHEMA)
-      db.pragma(`user_version = ${SCHEMA_VERSION}`)
+      if (version !== SCHEMA_VERSION) {
+        if (version > 0) migrate(db, version)
+        db.exec(SCHEMA)
+        db.pragma(`user_version = ${SCHEMA_VERSION}`)
+      }
       db.exec('COMMIT')
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK')

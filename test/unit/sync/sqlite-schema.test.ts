@@ -116,3 +116,24 @@ describe('the SQLite bookings file of schema 3', () => {
     }
   })
 })
+
+describe('the SQLite bookings file of this schema', () => {
+  it('is opened without a write: another connection sees no change of the data', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-sqlite-')), 'bookings.sqlite')
+    await (await openSqliteSink(path)).close()
+    const observer = new Database(path)
+    try {
+      // data_version changes when another connection commits a change to the file.
+      const before = observer.pragma('data_version', {simple: true}) as number
+      const sink = await openSqliteSink(path)
+      try {
+        expect(observer.pragma('data_version', {simple: true})).toBe(before)
+        expect(await sink.cursor('default', '*')).toBeUndefined()
+      } finally {
+        await sink.close()
+      }
+    } finally {
+      observer.close()
+    }
+  })
+})
