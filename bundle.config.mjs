@@ -173,8 +173,8 @@ const betterSqliteFindsItsAddon = () =>
  * compiles a function when it is first called, except one written `(function`, which it takes to
  * be called at once and compiles with the script. Node 22's compile cache keeps only what was
  * compiled with the script, so there every start compiled oclif's modules anew (about 15 ms of a
- * first `--help`); Node 24's keeps them either way. Written as functions, they are compiled once
- * with the chunk and kept: strict code like the arrows, and `this` is already a parameter the
+ * first `--help`; Node 24 measures the same either way). Written as functions, they are compiled
+ * once with the chunk and kept: strict code like the arrows, and `this` is already a parameter the
  * bundler passes (`this$1`).
  */
 function commonJsCompiledWithTheChunk() {

@@ -33,7 +33,7 @@ export interface BriefLockOptions {
  * EACCES or EBUSY for a moment: there that means held, as EEXIST does. Elsewhere those codes mean
  * the folder cannot be written, which no wait mends.
  */
-function heldMeanwhile(error: unknown): boolean {
+export function heldMeanwhile(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code
   return code === 'EEXIST' || (process.platform === 'win32' && (code === 'EPERM' || code === 'EACCES' || code === 'EBUSY'))
 }

@@ -6,10 +6,16 @@
  * earlier version, which used that module, meets the same lock. That module is not loaded: its
  * retry machinery, graceful-fs and signal-exit (which hooks every signal and `process.emit`) cost a
  * command that holds a lock about 4 ms.
+ *
+ * A lock is let go of at release and at the process's exit. A process ended by a signal leaves its
+ * lock: its owner file names a process that is gone, so the next contender on this machine takes it
+ * over at once (on another machine, once it is stale). No signal is hooked: a program using
+ * pms/client keeps its own handling of signals, and no handler of ours races another's.
  */
-import {mkdirSync, readFileSync, rmdirSync, rmSync, stat, statSync, utimes, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {dirname} from 'node:path'
+import {BriefLockWaitError, heldMeanwhile, withBriefLock} from './brief-lock.js'
 
 /** A lock whose holder stopped touching it this long ago is a killed process's, and is taken over. */
 const STALE_MS = 10_000
@@ -18,80 +24,34 @@ const REFRESH_MS = 2_000
 
 export type ReleaseLock = () => Promise<void>
 
-/** The lock is held by another process (proper-lockfile's code, which callers of old knew). */
-class LockHeldError extends Error {
-  readonly code = 'ELOCKED'
-}
-
-/** A lock this process holds: released at exit, and by a signal that would otherwise end it. */
+/** A lock this process holds. */
 interface Held {
   path: string
   /** The modification time this process last gave the directory, as the filesystem keeps it. */
   mtimeMs: number
   timer: NodeJS.Timeout | undefined
-  /** A touch is under way: the directory's time may be the new one before mtimeMs is. */
-  touching: boolean
-  /** Another process took the lock over (this one was stopped past STALE_MS): it is no longer ours to remove. */
-  lost: boolean
 }
 
 const held = new Set<Held>()
 
-/** At exit, however the run ends, what is still held goes: as proper-lockfile's exit handler did. */
+/** At exit, however the run ends, what is still held goes; one that cannot be removed goes stale. */
 function releaseAllNow(): void {
   for (const lock of held) forget(lock)
 }
 
 /**
- * A signal that would end the process (Ctrl-C, `kill`, a closed terminal) first lets go of the
- * locks, then ends it as the signal would have; a command that handles the signal itself (a sync
- * stopping after its page) keeps doing so, and its exit releases them.
- */
-const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
-
-function onEndingSignal(signal: NodeJS.Signals): void {
-  if (process.listeners(signal).length > 1) return
-  releaseAllNow()
-  unhook()
-  process.kill(process.pid, signal)
-}
-
-let hooked = false
-
-function hook(): void {
-  if (hooked) return
-  hooked = true
-  process.on('exit', releaseAllNow)
-  for (const signal of ENDING_SIGNALS) process.on(signal, onEndingSignal)
-}
-
-function unhook(): void {
-  if (!hooked) return
-  hooked = false
-  process.off('exit', releaseAllNow)
-  for (const signal of ENDING_SIGNALS) process.off(signal, onEndingSignal)
-}
-
-/**
  * Stops refreshing the lock and removes it, with its owner, unless another process has taken it
- * over: its time is no longer the one this process gave it (a holder stopped past STALE_MS, which
- * the next refresh would have found out).
+ * over meanwhile: its time is then no longer the one this process gave it (a holder stopped past
+ * STALE_MS, Ctrl-Z or a sleeping laptop, found stale by a contender), or it is gone.
  */
 function forget(lock: Held): void {
   clearTimeout(lock.timer)
   held.delete(lock)
-  if (held.size === 0) unhook()
-  if (!lock.lost && !lock.touching) {
-    try {
-      lock.lost = statSync(lock.path).mtimeMs !== lock.mtimeMs
-    } catch {
-      lock.lost = true
-    }
-  }
-  if (lock.lost) return
-  rmSync(ownerPath(lock.path), {force: true})
+  if (held.size === 0) process.off('exit', releaseAllNow)
   try {
-    rmdirSync(lock.path)
+    if (statSync(lock.path).mtimeMs !== lock.mtimeMs) return
+    rmSync(ownerPath(lock.path), {force: true})
+    rmSync(lock.path, {recursive: true, force: true})
   } catch {
     // Gone already, or left to go stale: nothing waits on it for long.
   }
@@ -99,70 +59,41 @@ function forget(lock: Held): void {
 
 /**
  * Touches the lock every REFRESH_MS while held, after checking that its time is still the one this
- * process gave it: a different one, or no lock at all, means another process found it stale and took
- * it over (this one was stopped, or the machine slept), and it is that process's from then on. Other
- * errors are tried again at the next turn.
+ * process gave it: a different one, or no lock at all, means another process found it stale and
+ * took it over, and it is that process's from then on. The check and the touch are one synchronous
+ * step, so that no answer read before a takeover is acted on after it. Other errors are tried again
+ * at the next turn.
  */
 function refreshLater(lock: Held): void {
-  lock.timer = setTimeout(() => refresh(lock), REFRESH_MS)
+  lock.timer = setTimeout(() => {
+    if (!held.has(lock)) return
+    try {
+      if (statSync(lock.path).mtimeMs !== lock.mtimeMs) return lost(lock)
+      const now = new Date()
+      utimesSync(lock.path, now, now)
+      // The time as the filesystem keeps it (whole seconds on some), for the next check.
+      lock.mtimeMs = statSync(lock.path).mtimeMs
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return lost(lock)
+    }
+    refreshLater(lock)
+  }, REFRESH_MS)
   // The timer alone does not keep a process running: its exit releases the lock.
   lock.timer.unref()
 }
 
-function refresh(lock: Held): void {
-  const failed = (error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') lock.lost = true
-    else refreshLater(lock)
-  }
-  stat(lock.path, (error, before) => {
-    if (!held.has(lock)) return
-    if (error) return failed(error)
-    if (before.mtimeMs !== lock.mtimeMs) {
-      lock.lost = true
-      return
-    }
-    const now = new Date()
-    lock.touching = true
-    utimes(lock.path, now, now, (touchError) => {
-      if (!held.has(lock)) return
-      if (touchError) {
-        lock.touching = false
-        return failed(touchError)
-      }
-      // The time as the filesystem keeps it (whole seconds on some), for the next check.
-      stat(lock.path, (statError, after) => {
-        lock.touching = false
-        if (!held.has(lock)) return
-        if (statError) return failed(statError)
-        lock.mtimeMs = after.mtimeMs
-        refreshLater(lock)
-      })
-    })
-  })
+/** Taken over by another process: no longer refreshed, nor removed at release. */
+function lost(lock: Held): void {
+  held.delete(lock)
+  if (held.size === 0) process.off('exit', releaseAllNow)
 }
 
-/** Makes the lock directory, taking over one untouched for STALE_MS: its release, or LockHeldError (async: every failure a rejection). */
-async function tryLock(path: string): Promise<ReleaseLock> {
-  if (!makeDirectory(path)) {
-    let modified: number
-    try {
-      modified = statSync(path).mtimeMs
-    } catch (error) {
-      // Removed meanwhile: one more try, as when it was stale.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-      modified = Number.NEGATIVE_INFINITY
-    }
-    if (modified >= Date.now() - STALE_MS) throw new LockHeldError(`The lock ${path} is held`)
-    try {
-      rmdirSync(path)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
-    if (!makeDirectory(path)) throw new LockHeldError(`The lock ${path} is held`)
-  }
-  const lock: Held = {path, mtimeMs: statSync(path).mtimeMs, timer: undefined, touching: false, lost: false}
+/** Holds the lock directory this process has just made, its owner named beside it. */
+function hold(path: string): ReleaseLock {
+  writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
+  const lock: Held = {path, mtimeMs: statSync(path).mtimeMs, timer: undefined}
+  if (held.size === 0) process.on('exit', releaseAllNow)
   held.add(lock)
-  hook()
   refreshLater(lock)
   return async () => {
     if (held.has(lock)) forget(lock)
@@ -175,13 +106,9 @@ function makeDirectory(path: string): boolean {
     mkdirSync(path)
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    if (heldMeanwhile(error)) return false
     throw error
   }
-}
-
-function isLocked(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ELOCKED'
 }
 
 /** Who holds the lock, beside it: the directory is removed with rmdir (by earlier versions too), so nothing goes inside. */
@@ -225,29 +152,29 @@ function processGone(pid: number): boolean {
 }
 
 /**
- * The holder's process is gone (killed, crashed, or exited and not reaped) on this very machine: its lock can be taken over
- * at once instead of after STALE_MS. Contenders take turns through a second lock, the takeover
- * lock: the one holding it checks the owner again, and clears the dead holder's lock and owner
- * before letting go, so the next one meets either no owner (someone is taking the lock: busy) or
- * the new holder's. (A holder killed between taking the lock and naming itself leaves no owner:
- * its lock goes stale.)
+ * In this process's turn of the takeover lock: takes over the lock when it is free, stale, or held
+ * by a process of this machine that is gone (killed, crashed, or exited and not reaped), and names
+ * this process its owner before the turn ends. Contenders take turns, so a lock left behind is taken
+ * over by exactly one of them: the next one meets the new holder's lock, fresh, or no owner yet
+ * (someone is taking it: busy). A holder killed between taking the lock and naming itself leaves
+ * no owner: its lock goes stale.
  */
-async function takeOverDeadHolder(path: string): Promise<boolean> {
-  let turn: ReleaseLock
+function takeOverInTurn(path: string): boolean {
+  let modified: number
   try {
-    turn = await tryLock(`${path}.takeover`)
-  } catch {
-    return false
+    modified = statSync(path).mtimeMs
+  } catch (error) {
+    // Let go of meanwhile: free.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    return makeDirectory(path)
   }
-  try {
+  if (modified >= Date.now() - STALE_MS) {
     const owner = readHolder(path)
     if (owner === undefined || owner.host !== hostname() || owner.pid === process.pid || !processGone(owner.pid)) return false
-    rmSync(ownerPath(path), {force: true})
-    rmSync(path, {recursive: true, force: true})
-    return true
-  } finally {
-    await turn().catch(() => undefined)
   }
+  rmSync(ownerPath(path), {force: true})
+  rmSync(path, {recursive: true, force: true})
+  return makeDirectory(path)
 }
 
 /**
@@ -257,19 +184,16 @@ async function takeOverDeadHolder(path: string): Promise<boolean> {
  */
 export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined> {
   mkdirSync(dirname(path), {recursive: true, mode: 0o700})
-  let release: ReleaseLock
+  if (makeDirectory(path)) return hold(path)
+  // Held, or left behind: looked at again, and taken over, only in this process's turn. The turn is
+  // a synchronous moment (a brief lock, as proper-lockfile's `.takeover` of earlier versions).
   try {
-    release = await tryLock(path).catch(async (error: unknown) => {
-      if (isLocked(error) && (await takeOverDeadHolder(path))) return tryLock(path)
-      throw error
-    })
+    const taken = await withBriefLock(`${path}.takeover`, () => takeOverInTurn(path) && hold(path), {staleMs: 5_000, timeoutMs: 2_000})
+    return taken || undefined
   } catch (error) {
-    // ENOENT: the lock went from under the stale check, taken over by another contender.
-    if (isLocked(error) || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (error instanceof BriefLockWaitError) return undefined
     throw error
   }
-  writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
-  return release
 }
 
 /** What holds a lock, in words: the process that named itself, or a process that has not (yet). */

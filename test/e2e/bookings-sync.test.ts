@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {SyncRunSummary} from '../../src/sync/index.js'
 import {syncLockPath} from '../../src/sync/lock.js'
 import {apiListing, changeBookings, liveRecords, profilesWithLogins, replayJsonl, sqliteBookings} from './support/bookings.js'
-import {runPms, tempConfigDir} from './support/pms.js'
+import {FILE_LOCK_URL, runPms, tempConfigDir} from './support/pms.js'
 import {connect, sandboxRequests, startSandbox, type StartedSandbox} from './support/sandbox.js'
 
 type Summary = SyncRunSummary
@@ -101,13 +101,15 @@ describe('pms bookings sync against the sandbox', () => {
         // better-sqlite3's JavaScript is in the bundle: none of its modules is loaded from its package.
         "import {registerHooks} from 'node:module'",
         'let fromPackage = 0',
-        "registerHooks({load(url, context, next) { if (/better-sqlite3[\\\\/]lib[\\\\/]/.test(url)) fromPackage++; return next(url, context) }})",
-        "process.on('exit', () => process.stderr.write(`zod: ${'__zod_globalConfig' in globalThis}, assert: ${process.moduleLoadList.includes('NativeModule assert')}, better-sqlite3 modules: ${fromPackage}\\n`))",
+        // The sync's lock is the file lock: the same test as runtime.test.ts's, which says other commands do not load it.
+        'let fileLock = false',
+        `registerHooks({load(url, context, next) { if (/better-sqlite3[\\\\/]lib[\\\\/]/.test(url)) fromPackage++; if (${FILE_LOCK_URL}.test(url)) fileLock = true; return next(url, context) }})`,
+        "process.on('exit', () => process.stderr.write(`zod: ${'__zod_globalConfig' in globalThis}, assert: ${process.moduleLoadList.includes('NativeModule assert')}, better-sqlite3 modules: ${fromPackage}, file lock: ${fileLock}\\n`))",
       ].join('\n'),
     )
     const idle = await sync(['--to', file], configDir, {NODE_OPTIONS: `--import ${preload}`})
     expect(idle.code, idle.stderr).toBe(0)
-    expect(idle.stderr).toContain('zod: false, assert: false, better-sqlite3 modules: 0')
+    expect(idle.stderr).toContain('zod: false, assert: false, better-sqlite3 modules: 0, file lock: true')
     expect(idle.summary).toMatchObject({pages: 1, inserted: 0, updated: 0, removed: 0})
     const calls = (await sandboxRequests(sandbox.appUrl)).slice(before).filter((r) => r.path.startsWith('/api/'))
     expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual(['GET /api/v1/properties', 'GET /api/v1/bookings'])

@@ -4,7 +4,7 @@
  * journal, saved under its lock by two processes at once.
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -98,7 +98,7 @@ const ended = (child: ReturnType<typeof spawn>) =>
   new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.once('exit', (code, signal) => resolve({code, signal})))
 
 describe('a lock let go of when its holder ends', () => {
-  it('at an exit without a release, and at a SIGTERM, which still ends the process as a SIGTERM does', async () => {
+  it('at an exit without a release; a holder ended by SIGTERM leaves it, and the next contender of this machine takes it over at once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pms-lock-'))
     const exiting = holder(join(dir, 'exit.lock'), `setTimeout(() => process.exit(0), 200)`)
     expect(await ended(exiting)).toEqual({code: 0, signal: null})
@@ -107,11 +107,12 @@ describe('a lock let go of when its holder ends', () => {
 
     const terminated = holder(join(dir, 'term.lock'), '')
     await saysHeld(terminated)
-    expect(existsSync(join(dir, 'term.lock.owner'))).toBe(true)
     terminated.kill('SIGTERM')
+    // No signal is hooked: the process ends as a SIGTERM ends it.
     expect(await ended(terminated)).toEqual({code: null, signal: 'SIGTERM'})
-    expect(existsSync(join(dir, 'term.lock'))).toBe(false)
-    expect(existsSync(join(dir, 'term.lock.owner'))).toBe(false)
+    expect(existsSync(join(dir, 'term.lock'))).toBe(true)
+    const next = await allAtOnce([contender(join(dir, 'term.lock'))])
+    expect(next).toEqual(['held'])
   })
 
   it('a holder that handles SIGINT itself (a sync stopping after its page) keeps the lock until it ends', async () => {
@@ -125,6 +126,43 @@ describe('a lock let go of when its holder ends', () => {
     expect(await ended(child)).toEqual({code: 130, signal: null})
     expect(existsSync(path)).toBe(false)
   })
+})
+
+describe('many processes taking turns', () => {
+  it('never two holders at once: eight processes, each taking and letting go of the lock 400 times', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-lock-')), 'journal.lock')
+    // Inside the lock each makes a marker file exclusively, yields, and removes it: a second holder finds it there.
+    const worker: Script = {
+      setup: `const {withFileLock} = await import(${JSON.stringify(LOCK_MODULE)})
+const {closeSync, openSync, rmSync} = await import('node:fs')`,
+      act: `let overlaps = 0
+for (let i = 0; i < 400; i++) {
+  await withFileLock(${JSON.stringify(path)}, async () => {
+    let fd
+    try { fd = openSync(${JSON.stringify(`${path}.inside`)}, 'wx') } catch (error) { if (error.code === 'EEXIST') { overlaps++; return } throw error }
+    closeSync(fd)
+    await new Promise((resolve) => setImmediate(resolve))
+    rmSync(${JSON.stringify(`${path}.inside`)})
+  }, {timeoutMs: 60_000})
+}
+process.stdout.write(String(overlaps))`,
+    }
+    const outcomes = await allAtOnce(Array.from({length: 8}, () => worker))
+    expect(outcomes).toEqual(Array.from({length: 8}, () => '0'))
+  }, 120_000)
+
+  it('a stale lock, named by a process that is gone or by none, is taken over by exactly one of six contenders', async () => {
+    for (const named of [false, true, false, true]) {
+      const path = join(mkdtempSync(join(tmpdir(), 'pms-lock-')), 'sync.lock')
+      mkdirSync(path)
+      const longAgo = new Date(Date.now() - 20_000)
+      utimesSync(path, longAgo, longAgo)
+      if (named) writeFileSync(`${path}.owner`, JSON.stringify({pid: spawnSync(process.execPath, ['-e', '0']).pid, host: hostname()}))
+      const outcomes = await allAtOnce(Array.from({length: 6}, () => contender(path)))
+      expect(outcomes.filter((outcome) => outcome === 'held'), outcomes.join(', ')).toHaveLength(1)
+      expect(outcomes.filter((outcome) => outcome !== 'held' && outcome !== 'busy')).toEqual([])
+    }
+  }, 120_000)
 })
 
 const JOURNAL_MODULE = fileURLToPath(new URL('../../dist/src/attempts/journal.js', import.meta.url))

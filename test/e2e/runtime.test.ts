@@ -14,7 +14,7 @@ import {fileURLToPath} from 'node:url'
 import {Config} from '@oclif/core'
 import {Webhook} from 'standardwebhooks'
 import {describe, expect, it} from 'vitest'
-import {PMS_BIN} from './support/pms.js'
+import {FILE_LOCK_URL, PMS_BIN} from './support/pms.js'
 import {deliver, startListen} from './support/listen.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -56,9 +56,6 @@ function olderSystemNode(): string | undefined {
   }
   return undefined
 }
-
-/** The file lock's module, tsc's or the bundle's chunk, as a loaded URL names it (a regular expression's source). */
-const FILE_LOCK_URL = String.raw`/\/file-lock(?:-[\w-]+)?\.js$/`
 
 describe('the Node that runs pms', () => {
   it(`the tests run on a supported Node (${process.version}, ${process.execPath}), the one CI asked for`, () => {

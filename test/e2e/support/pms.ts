@@ -6,6 +6,9 @@ import {fileURLToPath} from 'node:url'
 
 export const PMS_BIN = fileURLToPath(new URL('../../../bin/run.js', import.meta.url))
 
+/** The file lock's module, tsc's or the bundle's chunk, as a loaded URL names it (a regular expression's source, for preloads). */
+export const FILE_LOCK_URL = String.raw`/\/file-lock(?:-[\w-]+)?\.js$/`
+
 export interface PmsResult {
   code: number
   stdout: string

@@ -81,8 +81,11 @@ describe('the file lock of tryHoldLock', () => {
     expect(release).toBeDefined()
     await release?.()
 
+    // Untouched for a little less than the stale time: still held.
     const fresh = join(dir, 'fresh.lock')
     mkdirSync(fresh)
+    const lately = new Date(Date.now() - 9_000)
+    utimesSync(fresh, lately, lately)
     expect(await tryHoldLock(fresh)).toBeUndefined()
     expect(existsSync(fresh)).toBe(true)
   })
