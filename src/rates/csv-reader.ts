@@ -1,9 +1,9 @@
 /**
- * Streams a rates CSV through csv-parse into a NightStore, checking every cell on the way and
- * collecting every problem with its line and column. Rows are handled inside csv-parse's
- * `on_record` and dropped at once, so memory holds the store, never the rows.
+ * Streams a rates CSV through the CSV reader (src/text/csv-records.ts) into a NightStore, checking
+ * every cell on the way and collecting every problem with its line and column. Each record is
+ * handled as it is read and dropped at once, so memory holds the store, never the rows.
  */
-import {parse} from 'csv-parse'
+import {CsvRecords} from '../text/csv-records.js'
 import {WRITABLE_WINDOW_DAYS} from '../contract/limits.js'
 import {formatDay, parseDay} from '../contract/days.js'
 import {type CsvProblem, ProblemList} from './errors.js'
@@ -71,8 +71,8 @@ const LF = 10
 
 /**
  * Line ends of any mix (CRLF, LF, CR alone: a file exported here and edited with awk or sed, or
- * saved by an old Mac tool) made LF, one chunk at a time, so that csv-parse, which settles on the
- * first line end it meets, sees one kind and counts lines as an editor does. A CR followed by the
+ * saved by an old Mac tool) made LF, one chunk at a time, so that the CSV reader, which ends a
+ * record at LF only, counts lines as an editor does. A CR followed by the
  * delimiter is not a line end but a stray character inside a value: it is kept, and the row
  * checker names it. Works on bytes: CR and LF never occur inside a UTF-8 sequence.
  */
@@ -476,62 +476,36 @@ export async function readRatesCsv(input: AsyncIterable<Buffer | string>, option
   const checker = new RowChecker(store, problems, delimiter !== ',')
   let headerSeen = false
   let stop = false
-  let lastEnd = 0
-  let lastEmpty = 0
-  const parser = parse({
-    delimiter,
-    record_delimiter: '\n',
-    bom: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    on_skip: (error) => {
-      if (!error) return
-      const line = (error as {lines?: number}).lines ?? lastEnd + 1
-      const index = (error as {index?: number}).index
-      checker.problem(line, typeof index === 'number' ? index : -1, `not readable as CSV: ${error.message.replace(/ at line \d+.*$/, '')}`)
-      lastEnd = line
-      return undefined
+  const records = new CsvRecords(delimiter, {
+    record(cells, line) {
+      if (stop) return
+      if (!headerSeen) {
+        headerSeen = true
+        checker.header(cells, line)
+        if (!checker.canReadRows) stop = true
+      } else {
+        checker.row(cells, line)
+      }
+    },
+    problem(line, cell, message) {
+      if (!stop) checker.problem(line, cell, `not readable as CSV: ${message}`)
     },
   })
-  // Records are taken from 'data' events rather than csv-parse's on_record, whose per-record info
-  // snapshot doubled the parse time; in flowing mode 'data' fires while the record is being parsed,
-  // so parser.info still describes it.
-  parser.on('data', (record: string[]) => {
-    const info = parser.info
-    // csv-parse counts the line where a record ends; a quoted cell may span lines, so the record
-    // starts after the previous one and any blank lines skipped in between.
-    const line = lastEnd + 1 + (info.empty_lines - lastEmpty)
-    lastEnd = info.lines
-    lastEmpty = info.empty_lines
-    if (stop) return
-    if (!headerSeen) {
-      headerSeen = true
-      checker.header(record)
-      if (!checker.canReadRows) stop = true
-    } else {
-      checker.row(record, line)
-    }
-  })
-  const finished = new Promise<void>((resolve, reject) => {
-    parser.on('end', resolve)
-    parser.on('error', reject)
-  })
-  const write = async (chunk: Buffer) => {
-    if (!parser.write(lineEnds.push(chunk))) await new Promise((resolve) => parser.once('drain', resolve))
-  }
-  for (const chunk of head) await write(chunk)
+  // UTF-8 decoded across the pieces; a byte order mark at the start is dropped.
+  const decoder = new TextDecoder()
+  const write = (chunk: Buffer) => records.push(decoder.decode(lineEnds.push(chunk), {stream: true}))
+  for (const chunk of head) write(chunk)
   if (!done) {
     for (;;) {
       if (stop) break
       const next = await iterator.next()
       if (next.done) break
-      await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
+      write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
     }
     if (stop) await iterator.return?.()
   }
-  parser.end(lineEnds.end())
-  await finished
+  records.push(decoder.decode(lineEnds.end()))
+  records.end()
   if (!headerSeen) problems.add({line: 1, message: 'the file has no header line'})
   else if (checker.rows === 0 && problems.empty) problems.add({line: 2, message: 'the file has a header but no rows'})
   return {store, problems, rows: checker.rows, delimiter, ignored: checker.ignored}

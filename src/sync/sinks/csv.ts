@@ -1,6 +1,6 @@
 import {existsSync, readFileSync} from 'node:fs'
-import {parse} from 'csv-parse/sync'
 import {SinkInvalidError} from '../errors.js'
+import {csvRecords} from '../../text/csv-records.js'
 import {shownText} from '../../text/spreadsheet.js'
 import {writeFileAtomicSync} from '../../fs/atomic-write.js'
 import {cursorKey, fileAccountRecords, openFileState, writeFileState, type FileState} from '../file-state.js'
@@ -36,9 +36,13 @@ export function openCsvSink(path: string, render: CsvRender): Sink {
   const rows = new Map<string, CsvCells>()
   if (existsSync(path)) {
     try {
-      // Cells the writer kept from being evaluated come back as the text they were.
-      const records = parse(readFileSync(path, 'utf8'), {columns: true, skip_empty_lines: true, cast: (value) => shownText(value)}) as CsvCells[]
-      for (const record of records) rows.set(rowKey(record.profile, record.id), record)
+      const [header, ...records] = csvRecords(readFileSync(path, 'utf8'))
+      for (const {cells, line} of records) {
+        if (cells.length !== header!.cells.length) throw new Error(`line ${line} has ${cells.length} cells, the header ${header!.cells.length}`)
+        // Cells the writer kept from being evaluated come back as the text they were.
+        const record = Object.fromEntries(header!.cells.map((column, i) => [column, shownText(cells[i]!)])) as CsvCells
+        rows.set(rowKey(record.profile, record.id), record)
+      }
     } catch (error) {
       throw new SinkInvalidError(`Cannot read the snapshot ${path}: ${(error as Error).message}`, 'move the file and its state away and run again with a new --to file', error)
     }
