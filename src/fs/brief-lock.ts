@@ -55,11 +55,7 @@ function tryTake(path: string, staleMs: number): boolean {
     throw error
   }
   if (modified >= Date.now() - staleMs) return false
-  try {
-    rmdirSync(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !heldMeanwhile(error)) throw error
-  }
+  if (!breakStale(path, staleMs)) return false
   try {
     mkdirSync(path)
     return true
@@ -67,6 +63,44 @@ function tryTake(path: string, staleMs: number): boolean {
     // Another process took it over first.
     if (heldMeanwhile(error)) return false
     throw error
+  }
+}
+
+/**
+ * A guard left by a process killed inside its moment of breaking a stale lock (a few syscalls) is
+ * itself removed once this old.
+ */
+const GUARD_STALE_MS = 30_000
+
+/**
+ * Removes the lock at `path` if it is still stale, one process at a time: without the guard, two
+ * processes that both found it stale could each remove it, the second removing the lock the first
+ * had just made, and both would hold it. False when another process is breaking it meanwhile.
+ */
+function breakStale(path: string, staleMs: number): boolean {
+  const guard = `${path}.break`
+  try {
+    mkdirSync(guard)
+  } catch (error) {
+    if (!heldMeanwhile(error)) throw error
+    try {
+      if (statSync(guard).mtimeMs < Date.now() - GUARD_STALE_MS) rmdirSync(guard)
+    } catch {
+      // Gone meanwhile: the next try takes it.
+    }
+    return false
+  }
+  try {
+    // Looked at again under the guard: made anew meanwhile (by the breaker before), it is held.
+    if (statSync(path).mtimeMs >= Date.now() - staleMs) return false
+    rmdirSync(path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true
+    if (heldMeanwhile(error)) return false
+    throw error
+  } finally {
+    release(guard)
   }
 }
 

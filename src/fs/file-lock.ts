@@ -88,10 +88,25 @@ function lost(lock: Held): void {
   if (held.size === 0) process.off('exit', releaseAllNow)
 }
 
-/** Holds the lock directory this process has just made, its owner named beside it. */
-function hold(path: string): ReleaseLock {
-  writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
-  const lock: Held = {path, mtimeMs: statSync(path).mtimeMs, timer: undefined}
+/**
+ * Holds the lock directory this process has just made, its owner named beside it; undefined when it
+ * is gone already (removed by a process that found it left behind in the same moment).
+ */
+function hold(path: string): ReleaseLock | undefined {
+  let mtimeMs: number
+  try {
+    mtimeMs = statSync(path).mtimeMs
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    writeFileSync(ownerPath(path), JSON.stringify({pid: process.pid, host: hostname()}))
+  } catch (error) {
+    rmSync(path, {recursive: true, force: true})
+    throw error
+  }
+  const lock: Held = {path, mtimeMs, timer: undefined}
   if (held.size === 0) process.on('exit', releaseAllNow)
   held.add(lock)
   refreshLater(lock)
@@ -152,29 +167,40 @@ function processGone(pid: number): boolean {
 }
 
 /**
- * In this process's turn of the takeover lock: takes over the lock when it is free, stale, or held
- * by a process of this machine that is gone (killed, crashed, or exited and not reaped), and names
- * this process its owner before the turn ends. Contenders take turns, so a lock left behind is taken
- * over by exactly one of them: the next one meets the new holder's lock, fresh, or no owner yet
- * (someone is taking it: busy). A holder killed between taking the lock and naming itself leaves
- * no owner: its lock goes stale.
+ * What may be done with the lock at `path` found made: nothing while a live process holds it (this
+ * one included, however long it went untouched: an event loop stalled past STALE_MS); make it again
+ * when it is gone meanwhile; take it over when it is stale or named by a process of this machine
+ * that is gone (killed, crashed, or exited and not reaped).
  */
-function takeOverInTurn(path: string): boolean {
+function mayTake(path: string): 'held' | 'gone' | 'left' {
+  for (const lock of held) if (lock.path === path) return 'held'
   let modified: number
   try {
     modified = statSync(path).mtimeMs
   } catch (error) {
-    // Let go of meanwhile: free.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    return makeDirectory(path)
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone'
+    throw error
   }
-  if (modified >= Date.now() - STALE_MS) {
-    const owner = readHolder(path)
-    if (owner === undefined || owner.host !== hostname() || owner.pid === process.pid || !processGone(owner.pid)) return false
+  if (modified < Date.now() - STALE_MS) return 'left'
+  const owner = readHolder(path)
+  return owner !== undefined && owner.host === hostname() && owner.pid !== process.pid && processGone(owner.pid) ? 'left' : 'held'
+}
+
+/**
+ * In this process's turn of the takeover lock: takes over a lock left behind, and names this
+ * process its owner before the turn ends. Contenders take turns, so a lock left behind is taken
+ * over by exactly one of them: the next one meets the new holder's lock, fresh, with its owner. A
+ * lock gone meanwhile is only made again, never removed: another process may have just made it. A
+ * holder killed between taking the lock and naming itself leaves no owner: its lock goes stale.
+ */
+function takeOverInTurn(path: string): ReleaseLock | undefined {
+  const found = mayTake(path)
+  if (found === 'held') return undefined
+  if (found === 'left') {
+    rmSync(ownerPath(path), {force: true})
+    rmSync(path, {recursive: true, force: true})
   }
-  rmSync(ownerPath(path), {force: true})
-  rmSync(path, {recursive: true, force: true})
-  return makeDirectory(path)
+  return makeDirectory(path) ? hold(path) : undefined
 }
 
 /**
@@ -185,11 +211,14 @@ function takeOverInTurn(path: string): boolean {
 export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined> {
   mkdirSync(dirname(path), {recursive: true, mode: 0o700})
   if (makeDirectory(path)) return hold(path)
-  // Held, or left behind: looked at again, and taken over, only in this process's turn. The turn is
-  // a synchronous moment (a brief lock, as proper-lockfile's `.takeover` of earlier versions).
+  // A live holder's lock is answered at once, without the turn; one gone meanwhile is made again.
+  const found = mayTake(path)
+  if (found === 'held') return undefined
+  if (found === 'gone') return makeDirectory(path) ? hold(path) : undefined
+  // Left behind: looked at again, and taken over, only in this process's turn. The turn is a
+  // synchronous moment (a brief lock, as proper-lockfile's `.takeover` of earlier versions).
   try {
-    const taken = await withBriefLock(`${path}.takeover`, () => takeOverInTurn(path) && hold(path), {staleMs: 5_000, timeoutMs: 2_000})
-    return taken || undefined
+    return await withBriefLock(`${path}.takeover`, () => takeOverInTurn(path), {staleMs: 5_000, timeoutMs: 2_000})
   } catch (error) {
     if (error instanceof BriefLockWaitError) return undefined
     throw error

@@ -151,12 +151,17 @@ process.stdout.write(String(overlaps))`,
     expect(outcomes).toEqual(Array.from({length: 8}, () => '0'))
   }, 120_000)
 
-  it('a stale lock, named by a process that is gone or by none, is taken over by exactly one of six contenders', async () => {
-    for (const named of [false, true, false, true]) {
+  it('a stale lock, named by a process that is gone or by none, its takeover lock left behind or not, is taken over by exactly one of six contenders', async () => {
+    // Rounds with a takeover lock left behind too (a contender killed in its turn), which the contenders break first.
+    for (const [named, takeoverLeft] of [[false, false], [true, false], [false, true], [true, true], [false, true], [true, true]]) {
       const path = join(mkdtempSync(join(tmpdir(), 'pms-lock-')), 'sync.lock')
       mkdirSync(path)
       const longAgo = new Date(Date.now() - 20_000)
       utimesSync(path, longAgo, longAgo)
+      if (takeoverLeft) {
+        mkdirSync(`${path}.takeover`)
+        utimesSync(`${path}.takeover`, longAgo, longAgo)
+      }
       if (named) writeFileSync(`${path}.owner`, JSON.stringify({pid: spawnSync(process.execPath, ['-e', '0']).pid, host: hostname()}))
       const outcomes = await allAtOnce(Array.from({length: 6}, () => contender(path)))
       expect(outcomes.filter((outcome) => outcome === 'held'), outcomes.join(', ')).toHaveLength(1)

@@ -59,6 +59,23 @@ describe('a lock held for a synchronous moment', () => {
     expect(existsSync(path)).toBe(false)
   })
 
+  it('breaks a stale lock one process at a time: not while another is breaking it (its guard), and a guard left by a killed breaker goes after 30 s', async () => {
+    const path = lockIn()
+    mkdirSync(path)
+    const old = (Date.now() - 6_000) / 1000
+    utimesSync(path, old, old)
+    // Another process is in its moment of breaking it: the stale lock is left to that one.
+    mkdirSync(`${path}.break`)
+    await expect(withBriefLock(path, () => 'ran', {staleMs: 5_000, timeoutMs: 300})).rejects.toBeInstanceOf(BriefLockWaitError)
+    expect(existsSync(path)).toBe(true)
+    // A guard 31 s old is a killed breaker's: removed, and the stale lock is broken on a later try.
+    const older = (Date.now() - 31_000) / 1000
+    utimesSync(`${path}.break`, older, older)
+    expect(await withBriefLock(path, () => 'ran', options)).toBe('ran')
+    expect(existsSync(path)).toBe(false)
+    expect(existsSync(`${path}.break`)).toBe(false)
+  })
+
   it('gives up after timeoutMs with an error naming the lock, the task never run and the holder\'s directory left', async () => {
     const path = lockIn()
     mkdirSync(path)
