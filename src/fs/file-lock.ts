@@ -34,7 +34,7 @@ interface Held {
 
 const held = new Set<Held>()
 
-/** At exit, however the run ends, what is still held goes; one that cannot be removed goes stale. */
+/** At exit (the end of the run, or process.exit), what is still held goes; one that cannot be removed goes stale. */
 function releaseAllNow(): void {
   for (const lock of held) forget(lock)
 }
