@@ -179,6 +179,8 @@ function mayTake(path: string): 'held' | 'gone' | 'left' {
     modified = statSync(path).mtimeMs
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'gone'
+    // On Windows, a directory another process is removing answers EPERM for a moment: held, as the brief lock reads it.
+    if (heldMeanwhile(error)) return 'held'
     throw error
   }
   if (modified < Date.now() - STALE_MS) return 'left'

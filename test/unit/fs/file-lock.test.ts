@@ -1,11 +1,23 @@
 import {spawn} from 'node:child_process'
+import * as fs from 'node:fs'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import lockfile from 'proper-lockfile'
-import {describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {tryHoldLock} from '../../../src/fs/file-lock.js'
 import {fileLock} from '../../../src/library/tokens.js'
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>()
+  return {...actual, statSync: vi.fn(actual.statSync)}
+})
+const stat = vi.mocked(fs.statSync)
+const platform = process.platform
+afterEach(() => {
+  stat.mockClear()
+  Object.defineProperty(process, 'platform', {value: platform})
+})
 
 /**
  * A process that has exited and that its parent never reaps: `sh` starts a short `sleep` in the
@@ -122,5 +134,20 @@ describe('the file lock of tryHoldLock', () => {
     } finally {
       await release?.()
     }
+  })
+
+  it('on Windows reads EPERM from a lock directory another process is removing as held; elsewhere it is a folder it cannot use, at once', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pms-file-lock-')), 'sync.lock')
+    mkdirSync(path)
+    const eperm = (file: fs.PathLike) => {
+      if (String(file) === path) throw Object.assign(new Error(`EPERM: operation not permitted, stat '${path}'`), {code: 'EPERM'})
+      return undefined
+    }
+    Object.defineProperty(process, 'platform', {value: 'win32'})
+    stat.mockImplementationOnce(eperm as typeof fs.statSync)
+    expect(await tryHoldLock(path)).toBeUndefined()
+    Object.defineProperty(process, 'platform', {value: 'linux'})
+    stat.mockImplementationOnce(eperm as typeof fs.statSync)
+    await expect(tryHoldLock(path)).rejects.toMatchObject({code: 'EPERM'})
   })
 })
