@@ -38,14 +38,20 @@ export function heldMeanwhile(error: unknown): boolean {
   return code === 'EEXIST' || (process.platform === 'win32' && (code === 'EPERM' || code === 'EACCES' || code === 'EBUSY'))
 }
 
-/** Makes the lock directory: true when this call made it, false when it is there and not stale. */
-function tryTake(path: string, staleMs: number): boolean {
+/** Makes a lock directory: true when this call made it, false when it is there (held meanwhile). */
+export function makeLockDirectory(path: string): boolean {
   try {
     mkdirSync(path)
     return true
   } catch (error) {
-    if (!heldMeanwhile(error)) throw error
+    if (heldMeanwhile(error)) return false
+    throw error
   }
+}
+
+/** Makes the lock directory: true when this call made it, false when it is there and not stale. */
+function tryTake(path: string, staleMs: number): boolean {
+  if (makeLockDirectory(path)) return true
   let modified: number
   try {
     modified = statSync(path).mtimeMs
@@ -55,15 +61,8 @@ function tryTake(path: string, staleMs: number): boolean {
     throw error
   }
   if (modified >= Date.now() - staleMs) return false
-  if (!breakStale(path, staleMs)) return false
-  try {
-    mkdirSync(path)
-    return true
-  } catch (error) {
-    // Another process took it over first.
-    if (heldMeanwhile(error)) return false
-    throw error
-  }
+  // False when another process took it over first.
+  return breakStale(path, staleMs) && makeLockDirectory(path)
 }
 
 /**
@@ -79,10 +78,7 @@ const GUARD_STALE_MS = 30_000
  */
 function breakStale(path: string, staleMs: number): boolean {
   const guard = `${path}.break`
-  try {
-    mkdirSync(guard)
-  } catch (error) {
-    if (!heldMeanwhile(error)) throw error
+  if (!makeLockDirectory(guard)) {
     try {
       if (statSync(guard).mtimeMs < Date.now() - GUARD_STALE_MS) rmdirSync(guard)
     } catch {

@@ -15,7 +15,7 @@
 import {mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {dirname} from 'node:path'
-import {BriefLockWaitError, heldMeanwhile, withBriefLock} from './brief-lock.js'
+import {BriefLockWaitError, heldMeanwhile, makeLockDirectory, withBriefLock} from './brief-lock.js'
 
 /** A lock whose holder stopped touching it this long ago is a killed process's, and is taken over. */
 const STALE_MS = 10_000
@@ -115,17 +115,6 @@ function hold(path: string): ReleaseLock | undefined {
   }
 }
 
-/** true when this call made the directory, false when it was there. */
-function makeDirectory(path: string): boolean {
-  try {
-    mkdirSync(path)
-    return true
-  } catch (error) {
-    if (heldMeanwhile(error)) return false
-    throw error
-  }
-}
-
 /** Who holds the lock, beside it: the directory is removed with rmdir (by earlier versions too), so nothing goes inside. */
 const ownerPath = (path: string) => `${path}.owner`
 
@@ -202,7 +191,7 @@ function takeOverInTurn(path: string): ReleaseLock | undefined {
     rmSync(ownerPath(path), {force: true})
     rmSync(path, {recursive: true, force: true})
   }
-  return makeDirectory(path) ? hold(path) : undefined
+  return makeLockDirectory(path) ? hold(path) : undefined
 }
 
 /**
@@ -212,11 +201,11 @@ function takeOverInTurn(path: string): ReleaseLock | undefined {
  */
 export async function tryHoldLock(path: string): Promise<ReleaseLock | undefined> {
   mkdirSync(dirname(path), {recursive: true, mode: 0o700})
-  if (makeDirectory(path)) return hold(path)
+  if (makeLockDirectory(path)) return hold(path)
   // A live holder's lock is answered at once, without the turn; one gone meanwhile is made again.
   const found = mayTake(path)
   if (found === 'held') return undefined
-  if (found === 'gone') return makeDirectory(path) ? hold(path) : undefined
+  if (found === 'gone') return makeLockDirectory(path) ? hold(path) : undefined
   // Left behind: looked at again, and taken over, only in this process's turn. The turn is a
   // synchronous moment (a brief lock, as proper-lockfile's `.takeover` of earlier versions).
   try {
