@@ -157,6 +157,23 @@ describe('applying a plan', () => {
     expect(result.exit_code).toBe(5)
   })
 
+  it('--wait listens for Ctrl-C before it says it is waiting: a SIGINT right after that line finds the listener', async () => {
+    const {client} = fakeClient(['queued', 'completed'])
+    const u = ui()
+    const events: string[] = []
+    const talk = u.talk.bind(u)
+    u.talk = (text: string) => {
+      if (text.startsWith('Waiting for every batch')) events.push('waiting said')
+      talk(text)
+    }
+    const watchInterrupt = () => {
+      events.push('listening')
+      return {signal: new AbortController().signal, dispose: () => void events.push('disposed')}
+    }
+    await applyPlan(client, plan(), options({wait: true, watchInterrupt}), u)
+    expect(events.filter((event) => event !== 'disposed').slice(-2)).toEqual(['listening', 'waiting said'])
+  })
+
   it('--wait exits 5 as well when a batch ends failed or cancelled, and 0 when it completed', async () => {
     for (const [status, exit] of [['failed', 5], ['cancelled', 5], ['completed', 0]] as const) {
       const {client} = fakeClient(['queued', status])
