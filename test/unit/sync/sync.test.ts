@@ -240,6 +240,25 @@ describe('file sinks', () => {
     expect(existsSync(`${path}.state.json`)).toBe(false)
   })
 
+  it('CSV: a snapshot saved again by a spreadsheet (CRLF, a byte order mark) reads as it was; one with a damaged row is refused, naming its line', async () => {
+    const service = new FakeService()
+    service.put(booking(1, service.now))
+    service.put(booking(2, service.now))
+    const path = tempFile('snapshot.csv')
+    await sync('csv', path, service)
+    const written = readFileSync(path, 'utf8')
+    const before = contents('csv', path)
+    writeFileSync(path, `\uFEFF${written.replaceAll('\n', '\r\n')}`)
+    // Nothing changed at the service: the rows read back are the same, and the next run finds nothing to update.
+    const again = await sync('csv', path, service)
+    expect(again).toMatchObject({inserted: 0, updated: 0, removed: 0})
+    expect(contents('csv', path)).toEqual(before)
+
+    const lines = readFileSync(path, 'utf8').split('\n')
+    writeFileSync(path, [...lines.slice(0, 2), `${lines[2]},one cell too many`, ...lines.slice(3)].join('\n'))
+    expect(() => openCsvSink(path, csvRender)).toThrow(expect.objectContaining({code: 'sink_invalid', message: expect.stringContaining('line 3 has')}))
+  })
+
   it('SQLite: held pages are one transaction that another reader sees only once committed; a failed page rolls the group back', async () => {
     const path = tempFile('held.sqlite')
     const sink = await openSqliteSink(path)
